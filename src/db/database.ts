@@ -1,0 +1,75 @@
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import pg from 'pg';
+import { PrismaClient } from './generated/client.js';
+import { openPglite } from './pglite.js';
+import { runScriptsWhole } from './script-runner.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+export interface Database {
+  prisma: PrismaClient;
+  backend: Backend;
+  /** Adapter factory for the schema engine (migrations). */
+  migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+  /** Holds a lock that keeps concurrent processes from migrating the same database at once. */
+  withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseSettings {
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  url?: string;
+  /** PGlite data directory (or `memory://`). */
+  dataDir: string;
+  poolSize?: number;
+}
+
+/** The only place that knows which backend is in use. */
+export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir);
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  const client = await openPglite(dataDir);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  return {
+    prisma,
+    backend: 'pglite',
+    migrationAdapter: runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script)),
+    // One process owns a PGlite directory, so there is nobody to race with.
+    withMigrationLock: (work) => work(),
+    async close() {
+      await prisma.$disconnect();
+      await client.close();
+    },
+  };
+}
+
+const MIGRATION_LOCK_KEY = 7_241_902_311;
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  await pool.query('SELECT 1');
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    backend: 'postgres',
+    migrationAdapter: runScriptsWhole(new PrismaPg(pool), (script) => pool.query(script)),
+    async withMigrationLock(work) {
+      const lock = await pool.connect();
+      try {
+        await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        return await work();
+      } finally {
+        await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+        lock.release();
+      }
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

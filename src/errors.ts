@@ -1,0 +1,114 @@
+/**
+ * Expected failures, shared by every domain module. Each carries a stable `code` that the GraphQL
+ * layer exposes unchanged; anything that is not an AppError is an internal error and is masked.
+ */
+export type ErrorCode =
+  | 'NOT_FOUND'
+  | 'VALIDATION_FAILED'
+  | 'SESSION_BUSY'
+  | 'ALREADY_DECIDED'
+  | 'FORBIDDEN'
+  | 'UNAUTHENTICATED'
+  | 'RATE_LIMITED'
+  | 'QUERY_SYNTAX'
+  | 'MODEL_ERROR';
+
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  /** HTTP status for failures that happen before GraphQL execution (e.g. authentication). */
+  readonly httpStatus: number = 200;
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'NOT_FOUND';
+  constructor(what: string, id?: string) {
+    super(id === undefined ? `${what} not found` : `${what} ${JSON.stringify(id)} not found`);
+    this.name = 'NotFoundError';
+  }
+}
+
+export interface FieldIssue {
+  /** Path of the offending field within the input, e.g. ["input", "name"] or ["tools", 0, "name"]. */
+  path: (string | number)[];
+  message: string;
+  /** 1-based position in a source document (YAML), when the input was one. */
+  line?: number;
+  column?: number;
+}
+
+export class ValidationError extends AppError {
+  readonly code = 'VALIDATION_FAILED';
+  constructor(
+    message: string,
+    readonly issues: FieldIssue[] = [],
+  ) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
+
+export class SessionBusyError extends AppError {
+  readonly code = 'SESSION_BUSY';
+  constructor(readonly sessionId: string, readonly runningTurnId?: string) {
+    super(`Session ${sessionId} already has a running turn`);
+    this.name = 'SessionBusyError';
+  }
+}
+
+export class AlreadyDecidedError extends AppError {
+  readonly code = 'ALREADY_DECIDED';
+  constructor(readonly approvalId: string, readonly status: string) {
+    super(`Approval ${approvalId} was already decided (${status})`);
+    this.name = 'AlreadyDecidedError';
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'FORBIDDEN';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForbiddenError';
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  readonly code = 'UNAUTHENTICATED';
+  override readonly httpStatus = 401;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'RATE_LIMITED';
+  constructor(message: string, readonly retryAfterMs?: number) {
+    super(message);
+    this.name = 'RateLimitedError';
+  }
+}
+
+export class QuerySyntaxError extends AppError {
+  readonly code = 'QUERY_SYNTAX';
+  constructor(
+    message: string,
+    /** 0-based offset into the query text. */
+    readonly position: number,
+    readonly expected: string[] = [],
+  ) {
+    super(message);
+    this.name = 'QuerySyntaxError';
+  }
+}
+
+export class ModelError extends AppError {
+  readonly code = 'MODEL_ERROR';
+  constructor(message: string, readonly status?: number, readonly retryable = false) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
