@@ -11,6 +11,13 @@ export type SchemaEngine = bg.SchemaEngine;
 
 let loaded: Promise<void> | undefined;
 
+// TypeScript's ES libs declare WebAssembly only as a namespace (the JS API lives in the DOM lib).
+const wasmApi = (globalThis as unknown as {
+  WebAssembly: {
+    instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
+  };
+}).WebAssembly;
+
 /**
  * Instantiates Prisma's schema engine compiled to WebAssembly. The native engine would have to be
  * downloaded from Prisma's CDN; the wasm build ships inside the npm package and talks to the
@@ -21,7 +28,7 @@ function loadWasm(): Promise<void> {
     const require = createRequire(import.meta.url);
     const dir = dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
     const bytes = await readFile(join(dir, 'schema_engine_bg.wasm'));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bg as never });
+    const { instance } = await wasmApi.instantiate(bytes, { './schema_engine_bg.js': bg });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
   })();

@@ -1,0 +1,100 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { createIdentify } from './auth/identify.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { applyMigrations, pendingMigrations } from './db/migrations.js';
+import { createInProcessPubSub } from './events/pubsub.js';
+import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface App {
+  /** Base URL of the GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql */
+  url: string;
+  port: number;
+  db: Database;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the database (applying pending migrations), then serves GraphQL over HTTP, SSE and
+ * websockets on one port, plus /healthz and /readyz. `stop()` shuts down in order: stop
+ * accepting, close websockets (1001), drain HTTP, close the database.
+ */
+export async function startApp(config: Config, logger = createLogger(config.log.level)): Promise<App> {
+  const db = await openDatabase(config.database);
+  try {
+    const applied = await applyMigrations(db);
+    if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  if (config.auth.mode === 'headers') {
+    logger.warn('JWT auth is not configured: identity is taken from X-User-Id / X-Tenant-Id headers (development only)');
+  }
+
+  const identify = createIdentify(config.auth);
+  const pubsub = createInProcessPubSub();
+  const yoga = createGraphQLServer({ prisma: db.prisma, pubsub, identify, logger, graphiql: config.server.graphiql });
+
+  const httpServer = createServer((req, res) => {
+    if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
+    if (tooLarge(req, config.server.maxRequestBytes)) {
+      return sendJson(res, 413, {
+        errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+      });
+    }
+    return yoga(req, res);
+  });
+  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.server.maxRequestBytes });
+  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.server.port, config.server.host, () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${GRAPHQL_PATH}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      // Closes every websocket with 1001 (going away) so clients know to reconnect elsewhere.
+      await ws.dispose();
+      httpServer.closeIdleConnections();
+      const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
+      await closed;
+      clearTimeout(forced);
+      await yoga.dispose();
+      await db.close();
+    })());
+
+  return { url, port, db, logger, stop };
+}
+
+async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {
+  try {
+    await db.prisma.$queryRaw`SELECT 1`;
+  } catch {
+    return { ready: false, status: 'database unreachable' };
+  }
+  const pending = await pendingMigrations(db);
+  if (pending.length) return { ready: false, status: 'migrations pending', pending };
+  return { ready: true, status: 'ready', backend: db.backend };
+}
+
+function tooLarge(req: IncomingMessage, limit: number): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) && length > limit;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,22 @@
+/**
+ * Who is asking and how: built once per request (or websocket connection) and handed to every
+ * domain call. Agents get a child context when they delegate.
+ */
+export interface AgentContext {
+  /** NULL only for shared/system work; requests always carry a user. */
+  userId: string | null;
+  tenantId: string;
+  sessionId: string | null;
+  defaultModel: string | null;
+  agentSchemaUri: string | null;
+  isEval: boolean;
+  clientId: string | null;
+  /** Extra instruction for this request only (X-Added-Instruction); never persisted. */
+  addedInstruction: string | null;
+  isAdmin: boolean;
+  authMode: 'jwt' | 'headers';
+}
+
+export function childContext(parent: AgentContext, agentSchemaUri: string): AgentContext {
+  return { ...parent, agentSchemaUri };
+}

@@ -1,0 +1,19 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { NotFoundError, ValidationError } from '../errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Turns a Relay global ID into the row id of the expected type. A malformed ID is a validation
+ * error; an ID of another type is simply not found (it cannot name a row of this type).
+ */
+export function rowId(globalId: string, typename: string, argName = 'id'): string {
+  let decoded: { typename: string; id: string };
+  try {
+    decoded = decodeGlobalID(globalId);
+  } catch {
+    throw new ValidationError(`${argName}: not a valid ID`, [{ path: [argName], message: 'not a valid ID' }]);
+  }
+  if (decoded.typename !== typename || !UUID.test(decoded.id)) throw new NotFoundError(typename, globalId);
+  return decoded.id;
+}

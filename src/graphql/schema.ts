@@ -1,0 +1,12 @@
+import { builder } from './builder.js';
+import './scalars.js';
+import './types/errors.js';
+import './types/viewer.js';
+import './types/messages.js';
+import './types/sessions.js';
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,121 @@
+import { visibleTo } from '../../auth/scope.js';
+import {
+  createSession,
+  deleteSession,
+  getSession,
+  renameSession,
+  sessionsWhere,
+} from '../../memory/sessions.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import { builder } from '../builder.js';
+import { rowId } from '../ids.js';
+
+export const SessionRef = builder.prismaNode('Session', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    agent: t.exposeString('agent', { nullable: true, description: 'Agent the session talks to by default.' }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    messages: t.relatedConnection('messages', {
+      cursor: 'id',
+      defaultSize: 50,
+      maxSize: 500,
+      totalCount: true,
+      query: { orderBy: { seq: 'asc' } },
+    }),
+  }),
+});
+
+const SessionFilterInput = builder.inputType('SessionFilter', {
+  fields: (t) => ({
+    nameContains: t.string({ required: false, description: 'Case-insensitive substring of the name.' }),
+    agent: t.string({ required: false }),
+    updatedAfter: t.field({ type: 'DateTime', required: false }),
+  }),
+});
+
+const CreateSessionInput = builder.inputType('CreateSessionInput', {
+  fields: (t) => ({
+    name: t.string({ required: false }),
+    agent: t.string({ required: false }),
+    metadata: t.field({ type: 'JSON', required: false }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  session: t.prismaField({
+    type: 'Session',
+    nullable: true,
+    description: 'A session of the caller (or shared in their tenant). NOT_FOUND otherwise.',
+    args: { id: t.arg.id() },
+    resolve: async (query, _root, args, ctx) => {
+      const id = rowId(String(args.id), 'Session');
+      const session = await ctx.prisma.session.findFirst({ ...query, where: { id, ...visibleTo(ctx.viewer) } });
+      if (!session) throw new NotFoundError('Session', String(args.id));
+      return session;
+    },
+  }),
+  sessions: t.prismaConnection({
+    type: 'Session',
+    cursor: 'id',
+    defaultSize: 20,
+    maxSize: 100,
+    totalCount: (_root, args, ctx) => ctx.prisma.session.count({ where: sessionsWhere(ctx.viewer, args.filter) }),
+    args: { filter: t.arg({ type: SessionFilterInput, required: false }) },
+    description: 'The caller’s sessions, most recently updated first.',
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.session.findMany({
+        ...query,
+        where: sessionsWhere(ctx.viewer, args.filter),
+        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+      }),
+  }),
+}));
+
+const mutationErrors = [ValidationError, NotFoundError];
+
+builder.mutationFields((t) => ({
+  createSession: t.field({
+    type: SessionRef,
+    errors: { types: mutationErrors, dataField: { name: 'session' } },
+    args: { input: t.arg({ type: CreateSessionInput }) },
+    resolve: (_root, args, ctx) =>
+      createSession(ctx, ctx.viewer, {
+        name: args.input.name ?? undefined,
+        agent: args.input.agent ?? undefined,
+        metadata: (args.input.metadata ?? undefined) as Record<string, unknown> | undefined,
+      }),
+  }),
+  renameSession: t.field({
+    type: SessionRef,
+    errors: { types: mutationErrors, dataField: { name: 'session' } },
+    args: { id: t.arg.id(), name: t.arg.string() },
+    resolve: (_root, args, ctx) => renameSession(ctx, ctx.viewer, rowId(String(args.id), 'Session'), args.name),
+  }),
+  deleteSession: t.field({
+    type: SessionRef,
+    errors: { types: mutationErrors, dataField: { name: 'session', description: 'The session as it was before deletion.' } },
+    args: { id: t.arg.id() },
+    resolve: (_root, args, ctx) => deleteSession(ctx, ctx.viewer, rowId(String(args.id), 'Session')),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  sessionUpdated: t.field({
+    type: SessionRef,
+    description: 'Emits the session after each rename or new message; after a delete it emits the last state and completes.',
+    args: { sessionId: t.arg.id() },
+    subscribe: async function* (_root, args, ctx) {
+      const id = rowId(String(args.sessionId), 'Session');
+      await getSession(ctx, ctx.viewer, id);
+      for await (const update of ctx.pubsub.subscribe('session:updated', id)) {
+        yield update;
+        if (update.deleted) return;
+      }
+    },
+    resolve: (update: { session: unknown }) => update.session as never,
+  }),
+}));

@@ -1,0 +1,89 @@
+import { writeFile } from 'node:fs/promises';
+import { startApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { applyMigrations, createMigration } from './db/migrations.js';
+import { createLogger } from './logger.js';
+
+const USAGE = `remgraph <command>
+
+  serve                    start the server (default)
+  migrate                  apply pending database migrations and exit
+  migrate:create <name>    write a migration for changes in prisma/schema.prisma (offline)
+  schema:print [file]      print the GraphQL schema (SDL), or write it to a file
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'migrate': {
+      const config = loadConfig();
+      const db = await openDatabase(config.database);
+      try {
+        const applied = await applyMigrations(db);
+        console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'migrate:create': {
+      if (!rest[0]) {
+        console.error('migrate:create needs a name, e.g. `npm run migrate:create -- add-tags`');
+        return 2;
+      }
+      const { path, sql } = await createMigration(rest.join(' '));
+      console.log(`Wrote ${path}/migration.sql\n\n${sql}`);
+      return 0;
+    }
+    case 'schema:print': {
+      const { printSchemaSdl } = await import('./graphql/print-schema.js');
+      const sdl = printSchemaSdl();
+      if (rest[0]) await writeFile(rest[0], sdl);
+      else process.stdout.write(sdl);
+      return 0;
+    }
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return 0;
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = loadConfig();
+  const logger = createLogger(config.log.level);
+  const started = performance.now();
+  const app = await startApp(config, logger);
+  logger.info(
+    { backend: app.db.backend, startupMs: Math.round(performance.now() - started) },
+    `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
+  );
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      app.stop().then(resolve, (error) => {
+        logger.error({ err: error }, 'error during shutdown');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  // Exit explicitly: the wasm schema engine leaves a timer pending for ~10 s after migrating.
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof ConfigError) console.error(error.message);
+    else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

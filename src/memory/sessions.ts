@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { AgentContext } from '../auth/agent-context.js';
+import { ownedBy, visibleTo } from '../auth/scope.js';
+import type { Prisma, PrismaClient, Session } from '../db/generated/client.js';
+import { NotFoundError } from '../errors.js';
+import type { RemPubSub } from '../events/pubsub.js';
+import { parseInput } from '../validation.js';
+
+export interface SessionDeps {
+  prisma: PrismaClient;
+  pubsub: RemPubSub;
+}
+
+const sessionName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON');
+
+const createInput = z.object({
+  name: sessionName.optional(),
+  agent: z.string().trim().min(1).max(64).optional(),
+  metadata: metadata.optional(),
+});
+
+export type CreateSessionInput = z.input<typeof createInput>;
+
+export async function createSession(deps: SessionDeps, ctx: AgentContext, input: CreateSessionInput): Promise<Session> {
+  const data = parseInput(createInput, input, ['input']);
+  return deps.prisma.session.create({
+    data: {
+      name: data.name ?? 'New session',
+      agent: data.agent ?? null,
+      metadata: (data.metadata ?? {}) as Prisma.InputJsonObject,
+      tenantId: ctx.tenantId,
+      userId: ctx.userId,
+    },
+  });
+}
+
+/** A session the caller can see; another user's session is NOT_FOUND, never FORBIDDEN. */
+export async function getSession(deps: Pick<SessionDeps, 'prisma'>, ctx: AgentContext, id: string): Promise<Session> {
+  const session = await deps.prisma.session.findFirst({ where: { id, ...visibleTo(ctx) } });
+  if (!session) throw new NotFoundError('Session', id);
+  return session;
+}
+
+export async function renameSession(deps: SessionDeps, ctx: AgentContext, id: string, name: string): Promise<Session> {
+  const newName = parseInput(sessionName, name, ['name']);
+  const owned = await deps.prisma.session.updateMany({ where: { id, ...ownedBy(ctx) }, data: { name: newName } });
+  if (owned.count === 0) throw new NotFoundError('Session', id);
+  const session = await deps.prisma.session.findUniqueOrThrow({ where: { id } });
+  deps.pubsub.publish('session:updated', id, { session, deleted: false });
+  return session;
+}
+
+export async function deleteSession(deps: SessionDeps, ctx: AgentContext, id: string): Promise<Session> {
+  const session = await deps.prisma.session.findFirst({ where: { id, ...ownedBy(ctx) } });
+  if (!session) throw new NotFoundError('Session', id);
+  await deps.prisma.session.delete({ where: { id } });
+  deps.pubsub.publish('session:updated', id, { session, deleted: true });
+  return session;
+}
+
+const filterInput = z.object({
+  nameContains: z.string().max(200).nullish(),
+  agent: z.string().max(64).nullish(),
+  updatedAfter: z.date().nullish(),
+});
+
+export type SessionFilter = z.input<typeof filterInput>;
+
+/** Prisma `where` for the caller's sessions matching a filter (used by the sessions connection). */
+export function sessionsWhere(ctx: AgentContext, filter: SessionFilter | null | undefined): Prisma.SessionWhereInput {
+  const f = parseInput(filterInput, filter ?? {}, ['filter']);
+  return {
+    ...visibleTo(ctx),
+    ...(f.nameContains ? { name: { contains: f.nameContains, mode: 'insensitive' as const } } : {}),
+    ...(f.agent ? { agent: f.agent } : {}),
+    ...(f.updatedAfter ? { updatedAt: { gt: f.updatedAfter } } : {}),
+  };
+}
