@@ -13,14 +13,18 @@ export type ErrorCode =
   | 'QUERY_SYNTAX'
   | 'MODEL_ERROR';
 
+const APP_ERROR = Symbol.for('remgraph.AppError');
+
 export abstract class AppError extends Error {
+  /** Marker that survives duplicated module instances, where instanceof would not. */
+  readonly [APP_ERROR] = true;
   abstract readonly code: ErrorCode;
   /** HTTP status for failures that happen before GraphQL execution (e.g. authentication). */
   readonly httpStatus: number = 200;
 }
 
 export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[APP_ERROR] === true;
 }
 
 export class NotFoundError extends AppError {

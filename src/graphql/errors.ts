@@ -24,13 +24,26 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
  */
 export function createMaskError(logger: Logger) {
   return (error: unknown, message: string, isDev?: boolean): Error => {
-    const original = error instanceof GraphQLError ? error.originalError : error;
-    if (isAppError(original)) return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
-    if (original instanceof GraphQLError && isAppError(original.originalError)) {
-      return toGraphQLError(original.originalError, original);
-    }
-    if (error instanceof GraphQLError && !error.originalError) return error;
-    logger.error({ err: original }, 'unexpected error while executing an operation');
+    const appError = findAppError(error);
+    if (appError) return toGraphQLError(appError, isGraphQLError(error) ? error : undefined);
+    // GraphQL's own request errors (syntax, validation, variables) carry no original error.
+    if (isGraphQLError(error) && !error.originalError) return error;
+    logger.error({ err: isGraphQLError(error) ? error.originalError : error }, 'unexpected error while executing an operation');
     return yogaMaskError(error, message, isDev);
   };
+}
+
+// Resolver errors arrive wrapped in one or more GraphQLErrors (possibly from another copy of the
+// graphql module), so the chain is walked by shape rather than by instanceof.
+function findAppError(error: unknown): AppError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (isAppError(current)) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof GraphQLError || (error instanceof Error && error.name === 'GraphQLError');
 }

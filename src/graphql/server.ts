@@ -48,7 +48,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
       info: (...args) => deps.logger.info(args.map(String).join(' ')),
       warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => deps.logger.error(args.map(String).join(' ')),
+      // Operation errors are logged (once, unmasked) by the error masker when unexpected.
+      error: (...args) => deps.logger.debug(args.map(String).join(' ')),
     },
     context: async ({ request, viewer }) => ({
       viewer: viewer ?? (await identify((name) => request.headers.get(name) ?? undefined)),

@@ -40,14 +40,14 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
 /** A session the caller can see; another user's session is NOT_FOUND, never FORBIDDEN. */
 export async function getSession(deps: Pick<SessionDeps, 'prisma'>, ctx: AgentContext, id: string): Promise<Session> {
   const session = await deps.prisma.session.findFirst({ where: { id, ...visibleTo(ctx) } });
-  if (!session) throw new NotFoundError('Session', id);
+  if (!session) throw new NotFoundError('Session');
   return session;
 }
 
 export async function renameSession(deps: SessionDeps, ctx: AgentContext, id: string, name: string): Promise<Session> {
   const newName = parseInput(sessionName, name, ['name']);
   const owned = await deps.prisma.session.updateMany({ where: { id, ...ownedBy(ctx) }, data: { name: newName } });
-  if (owned.count === 0) throw new NotFoundError('Session', id);
+  if (owned.count === 0) throw new NotFoundError('Session');
   const session = await deps.prisma.session.findUniqueOrThrow({ where: { id } });
   deps.pubsub.publish('session:updated', id, { session, deleted: false });
   return session;
@@ -55,7 +55,7 @@ export async function renameSession(deps: SessionDeps, ctx: AgentContext, id: st
 
 export async function deleteSession(deps: SessionDeps, ctx: AgentContext, id: string): Promise<Session> {
   const session = await deps.prisma.session.findFirst({ where: { id, ...ownedBy(ctx) } });
-  if (!session) throw new NotFoundError('Session', id);
+  if (!session) throw new NotFoundError('Session');
   await deps.prisma.session.delete({ where: { id } });
   deps.pubsub.publish('session:updated', id, { session, deleted: true });
   return session;

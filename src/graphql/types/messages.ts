@@ -6,7 +6,9 @@ export const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageTyp
 
 builder.prismaNode('Message', {
   id: { field: 'id' },
+  // Loaded by node(id) too: scoped like every read, and null (not an error) when not visible.
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
   fields: (t) => ({
     seq: t.exposeInt('seq', { description: 'Position within the session, from 1.' }),
     type: t.expose('type', { type: MessageTypeEnum }),

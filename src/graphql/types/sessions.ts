@@ -12,7 +12,9 @@ import { rowId } from '../ids.js';
 
 export const SessionRef = builder.prismaNode('Session', {
   id: { field: 'id' },
+  // Loaded by node(id) too: scoped like every read, and null (not an error) when not visible.
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
   fields: (t) => ({
     name: t.exposeString('name'),
     agent: t.exposeString('agent', { nullable: true, description: 'Agent the session talks to by default.' }),
@@ -54,7 +56,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const id = rowId(String(args.id), 'Session');
       const session = await ctx.prisma.session.findFirst({ ...query, where: { id, ...visibleTo(ctx.viewer) } });
-      if (!session) throw new NotFoundError('Session', String(args.id));
+      if (!session) throw new NotFoundError('Session');
       return session;
     },
   }),

@@ -1,0 +1,125 @@
+import type { AgentSpec, JsonSchema } from './spec.js';
+
+/** OpenAI `response_format` for structured output. */
+export interface JsonSchemaResponseFormat {
+  type: 'json_schema';
+  json_schema: { name: string; schema: JsonSchema; strict?: boolean };
+}
+
+export interface RequestInstructionsContext {
+  now: Date;
+  userId?: string | null;
+  sessionId?: string | null;
+  agentName: string;
+  /** From X-Added-Instruction or a programmatic caller. */
+  addedInstruction?: string | null;
+}
+
+/**
+ * The system prompt, rebuilt from the spec on every call: the description, then `## Tool Notes`
+ * for tools that carry an agent-specific description, then (conversational agents only)
+ * `## Thinking Structure` rendering the properties as reasoning aides.
+ */
+export function buildSystemPrompt(spec: AgentSpec): string {
+  const parts = [spec.description.trim()];
+  const noted = spec.tools.filter((tool) => tool.description);
+  if (noted.length > 0) {
+    const notes = noted.map((tool) => `- **${tool.name}**: ${oneLine(tool.description ?? '')}`);
+    parts.push(['## Tool Notes', ...notes].join('\n'));
+  }
+  if (!spec.structuredOutput && Object.keys(spec.properties).length > 0) {
+    parts.push(thinkingStructure(spec));
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * The `response_format` that makes the model return the agent's properties as JSON, or undefined
+ * for conversational agents. The agent description is left out of the schema: it is already the
+ * system prompt, and sending it twice only costs tokens.
+ */
+export function structuredOutputSchema(spec: AgentSpec): JsonSchemaResponseFormat | undefined {
+  if (!spec.structuredOutput) return undefined;
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: structuredClone(spec.properties),
+    required: [...spec.required],
+  };
+  return { type: 'json_schema', json_schema: { name: spec.name, schema } };
+}
+
+/**
+ * Per-request context sent with every model call and never persisted: date and UTC time, who is
+ * asking, in which session, which agent is answering, and any added instruction.
+ */
+export function buildRequestInstructions(ctx: RequestInstructionsContext): string {
+  const iso = ctx.now.toISOString();
+  const lines = ['[Context]', `Date: ${iso.slice(0, 10)}`, `Time (UTC): ${iso.slice(0, 19)}Z`];
+  if (ctx.userId) lines.push(`User ID: ${ctx.userId}`);
+  if (ctx.sessionId) lines.push(`Session: ${ctx.sessionId}`);
+  lines.push(`Agent: ${ctx.agentName}`);
+  const added = ctx.addedInstruction?.trim();
+  return added ? `${lines.join('\n')}\n\n${added}` : lines.join('\n');
+}
+
+function thinkingStructure(spec: AgentSpec): string {
+  return [
+    '## Thinking Structure',
+    '',
+    'Use these to guide your reasoning. Do NOT include these labels in output:',
+    '',
+    '```yaml',
+    ...renderProperties(spec.properties, spec.required, 0),
+    '```',
+    '',
+    'CRITICAL: Respond with conversational text only. Do NOT output field names, YAML, or JSON.',
+  ].join('\n');
+}
+
+// Same layout as p8's _render_properties_yaml, except that nested objects mark required fields from
+// their own `required` list (p8 reuses the top-level one) and descriptions are kept on one line.
+function renderProperties(properties: Record<string, unknown>, required: readonly string[], depth: number): string[] {
+  const prefix = '  '.repeat(depth);
+  const lines: string[] = [];
+  for (const [name, raw] of Object.entries(properties)) {
+    const field = asSchema(raw);
+    const type = typeName(field.type);
+    const description = typeof field.description === 'string' ? oneLine(field.description) : '';
+    const comment = description ? [`${prefix}  # ${description}`] : [];
+    if (type === 'object') {
+      lines.push(`${prefix}${name}:`, ...comment);
+      lines.push(...renderProperties(asSchema(field.properties), stringList(field.required), depth + 1));
+    } else if (type === 'array') {
+      const items = asSchema(field.items);
+      const itemType = typeName(items.type);
+      lines.push(`${prefix}${name}: [${itemType}]`, ...comment);
+      const nested = asSchema(items.properties);
+      if (itemType === 'object' && Object.keys(nested).length > 0) {
+        lines.push(`${prefix}  # Each item:`, ...renderProperties(nested, stringList(items.required), depth + 2));
+      }
+    } else {
+      const values = Array.isArray(field.enum) ? ` (one of: ${field.enum.map(String).join(', ')})` : '';
+      const marker = required.includes(name) ? ' (required)' : '';
+      lines.push(`${prefix}${name}: ${type}${values}${marker}`, ...comment);
+    }
+  }
+  return lines;
+}
+
+function typeName(type: unknown): string {
+  if (typeof type === 'string') return type;
+  if (Array.isArray(type) && type.length > 0) return type.map(String).join(' | ');
+  return 'any';
+}
+
+function asSchema(value: unknown): JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonSchema) : {};
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ');
+}
