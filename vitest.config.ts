@@ -1,4 +1,7 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
 
 // Unit suites run once; integration suites run twice, against embedded PGlite and against the
 // PostgreSQL server named by TEST_POSTGRES_URL (a fresh database is created for each run).
@@ -6,12 +9,18 @@ import { defineConfig } from 'vitest/config';
 const backends = (process.env.REMGRAPH_TEST_BACKENDS ?? 'pglite,postgres').split(',').map((b) => b.trim());
 
 export default defineConfig({
+  resolve: {
+    // Node (and so every dependency) loads graphql's CommonJS entry; Vite would pick its "module"
+    // entry for our own files, and two copies of graphql refuse each other's types.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       ...backends.map((backend) => ({
+        extends: true,
         test: {
           name: backend,
           include: ['test/integration/**/*.test.ts'],

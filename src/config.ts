@@ -29,7 +29,44 @@ const env = z.object({
   DEFAULT_TENANT: z.string().min(1).default('default'),
   DEFAULT_USER: z.string().min(1).default('local-user'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
+  OPENAI_API_KEY: z.string().optional(),
+  /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  /** Model used when an agent or request names none: `provider:model`, a bare model (default provider) or `demo`. */
+  LLM_DEFAULT_MODEL: z.string().min(1).optional(),
+  /** Extra OpenAI-compatible endpoints as JSON: {"ollama": {"baseUrl": "...", "apiKey": null}, "openrouter": {"baseUrl": "...", "apiKeyEnv": "OPENROUTER_API_KEY"}}. */
+  LLM_PROVIDERS: z.string().optional(),
+  /** Longest wait for a model response to start, and between two streamed chunks. */
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
+  /** Retries on 429, 5xx and connection failures, only before any output was streamed. */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  /** First retry delay; it doubles per attempt, with jitter, unless the provider sends retry-after. */
+  LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).default(500),
 });
+
+const providerName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lower-case letters, digits, - and _')
+  .refine((name) => name !== 'openai' && name !== 'demo', 'is built in (configure openai with OPENAI_API_KEY / OPENAI_BASE_URL)');
+
+const llmProviders = z.record(
+  providerName,
+  z.strictObject({
+    baseUrl: z.url(),
+    /** The key itself; null or absent for keyless endpoints such as Ollama or vLLM. */
+    apiKey: z.string().min(1).nullable().optional(),
+    /** Name of the environment variable holding the key (kept out of the JSON). */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  }),
+);
+
+/** One OpenAI-compatible endpoint. `apiKeyEnv` is set when a key is required (null `apiKey` = not configured). */
+export interface LlmProvider {
+  baseUrl: string;
+  apiKey: string | null;
+  apiKeyEnv?: string;
+}
 
 export type Env = z.input<typeof env>;
 
@@ -40,6 +77,7 @@ export interface Config {
   auth:
     | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; adminRole: string; defaultTenant: string }
     | { mode: 'headers'; defaultTenant: string; defaultUser: string; adminRole: string };
+  llm: { defaultModel: string; timeoutMs: number; maxRetries: number; retryBaseMs: number; providers: Record<string, LlmProvider> };
 }
 
 export class ConfigError extends Error {
@@ -61,6 +99,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(['AUTH_JWT_SECRET and AUTH_JWKS_URL: set one of them, not both']);
   }
   const jwt = Boolean(e.AUTH_JWT_SECRET || e.AUTH_JWKS_URL);
+  const providers = llmProvidersFrom(e.LLM_PROVIDERS, present);
   return {
     server: {
       port: e.PORT,
@@ -83,5 +122,39 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           defaultTenant: e.DEFAULT_TENANT,
         }
       : { mode: 'headers', defaultTenant: e.DEFAULT_TENANT, defaultUser: e.DEFAULT_USER, adminRole: e.AUTH_ADMIN_ROLE },
+    llm: {
+      defaultModel: e.LLM_DEFAULT_MODEL ?? (e.OPENAI_API_KEY ? 'openai:gpt-4.1-mini' : 'demo'),
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxRetries: e.LLM_MAX_RETRIES,
+      retryBaseMs: e.LLM_RETRY_BASE_MS,
+      providers: {
+        openai: { baseUrl: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY ?? null, apiKeyEnv: 'OPENAI_API_KEY' },
+        ...providers,
+      },
+    },
   };
+}
+
+/** Parses LLM_PROVIDERS; a provider's key comes from `apiKey` or from the variable named by `apiKeyEnv`. */
+function llmProvidersFrom(json: string | undefined, source: Record<string, string | undefined>): Record<string, LlmProvider> {
+  if (json === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new ConfigError([`LLM_PROVIDERS: not valid JSON (${(error as Error).message})`]);
+  }
+  const parsed = llmProviders.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `LLM_PROVIDERS.${i.path.map(String).join('.')}: ${i.message}`));
+  }
+  return Object.fromEntries(
+    Object.entries(parsed.data).map(([name, p]) => {
+      if (p.apiKey && p.apiKeyEnv) throw new ConfigError([`LLM_PROVIDERS.${name}: set apiKey or apiKeyEnv, not both`]);
+      const provider: LlmProvider = p.apiKeyEnv
+        ? { baseUrl: p.baseUrl, apiKey: source[p.apiKeyEnv] ?? null, apiKeyEnv: p.apiKeyEnv }
+        : { baseUrl: p.baseUrl, apiKey: p.apiKey ?? null };
+      return [name, provider];
+    }),
+  );
 }

@@ -95,10 +95,20 @@ export function collect<T, V extends Record<string, unknown>>(
             resolve(items);
           }
         },
-        error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
+        error: (error) => reject(toError(error)),
         complete: () => resolve(items),
       },
     );
   });
   return { items, done, stop: () => stop() };
+}
+
+/** graphql-ws reports a closed socket as a CloseEvent and GraphQL errors as an array. */
+function toError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const close = error as { code?: number; reason?: string };
+  if (typeof close?.code === 'number') {
+    return Object.assign(new Error(`socket closed ${close.code} ${close.reason ?? ''}`), { code: close.code, reason: close.reason });
+  }
+  return new Error(JSON.stringify(error));
 }

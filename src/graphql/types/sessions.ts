@@ -9,6 +9,7 @@ import {
 import { NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
+import { pageSize } from '../pagination.js';
 
 export const SessionRef = builder.prismaNode('Session', {
   id: { field: 'id' },
@@ -23,8 +24,7 @@ export const SessionRef = builder.prismaNode('Session', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     messages: t.relatedConnection('messages', {
       cursor: 'id',
-      defaultSize: 50,
-      maxSize: 500,
+      ...pageSize(50, 500),
       totalCount: true,
       query: { orderBy: { seq: 'asc' } },
     }),
@@ -63,8 +63,7 @@ builder.queryFields((t) => ({
   sessions: t.prismaConnection({
     type: 'Session',
     cursor: 'id',
-    defaultSize: 20,
-    maxSize: 100,
+    ...pageSize(20, 100),
     totalCount: (_root, args, ctx) => ctx.prisma.session.count({ where: sessionsWhere(ctx.viewer, args.filter) }),
     args: { filter: t.arg({ type: SessionFilterInput, required: false }) },
     description: 'The caller’s sessions, most recently updated first.',

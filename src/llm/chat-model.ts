@@ -1,0 +1,74 @@
+/**
+ * The one interface the agent runtime talks to. Implementations: openai.ts (any OpenAI-compatible
+ * endpoint) and demo.ts (offline). Failures are `ModelError` / `RateLimitedError` from errors.ts;
+ * an aborted request ends with an error that `isAbortError` recognises.
+ */
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text exactly as the model sent it; it may be invalid JSON. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface JsonSchemaResponseFormat {
+  type: 'json_schema';
+  json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean };
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+  responseFormat?: JsonSchemaResponseFormat;
+  signal?: AbortSignal;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type ChatStreamPart =
+  | { type: 'text-delta'; delta: string }
+  /** Emitted once the call is complete (after the last chunk), in the model's index order. */
+  | { type: 'tool-call'; call: ToolCall }
+  /** Always the last part of a successful stream. */
+  | { type: 'finish'; reason: FinishReason; usage: Usage };
+
+export interface ChatModel {
+  readonly provider: string;
+  readonly model: string;
+  /** `provider:model`, e.g. "openai:gpt-4.1-mini"; just "demo" for the demo model. */
+  readonly id: string;
+  readonly isDemo: boolean;
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+}
+
+/** The error a model stream ends with when the caller's signal aborted it. */
+export function abortError(signal?: AbortSignal): Error {
+  const error = new Error('The model request was aborted', { cause: signal?.reason });
+  error.name = 'AbortError';
+  return error;
+}
+
+/** True for an aborted model request (ours, or a platform AbortError / DOMException). */
+export function isAbortError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+}

@@ -1,0 +1,373 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { ModelError, RateLimitedError } from '../errors.js';
+import {
+  abortError,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatStreamPart,
+  type FinishReason,
+  type ToolCall,
+  type Usage,
+} from './chat-model.js';
+
+export interface OpenAIModelOptions {
+  /** Configured provider name, e.g. "openai", "ollama"; used in ids and error messages. */
+  provider: string;
+  model: string;
+  baseUrl: string;
+  /** null for keyless endpoints (Ollama, vLLM): no Authorization header is sent. */
+  apiKey: string | null;
+  /** Env var that holds the key, named in the hint of a 401 error. */
+  apiKeyEnv?: string;
+  /** Longest wait for the response to start, and between two streamed chunks. */
+  timeoutMs: number;
+  /** Retries after the first attempt, only while nothing has been streamed to the caller. */
+  maxRetries: number;
+  retryBaseMs: number;
+}
+
+/** A retry-after longer than this is not waited for: the caller gets RateLimitedError at once. */
+const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/** A ChatModel over the streaming chat completions API of any OpenAI-compatible endpoint. */
+export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
+  return new OpenAIChatModel(options);
+}
+
+/** Why one attempt failed, in the terms the retry loop and the final error need. */
+interface Failure {
+  kind: 'http' | 'timeout' | 'connection' | 'protocol';
+  status?: number;
+  message: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+}
+
+class OpenAIChatModel implements ChatModel {
+  readonly isDemo = false;
+  readonly provider: string;
+  readonly model: string;
+  readonly id: string;
+  private readonly client: OpenAI;
+
+  constructor(private readonly options: OpenAIModelOptions) {
+    this.provider = options.provider;
+    this.model = options.model;
+    this.id = `${options.provider}:${options.model}`;
+    this.client = new OpenAI({
+      baseURL: options.baseUrl,
+      // The SDK would otherwise read OPENAI_API_KEY / OPENAI_ORG_ID from the environment and send
+      // OpenAI credentials to whatever endpoint this provider points at.
+      apiKey: options.apiKey ?? 'unused',
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      defaultHeaders: options.apiKey === null ? { Authorization: null } : undefined,
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+    });
+  }
+
+  async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
+    const { signal } = request;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw abortError(signal);
+      let yielded = false;
+      try {
+        for await (const part of this.attempt(body, signal)) {
+          yielded = true;
+          yield part;
+        }
+        return;
+      } catch (error) {
+        if (signal?.aborted) throw abortError(signal);
+        const failure = describeFailure(error);
+        const delay = this.retryDelay(attempt, failure);
+        // Text already handed to the caller cannot be taken back, so a retry would duplicate it.
+        if (yielded || !failure.retryable || attempt > this.options.maxRetries || delay === null) {
+          throw this.toError(failure, attempt, yielded);
+        }
+        try {
+          await sleep(delay, undefined, { signal });
+        } catch {
+          throw abortError(signal);
+        }
+      }
+    }
+  }
+
+  private async *attempt(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ChatStreamPart> {
+    const watchdog = new Watchdog(this.options.timeoutMs, signal);
+    try {
+      watchdog.arm();
+      const stream = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 });
+      const calls = new ToolCallAssembler();
+      let finish: string | null = null;
+      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      watchdog.arm();
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
+        if (choice.finish_reason) finish = choice.finish_reason;
+        if (choice.delta?.content) {
+          // A slow consumer must not count against the provider's time.
+          watchdog.pause();
+          yield { type: 'text-delta', delta: choice.delta.content };
+        }
+        watchdog.arm();
+      }
+      watchdog.pause();
+      // The SDK ends the iteration quietly when its signal aborts, so the cause is checked here.
+      if (signal?.aborted) throw abortError(signal);
+      if (watchdog.fired) throw new TimedOut();
+      if (finish === null) throw new StreamIncomplete();
+      const done = calls.complete();
+      for (const call of done) yield { type: 'tool-call', call };
+      yield { type: 'finish', reason: finishReason(finish, done.length > 0), usage };
+    } catch (error) {
+      if (watchdog.fired && !signal?.aborted) throw new TimedOut();
+      throw error;
+    } finally {
+      watchdog.dispose();
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or null when the provider asks for too long. */
+  private retryDelay(attempt: number, failure: Failure): number | null {
+    if (failure.retryAfterMs !== undefined) return failure.retryAfterMs > MAX_RETRY_AFTER_MS ? null : failure.retryAfterMs;
+    const exponential = Math.min(MAX_BACKOFF_MS, this.options.retryBaseMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.75 + Math.random() * 0.25));
+  }
+
+  private toError(failure: Failure, attempts: number, yielded: boolean): Error {
+    const { provider, baseUrl, timeoutMs, apiKeyEnv } = this.options;
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const broken = yielded ? ' (the stream broke after output had started, so it was not retried)' : '';
+    const prefix = `Model ${this.id} failed`;
+    if (failure.kind === 'http' && failure.status === 429 && failure.retryable) {
+      return new RateLimitedError(`${prefix}: rate limited by ${provider} (HTTP 429)${tries}: ${failure.message}`, failure.retryAfterMs);
+    }
+    let message: string;
+    switch (failure.kind) {
+      case 'http': {
+        const hint = failure.status === 401 ? ` (check ${apiKeyEnv ?? `the API key of provider ${provider}`})` : '';
+        message = `${prefix}: ${provider} returned HTTP ${failure.status}${tries}: ${failure.message}${hint}`;
+        break;
+      }
+      case 'timeout':
+        message = `${prefix}: no response from ${provider} within ${timeoutMs} ms${tries}`;
+        break;
+      case 'connection':
+        message = `${prefix}: connection to ${provider} at ${baseUrl} failed${tries}: ${failure.message}`;
+        break;
+      case 'protocol':
+        message = `${prefix}: unusable response from ${provider}: ${failure.message}`;
+        break;
+    }
+    return new ModelError(message + broken, failure.status, failure.retryable);
+  }
+}
+
+class TimedOut extends Error {}
+class StreamIncomplete extends Error {
+  override message = 'the stream ended before the model finished';
+}
+
+function describeFailure(error: unknown): Failure {
+  if (error instanceof TimedOut || error instanceof APIConnectionTimeoutError) {
+    return { kind: 'timeout', message: 'timed out', retryable: true };
+  }
+  if (error instanceof StreamIncomplete) return { kind: 'connection', message: error.message, retryable: true };
+  if (error instanceof APIConnectionError) {
+    return { kind: 'connection', message: causeMessage(error), retryable: true };
+  }
+  if (error instanceof APIError) {
+    const message = providerMessage(error);
+    // An error event inside a 200 stream has no status: the provider gave up, retrying rarely helps.
+    if (error.status === undefined) return { kind: 'protocol', message, retryable: false };
+    const status = error.status;
+    const shouldRetry = error.headers?.get('x-should-retry');
+    const quotaExhausted = status === 429 && error.code === 'insufficient_quota';
+    const retryable =
+      shouldRetry === 'true' || (shouldRetry !== 'false' && !quotaExhausted && (status === 408 || status === 429 || status >= 500));
+    return { kind: 'http', status, message, retryable, retryAfterMs: retryAfter(error.headers) };
+  }
+  if (isNetworkError(error)) return { kind: 'connection', message: causeMessage(error as Error), retryable: true };
+  return { kind: 'protocol', message: error instanceof Error ? error.message : String(error), retryable: false };
+}
+
+/** The provider's own message from the error body, without the SDK's "500 " prefix. */
+function providerMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (typeof body?.message === 'string' && body.message) return body.message;
+  return error.message;
+}
+
+function causeMessage(error: Error): string {
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+/** undici reports a dropped connection as TypeError("terminated" / "fetch failed") or a coded socket error. */
+function isNetworkError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e.name === 'TypeError' && /^(terminated|fetch failed)$/.test(e.message)) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_\w+)$/.test(code)) return true;
+  }
+  return false;
+}
+
+/** `retry-after-ms` (OpenAI) wins over `retry-after` (seconds or an HTTP date). */
+function retryAfter(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Aborts the request when the caller aborts or when nothing arrives for `ms`. */
+class Watchdog {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onUpstreamAbort = () => this.controller.abort();
+  fired = false;
+
+  constructor(
+    private readonly ms: number,
+    private readonly upstream: AbortSignal | undefined,
+  ) {
+    if (upstream?.aborted) this.controller.abort();
+    else upstream?.addEventListener('abort', this.onUpstreamAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(): void {
+    this.pause();
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort();
+    }, this.ms);
+  }
+
+  pause(): void {
+    clearTimeout(this.timer);
+  }
+
+  dispose(): void {
+    this.pause();
+    this.upstream?.removeEventListener('abort', this.onUpstreamAbort);
+    // Ends a connection the consumer stopped reading (break, error) instead of leaving it open.
+    this.controller.abort();
+  }
+}
+
+type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+/** Joins streamed tool-call fragments by index; ids and names arrive once, arguments in pieces. */
+class ToolCallAssembler {
+  private readonly calls = new Map<number, ToolCall>();
+  private last = -1;
+
+  add(delta: ToolCallDelta): void {
+    // Some compatible servers omit `index`: a new id starts a new call, anything else continues the last.
+    let index = (delta as { index?: number }).index;
+    if (index === undefined) {
+      const existing = [...this.calls].find(([, c]) => delta.id && c.id === delta.id)?.[0];
+      index = existing ?? (delta.id || this.last < 0 ? this.calls.size : this.last);
+    }
+    this.last = index;
+    const call = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
+    if (delta.id && !call.id) call.id = delta.id;
+    if (delta.function?.name && !call.name) call.name = delta.function.name;
+    if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    this.calls.set(index, call);
+  }
+
+  complete(): ToolCall[] {
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+  }
+}
+
+function finishReason(wire: string, hasToolCalls: boolean): FinishReason {
+  // Some servers (Ollama) say "stop" even when the reply is tool calls.
+  if (hasToolCalls && wire === 'stop') return 'tool_calls';
+  if (wire === 'function_call') return 'tool_calls';
+  if (wire === 'stop' || wire === 'tool_calls' || wire === 'length' || wire === 'content_filter') return wire;
+  return 'other';
+}
+
+/** api.openai.com rejects `max_tokens` for reasoning models; most compatible servers only know `max_tokens`. */
+function usesMaxCompletionTokens(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+function toRequestBody(model: string, request: ChatRequest, maxCompletionTokens: boolean): ChatCompletionCreateParamsStreaming {
+  const tools = request.tools ?? [];
+  return {
+    model,
+    messages: request.messages.map(toWireMessage),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(tools.length > 0
+      ? {
+          tools: tools.map(
+            (t): ChatCompletionTool => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }),
+          ),
+          tool_choice: 'auto' as const,
+        }
+      : {}),
+    ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxTokens !== undefined
+      ? maxCompletionTokens
+        ? { max_completion_tokens: request.maxTokens }
+        : { max_tokens: request.maxTokens }
+      : {}),
+  };
+}
+
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content ?? '' };
+      return {
+        role: 'assistant',
+        content: message.content,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      };
+    }
+  }
+}

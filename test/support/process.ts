@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  proc: ChildProcess;
+  output: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would. */
+export function runCli(args: string[], env: Record<string, string>): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (chunk) => (stdout += chunk));
+  proc.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    proc.on('exit', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { proc, exit };
+}
+
+/** Starts `remgraph serve` in its own process on a random port and waits until it listens. */
+export async function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+\/graphql)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exit.then(({ code }) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
+  });
+  return {
+    url,
+    proc,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return (await exit).code;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { printSchemaSdl } from '../../src/graphql/print-schema.js';
+import { runCli } from '../support/process.js';
+
+describe('configuration', () => {
+  it('has working defaults: port 4000, embedded database under .data, header identity', () => {
+    const config = loadConfig({});
+    expect(config.server.port).toBe(4000);
+    expect(config.database).toMatchObject({ url: undefined, dataDir: '.data' });
+    expect(config.auth.mode).toBe('headers');
+  });
+
+  it('switches to JWT auth when a secret is configured', () => {
+    const config = loadConfig({ AUTH_JWT_SECRET: 's'.repeat(32) });
+    expect(config.auth).toMatchObject({ mode: 'jwt', tenantClaim: 'tenant_id' });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgresql:\/\/ connection string/],
+    [{ AUTH_JWT_SECRET: 'short' }, /AUTH_JWT_SECRET: must be at least 32 characters/],
+    [{ AUTH_JWT_SECRET: 's'.repeat(32), AUTH_JWKS_URL: 'https://example.com/jwks' }, /set one of them/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  ])('rejects bad settings %j with a message naming them', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('makes the server exit non-zero with a clear message on bad settings', async () => {
+    const { exit } = runCli(['serve'], { PORT: 'not-a-port', DATA_DIR: 'memory://' });
+    const { code, stderr } = await exit;
+    expect(code).toBe(1);
+    expect(stderr).toContain('Invalid configuration');
+    expect(stderr).toContain('PORT');
+    expect(stderr).not.toMatch(/\bat .*\(/);
+  });
+
+  it('explains an unknown command', async () => {
+    const { code, stderr } = await runCli(['frobnicate'], {}).exit;
+    expect(code).toBe(2);
+    expect(stderr).toContain('Unknown command "frobnicate"');
+  });
+});
+
+describe('schema.graphql', () => {
+  it('is the schema the code builds (run `npm run schema:print` after changing types)', async () => {
+    const committed = await readFile(new URL('../../schema.graphql', import.meta.url), 'utf8');
+    expect(printSchemaSdl()).toBe(committed);
+  });
+});
