@@ -45,13 +45,8 @@ const env = z.object({
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).default(500),
 });
 
-const providerName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lower-case letters, digits, - and _')
-  .refine((name) => name !== 'openai' && name !== 'demo', 'is built in (configure openai with OPENAI_API_KEY / OPENAI_BASE_URL)');
-
 const llmProviders = z.record(
-  providerName,
+  z.string(),
   z.strictObject({
     baseUrl: z.url(),
     /** The key itself; null or absent for keyless endpoints such as Ollama or vLLM. */
@@ -150,6 +145,12 @@ function llmProvidersFrom(json: string | undefined, source: Record<string, strin
   }
   return Object.fromEntries(
     Object.entries(parsed.data).map(([name, p]) => {
+      if (name === 'openai' || name === 'demo') {
+        throw new ConfigError([`LLM_PROVIDERS.${name}: built in; configure openai with OPENAI_API_KEY / OPENAI_BASE_URL`]);
+      }
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
+        throw new ConfigError([`LLM_PROVIDERS.${name}: provider names are lower-case letters, digits, - and _`]);
+      }
       if (p.apiKey && p.apiKeyEnv) throw new ConfigError([`LLM_PROVIDERS.${name}: set apiKey or apiKeyEnv, not both`]);
       const provider: LlmProvider = p.apiKeyEnv
         ? { baseUrl: p.baseUrl, apiKey: source[p.apiKeyEnv] ?? null, apiKeyEnv: p.apiKeyEnv }

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { ValidationError } from '../../src/errors.js';
+import { createModelResolver } from '../../src/llm/resolve-model.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+
+const settings = (env: Record<string, string> = {}) => loadConfig(env).llm;
+
+function thrown(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('llm config', () => {
+  it('defaults to the demo model without a key and to openai with one', () => {
+    expect(settings()).toEqual({
+      defaultModel: 'demo',
+      timeoutMs: 60_000,
+      maxRetries: 3,
+      retryBaseMs: 500,
+      providers: { openai: { baseUrl: 'https://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' } },
+    });
+    expect(settings({ OPENAI_API_KEY: 'sk-test' }).defaultModel).toBe('openai:gpt-4.1-mini');
+    expect(settings({ OPENAI_API_KEY: 'sk-test', LLM_DEFAULT_MODEL: 'openai:gpt-4o' }).defaultModel).toBe('openai:gpt-4o');
+  });
+
+  it('reads LLM_PROVIDERS, taking keys from apiKeyEnv', () => {
+    const llm = settings({
+      LLM_PROVIDERS: JSON.stringify({
+        ollama: { baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null },
+        openrouter: { baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY' },
+      }),
+      OPENROUTER_API_KEY: 'or-key',
+    });
+    expect(llm.providers.ollama).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null });
+    expect(llm.providers.openrouter).toEqual({ baseUrl: 'https://openrouter.ai/api/v1', apiKey: 'or-key', apiKeyEnv: 'OPENROUTER_API_KEY' });
+  });
+
+  it('rejects bad LLM_PROVIDERS with clear messages', () => {
+    expect(thrown(() => settings({ LLM_PROVIDERS: '{not json' }))).toBeInstanceOf(ConfigError);
+    expect(thrown(() => settings({ LLM_PROVIDERS: '{not json' })).message).toContain('LLM_PROVIDERS: not valid JSON');
+    expect(thrown(() => settings({ LLM_PROVIDERS: '{"x": {"baseUrl": "nope"}}' })).message).toContain('LLM_PROVIDERS.x.baseUrl');
+    expect(thrown(() => settings({ LLM_PROVIDERS: '{"x": {"baseUrl": "http://h/v1", "key": "k"}}' })).message).toContain('LLM_PROVIDERS');
+    expect(thrown(() => settings({ LLM_PROVIDERS: '{"openai": {"baseUrl": "http://h/v1"}}' })).message).toContain('OPENAI_API_KEY');
+    expect(thrown(() => settings({ LLM_TIMEOUT_MS: 'soon' })).message).toContain('LLM_TIMEOUT_MS');
+  });
+});
+
+describe('model resolver', () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('gives the demo model by default when no key is configured', () => {
+    const resolver = createModelResolver(settings());
+    expect(resolver.defaultModelId).toBe('demo');
+    expect(resolver.resolve().isDemo).toBe(true);
+    expect(resolver.resolve(null).id).toBe('demo');
+    expect(resolver.resolve('demo').id).toBe('demo');
+  });
+
+  it('gives openai by default when a key is configured, cached per id', () => {
+    const resolver = createModelResolver(settings({ OPENAI_API_KEY: 'sk-test' }));
+    const model = resolver.resolve();
+    expect(model).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini', id: 'openai:gpt-4.1-mini', isDemo: false });
+    expect(resolver.resolve('openai:gpt-4.1-mini')).toBe(model);
+    expect(resolver.resolve('gpt-4.1-mini')).toBe(model);
+    expect(resolver.resolve('demo').isDemo).toBe(true);
+  });
+
+  it('never falls back to demo when a real provider is named without its key', () => {
+    const resolver = createModelResolver(settings());
+    for (const name of ['openai:gpt-4o', 'gpt-4o']) {
+      const error = thrown(() => resolver.resolve(name));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toContain('set OPENAI_API_KEY');
+    }
+  });
+
+  it('rejects an unknown provider, listing the configured ones', () => {
+    const resolver = createModelResolver(settings({ OPENAI_API_KEY: 'sk-test' }));
+    const error = thrown(() => resolver.resolve('anthropic:claude'));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toContain('Unknown model provider "anthropic"');
+    expect(error.message).toContain('openai, demo');
+  });
+
+  it('names the env var of a custom provider whose key is missing', () => {
+    const resolver = createModelResolver(
+      settings({ LLM_PROVIDERS: JSON.stringify({ openrouter: { baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY' } }) }),
+    );
+    const error = thrown(() => resolver.resolve('openrouter:meta/llama'));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toContain('set OPENROUTER_API_KEY');
+  });
+
+  it('fails at creation when the default model is unusable', () => {
+    const error = thrown(() => createModelResolver(settings({ LLM_DEFAULT_MODEL: 'openai:gpt-4o' })));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toMatch(/^LLM_DEFAULT_MODEL "openai:gpt-4o": .*set OPENAI_API_KEY/);
+  });
+
+  it('routes bare models to the default provider and keeps colons in model names', async () => {
+    const resolver = createModelResolver(
+      settings({
+        LLM_PROVIDERS: JSON.stringify({ local: { baseUrl: fake.url, apiKey: null } }),
+        LLM_DEFAULT_MODEL: 'local:llama3.1:8b',
+        LLM_RETRY_BASE_MS: '1',
+      }),
+    );
+    expect(resolver.defaultModelId).toBe('local:llama3.1:8b');
+    expect(resolver.resolve('qwen2.5')).toMatchObject({ provider: 'local', model: 'qwen2.5' });
+    expect(() => resolver.resolve('llama3.1:8b')).toThrow(/write "local:llama3\.1:8b"/);
+
+    fake.enqueue({ text: 'hi from local' });
+    const parts = [];
+    for await (const part of resolver.resolve().stream({ messages: [{ role: 'user', content: 'hi' }] })) parts.push(part);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+    expect(fake.chatRequests[0]!.body.model).toBe('llama3.1:8b');
+    expect(fake.chatRequests[0]!.headers.authorization).toBeUndefined();
+  });
+});
