@@ -5,7 +5,13 @@ import { createIdentify } from './auth/identify.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, pendingMigrations } from './db/migrations.js';
-import { createInProcessPubSub } from './events/pubsub.js';
+import { AgentRegistry } from './agents/registry.js';
+import { TurnService } from './agents/turns.js';
+import { createInProcessPubSub, type RemPubSub } from './events/pubsub.js';
+import type { AppServices } from './graphql/context.js';
+import { createModelResolver } from './llm/resolve-model.js';
+import { builtinTools } from './tools/builtin/index.js';
+import { ToolRegistry } from './tools/registry.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -38,7 +44,14 @@ export async function startApp(config: Config, logger = createLogger(config.log.
 
   const identify = createIdentify(config.auth);
   const pubsub = createInProcessPubSub();
-  const yoga = createGraphQLServer({ prisma: db.prisma, pubsub, identify, logger, graphiql: config.server.graphiql });
+  let services: AppServices;
+  try {
+    services = await createServices(config, db, pubsub, logger);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql: config.server.graphiql });
 
   const httpServer = createServer((req, res) => {
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -69,6 +82,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
       await ws.dispose();
       httpServer.closeIdleConnections();
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
+      await services.turns.shutdown();
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
@@ -76,6 +90,23 @@ export async function startApp(config: Config, logger = createLogger(config.log.
     })());
 
   return { url, port, db, logger, stop };
+}
+
+async function createServices(config: Config, db: Database, pubsub: RemPubSub, logger: Logger): Promise<AppServices> {
+  const tools = new ToolRegistry(builtinTools);
+  const models = createModelResolver(config.llm);
+  const agents = await AgentRegistry.create({
+    prisma: db.prisma,
+    pubsub,
+    logger,
+    toolExists: (name) => tools.has(name),
+    agentsDir: config.agents.agentsDir,
+  });
+  const turns = new TurnService({ prisma: db.prisma, pubsub, logger, agents, models, tools, settings: config.agents });
+  if (models.defaultModelId === 'demo') {
+    logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
+  }
+  return { prisma: db.prisma, pubsub, agents, turns, eventFlushMs: config.agents.eventFlushMs };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -29,6 +29,14 @@ const env = z.object({
   DEFAULT_TENANT: z.string().min(1).default('default'),
   DEFAULT_USER: z.string().min(1).default('local-user'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  /** Agent used when a message names none and the session has none. */
+  DEFAULT_AGENT: z.string().min(1).default('general'),
+  /** Operator's folder of YAML agents, loaded after the database and the built-in agents. */
+  AGENTS_DIR: z.string().min(1).optional(),
+  /** Rough token budget for the session history sent with each turn. */
+  HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
+  /** Longest time turn events wait in memory before being written (batching window). */
+  EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
   /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
   OPENAI_API_KEY: z.string().optional(),
   /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
@@ -43,6 +51,23 @@ const env = z.object({
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   /** First retry delay; it doubles per attempt, with jitter, unless the provider sends retry-after. */
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).default(500),
+  /** REM embeddings: `hashed-lexical` (offline, deterministic, lexical not semantic) or `openai` (any OpenAI-compatible endpoint). */
+  EMBEDDING_PROVIDER: z.enum(['hashed-lexical', 'openai']).default('hashed-lexical'),
+  /** Embedding model name stored with every vector; defaults to `hashed-lexical-v1` or `text-embedding-3-small`. */
+  EMBEDDING_MODEL: z.string().min(1).optional(),
+  /** Vector dimension; defaults to 384 (hashed-lexical) or 1536 (openai). HNSW indexes exist for 384 and 1536. */
+  EMBEDDING_DIMENSION: z.coerce.number().int().min(8).max(4096).optional(),
+  /** Base URL of the embeddings endpoint for `openai`; defaults to OPENAI_BASE_URL (key: EMBEDDING_API_KEY or OPENAI_API_KEY). */
+  EMBEDDING_BASE_URL: z.url().optional(),
+  EMBEDDING_API_KEY: z.string().optional(),
+  /** SEARCH hits below this cosine similarity are dropped (per query: MIN_SIMILARITY x). */
+  REM_SEARCH_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.3),
+  /** SQL mode: statement timeout (PostgreSQL; PGlite cannot interrupt a running statement, see REM_SQL_MAX_COST). */
+  REM_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
+  /** SQL mode: most rows returned; more is an error telling the caller to add a LIMIT. */
+  REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
+  REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
 });
 
 const llmProviders = z.record(
@@ -67,12 +92,18 @@ export type Env = z.input<typeof env>;
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; maxRequestBytes: number; shutdownGraceMs: number };
+  agents: { defaultAgent: string; agentsDir?: string; historyTokenBudget: number; eventFlushMs: number };
   database: { url?: string; dataDir: string; poolSize: number };
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
     | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; adminRole: string; defaultTenant: string }
     | { mode: 'headers'; defaultTenant: string; defaultUser: string; adminRole: string };
   llm: { defaultModel: string; timeoutMs: number; maxRetries: number; retryBaseMs: number; providers: Record<string, LlmProvider> };
+  rem: {
+    embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
+    searchMinSimilarity: number;
+    sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -103,6 +134,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxRequestBytes: e.MAX_REQUEST_BYTES,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
+    agents: {
+      defaultAgent: e.DEFAULT_AGENT,
+      agentsDir: e.AGENTS_DIR,
+      historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
+      eventFlushMs: e.EVENT_FLUSH_MS,
+    },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     log: { level: e.LOG_LEVEL },
     auth: jwt
@@ -125,6 +162,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       providers: {
         openai: { baseUrl: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY ?? null, apiKeyEnv: 'OPENAI_API_KEY' },
         ...providers,
+      },
+    },
+    rem: {
+      embedding: {
+        provider: e.EMBEDDING_PROVIDER,
+        model: e.EMBEDDING_MODEL ?? (e.EMBEDDING_PROVIDER === 'openai' ? 'text-embedding-3-small' : 'hashed-lexical-v1'),
+        dimension: e.EMBEDDING_DIMENSION ?? (e.EMBEDDING_PROVIDER === 'openai' ? 1536 : 384),
+        baseUrl: e.EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL,
+        apiKey: e.EMBEDDING_API_KEY ?? e.OPENAI_API_KEY ?? null,
+      },
+      searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
+      sql: {
+        statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
+        rowCap: e.REM_SQL_ROW_CAP,
+        maxCost: e.REM_SQL_MAX_COST,
       },
     },
   };

@@ -3,6 +3,7 @@ import { startApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
+import { isAppError } from './errors.js';
 import { createLogger } from './logger.js';
 
 const USAGE = `remgraph <command>
@@ -82,7 +83,8 @@ main(process.argv.slice(2)).then(
   // Exit explicitly: the wasm schema engine leaves a timer pending for ~10 s after migrating.
   (code) => process.exit(code),
   (error) => {
-    if (error instanceof ConfigError) console.error(error.message);
+    // Settings problems are the operator's to fix: say what is wrong, without a stack trace.
+    if (error instanceof ConfigError || isAppError(error)) console.error(error.message);
     else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);
   },

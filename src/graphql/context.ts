@@ -1,10 +1,20 @@
+import type { AgentRegistry } from '../agents/registry.js';
+import type { TurnService } from '../agents/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { RemPubSub } from '../events/pubsub.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
-export interface GraphQLContext {
+export interface GraphQLContext extends AppServices {
   viewer: AgentContext;
+}
+
+/** The long-lived services of one server instance, shared by every request. */
+export interface AppServices {
   prisma: PrismaClient;
   pubsub: RemPubSub;
+  agents: AgentRegistry;
+  turns: TurnService;
+  /** The turn event log's batching window (subscribers wait this long for stragglers). */
+  eventFlushMs: number;
 }

@@ -4,6 +4,8 @@ import './types/errors.js';
 import './types/viewer.js';
 import './types/messages.js';
 import './types/sessions.js';
+import './types/turns.js';
+import './types/agents.js';
 
 builder.queryType({});
 builder.mutationType({});

@@ -5,17 +5,14 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { WebSocketServer } from 'ws';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { HeaderLookup, Identify } from '../auth/identify.js';
-import type { PrismaClient } from '../db/generated/client.js';
 import { isAppError } from '../errors.js';
-import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
-import type { GraphQLContext } from './context.js';
+import type { AppServices, GraphQLContext } from './context.js';
 import { createMaskError, toGraphQLError } from './errors.js';
 import { schema } from './schema.js';
 
 export interface GraphQLServerDeps {
-  prisma: PrismaClient;
-  pubsub: RemPubSub;
+  services: AppServices;
   identify: Identify;
   logger: Logger;
   graphiql: boolean;
@@ -52,9 +49,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
       error: (...args) => deps.logger.debug(args.map(String).join(' ')),
     },
     context: async ({ request, viewer }) => ({
+      ...deps.services,
       viewer: viewer ?? (await identify((name) => request.headers.get(name) ?? undefined)),
-      prisma: deps.prisma,
-      pubsub: deps.pubsub,
     }),
   });
 }

@@ -22,8 +22,8 @@ export interface DemoModelOptions {
  * the same parts. Commands in the last user message:
  *   `/tool <name> <json-args>`               one tool call (arguments passed through verbatim)
  *   `/tools <name> <json> ; <name> <json>`   parallel tool calls
- * After tool results it summarises them; with a json_schema response format it returns a minimal
- * object satisfying the schema (plain JSON, no marker, so it parses); otherwise it echoes.
+ * Otherwise, with a json_schema response format it returns a minimal object satisfying the schema
+ * (plain JSON without the marker, so it parses); after tool results it summarises them; else it echoes.
  */
 export function createDemoModel(options: DemoModelOptions = {}): ChatModel {
   const chunkDelayMs = options.chunkDelayMs ?? 0;

@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 
 export const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
 
-builder.prismaNode('Message', {
+export const MessageRef = builder.prismaNode('Message', {
   id: { field: 'id' },
   // Loaded by node(id) too: scoped like every read, and null (not an error) when not visible.
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),

@@ -1,0 +1,212 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentContext } from '../auth/agent-context.js';
+import { ownedBy, visibleTo } from '../auth/scope.js';
+import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import type { RemPubSub } from '../events/pubsub.js';
+import type { Logger } from '../logger.js';
+import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec } from './spec.js';
+
+export type AgentOrigin = 'registered' | 'builtin' | 'folder';
+
+/** An agent as the runtime uses it, wherever it came from. */
+export interface ResolvedAgent {
+  name: string;
+  /** Registry version; null for agents shipped as files. */
+  version: number | null;
+  origin: AgentOrigin;
+  spec: AgentSpec;
+  source: string;
+  /** Owner; null for shared and file agents. */
+  userId: string | null;
+  createdAt: Date | null;
+  contentHash: string;
+}
+
+export interface AgentRegistryDeps {
+  prisma: PrismaClient;
+  pubsub: RemPubSub;
+  logger: Logger;
+  /** Tells whether a tool name exists, so agents cannot declare tools the runtime lacks. */
+  toolExists: (name: string) => boolean;
+  /** Operator's folder of YAML agents (lowest priority); off when undefined. */
+  agentsDir?: string;
+}
+
+const BUILTIN_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+/**
+ * Finds agents by name in priority order: registered in the database (the caller's own, then the
+ * tenant's shared ones) → built-in files in schemas/ → the operator's folder. Results are cached
+ * per (tenant, user, name) and dropped when any process registers or deletes that name.
+ */
+export class AgentRegistry {
+  private readonly cache = new Map<string, ResolvedAgent>();
+  private files = new Map<string, ResolvedAgent>();
+
+  private constructor(private readonly deps: AgentRegistryDeps) {}
+
+  static async create(deps: AgentRegistryDeps): Promise<AgentRegistry> {
+    const registry = new AgentRegistry(deps);
+    const builtins = await loadFolder(BUILTIN_DIR, 'builtin', deps);
+    const folder = deps.agentsDir ? await loadFolder(deps.agentsDir, 'folder', deps) : new Map();
+    registry.files = new Map([...folder, ...builtins]);
+    void registry.followChanges();
+    return registry;
+  }
+
+  private async followChanges() {
+    for await (const change of this.deps.pubsub.subscribe('agents:changed')) {
+      for (const key of this.cache.keys()) {
+        if (key.startsWith(`${change.tenantId}\u0000`) && key.endsWith(`\u0000${change.name}`)) this.cache.delete(key);
+      }
+    }
+  }
+
+  /** Parses and checks a YAML agent without storing it. */
+  validate(yaml: string): AgentSpec {
+    const spec = parseAgentYaml(yaml);
+    checkTools(spec, this.deps.toolExists);
+    return spec;
+  }
+
+  async load(ctx: AgentContext, name: string, version?: number | null): Promise<ResolvedAgent> {
+    if (version != null) {
+      const row = await this.deps.prisma.agent.findFirst({
+        where: { name, version, ...visibleTo(ctx) },
+        orderBy: { userId: { sort: 'asc', nulls: 'last' } },
+      });
+      if (!row) throw new NotFoundError('Agent', `${name}@${version}`);
+      return fromRow(row);
+    }
+    const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}\u0000${name}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const row = await this.deps.prisma.agent.findFirst({
+      where: { name, ...visibleTo(ctx) },
+      // The caller's own agent shadows a shared one of the same name; then the newest version.
+      orderBy: [{ userId: { sort: 'asc', nulls: 'last' } }, { version: 'desc' }],
+    });
+    const agent = row ? fromRow(row) : this.files.get(name);
+    if (!agent) throw new NotFoundError('Agent', name);
+    this.cache.set(key, agent);
+    return agent;
+  }
+
+  /** Latest version of every agent the caller can use, by name. */
+  async list(ctx: AgentContext, kind?: AgentKind | null): Promise<ResolvedAgent[]> {
+    const rows = await this.deps.prisma.agent.findMany({
+      where: { ...visibleTo(ctx), ...(kind ? { kind } : {}) },
+      orderBy: [{ name: 'asc' }, { userId: { sort: 'asc', nulls: 'last' } }, { version: 'desc' }],
+    });
+    const byName = new Map<string, ResolvedAgent>();
+    for (const row of rows) if (!byName.has(row.name)) byName.set(row.name, fromRow(row));
+    for (const [name, agent] of this.files) {
+      if (!byName.has(name) && (!kind || agent.spec.kind === kind)) byName.set(name, agent);
+    }
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Stores an immutable version: the same content as the latest version returns that version;
+   * new content gets the next number. Shared agents (no owner) need the admin role.
+   */
+  async register(ctx: AgentContext, yaml: string, options: { shared?: boolean } = {}): Promise<{ agent: ResolvedAgent; created: boolean }> {
+    if (yaml.length > 256_000) throw new ValidationError('yaml: must be at most 256 KB', [{ path: ['yaml'], message: 'too large' }]);
+    const spec = this.validate(yaml);
+    if (options.shared && !ctx.isAdmin) throw new ForbiddenError('Only admins can register shared agents');
+    const owner = options.shared ? null : ctx.userId;
+    const contentHash = agentContentHash(spec);
+    for (let attempt = 0; ; attempt++) {
+      const latest = await this.deps.prisma.agent.findFirst({
+        where: { tenantId: ctx.tenantId, userId: owner, name: spec.name },
+        orderBy: { version: 'desc' },
+      });
+      if (latest?.contentHash === contentHash) return { agent: fromRow(latest), created: false };
+      try {
+        const row = await this.deps.prisma.agent.create({
+          data: {
+            name: spec.name,
+            version: (latest?.version ?? 0) + 1,
+            kind: spec.kind,
+            description: spec.description,
+            source: yaml,
+            spec: spec as unknown as Prisma.InputJsonObject,
+            contentHash,
+            tenantId: ctx.tenantId,
+            userId: owner,
+          },
+        });
+        this.changed(ctx.tenantId, spec.name);
+        return { agent: fromRow(row), created: true };
+      } catch (error) {
+        // Two registrations raced for the same version number: read again and retry.
+        if (attempt < 3 && (error as { code?: string }).code === 'P2002') continue;
+        throw error;
+      }
+    }
+  }
+
+  /** Deletes every version of the caller's own agent (or a shared one, for admins). */
+  async remove(ctx: AgentContext, name: string): Promise<number> {
+    const { count } = await this.deps.prisma.agent.deleteMany({ where: { name, ...ownedBy(ctx) } });
+    if (count === 0) throw new NotFoundError('Agent', name);
+    this.changed(ctx.tenantId, name);
+    return count;
+  }
+
+  private changed(tenantId: string, name: string) {
+    this.deps.pubsub.publish('agents:changed', { tenantId, name });
+  }
+}
+
+function fromRow(row: Agent): ResolvedAgent {
+  return {
+    name: row.name,
+    version: row.version,
+    origin: 'registered',
+    spec: row.spec as unknown as AgentSpec,
+    source: row.source,
+    userId: row.userId,
+    createdAt: row.createdAt,
+    contentHash: row.contentHash,
+  };
+}
+
+function checkTools(spec: AgentSpec, toolExists: (name: string) => boolean) {
+  const issues = spec.tools
+    .map((tool, index) => ({ tool, index }))
+    .filter(({ tool }) => !toolExists(tool.name))
+    .map(({ tool, index }) => ({ path: ['tools', index, 'name'], message: `unknown tool "${tool.name}"` }));
+  if (issues.length) throw new ValidationError(`tools.${issues[0]!.path[1]}.name: ${issues[0]!.message}`, issues);
+}
+
+/**
+ * Loads the YAML agents of a folder. A file that does not parse stops the start-up; a tool this
+ * server lacks is dropped from the agent with a warning, so a file written for a richer deployment
+ * still loads.
+ */
+async function loadFolder(dir: string, origin: AgentOrigin, deps: Pick<AgentRegistryDeps, 'toolExists' | 'logger'>): Promise<Map<string, ResolvedAgent>> {
+  const agents = new Map<string, ResolvedAgent>();
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    const path = join(entry.parentPath, entry.name);
+    const source = await readFile(path, 'utf8');
+    let spec: AgentSpec;
+    try {
+      spec = parseAgentYaml(source);
+    } catch (error) {
+      throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`);
+    }
+    const missing = spec.tools.filter((tool) => !deps.toolExists(tool.name)).map((tool) => tool.name);
+    if (missing.length) {
+      deps.logger.warn({ agent: spec.name, path, missing }, 'agent declares tools this server does not have; they are left out');
+      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool.name)) };
+    }
+    agents.set(spec.name, { name: spec.name, version: null, origin, spec, source, userId: null, createdAt: null, contentHash: agentContentHash(spec) });
+  }
+  return agents;
+}

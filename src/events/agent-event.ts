@@ -1,0 +1,50 @@
+/**
+ * The events of a turn, one union discriminated on `type`. Each is a plain serialisable object:
+ * it is stored in turn_events, published on pubsub and mapped 1:1 onto the GraphQL AgentEvent union.
+ */
+export interface Source {
+  /** REM key, URI or citation label. */
+  key: string;
+  entityType?: string | null;
+  title?: string | null;
+  snippet?: string | null;
+  score?: number | null;
+  uri?: string | null;
+}
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  /** Model calls made. */
+  requests: number;
+}
+
+export type TerminalStatus = 'COMPLETED' | 'MAX_ITERATIONS' | 'ERROR' | 'CANCELLED' | 'INTERRUPTED';
+
+export type AgentEventBody =
+  | { type: 'thought'; text: string }
+  | { type: 'content'; delta: string }
+  | { type: 'sources'; sources: Source[] }
+  | { type: 'tool_call'; toolCallId: string; name: string; arguments: unknown; iteration: number }
+  | { type: 'tool_result'; toolCallId: string; name: string; result: unknown; isError: boolean }
+  | { type: 'action'; actionType: string; payload: Record<string, unknown> }
+  | { type: 'approval_needed'; approvalId: string; toolCallId: string; name: string; arguments: unknown; agentPath: string[] }
+  | { type: 'approval_result'; approvalId: string; approved: boolean; reason: string | null; decidedBy: string | null }
+  | { type: 'resume'; approvalId: string }
+  | { type: 'child'; childTurnId: string; childAgent: string; path: string[]; event: AgentEvent }
+  | { type: 'final'; status: TerminalStatus; content: string | null; sources: Source[]; usage: UsageTotals }
+  | { type: 'error'; code: string; message: string };
+
+export type AgentEventType = AgentEventBody['type'];
+
+export interface EventEnvelope {
+  /** Position in the turn's log: 1, 2, 3, … with no gaps. */
+  seq: number;
+  turnId: string;
+  /** ISO timestamp. */
+  at: string;
+  agent: string;
+  depth: number;
+}
+
+export type AgentEvent = EventEnvelope & AgentEventBody;

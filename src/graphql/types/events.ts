@@ -1,0 +1,142 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { AgentEvent, Source, UsageTotals } from '../../events/agent-event.js';
+import type { UnionRef } from '@pothos/core';
+import { builder } from '../builder.js';
+
+type AgentEventTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+import { TurnStatusEnum } from './turn-status.js';
+
+type Of<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
+
+export const UsageRef = builder.objectRef<UsageTotals>('Usage').implement({
+  fields: (t) => ({
+    inputTokens: t.exposeInt('inputTokens'),
+    outputTokens: t.exposeInt('outputTokens'),
+    totalTokens: t.int({ resolve: (u) => u.inputTokens + u.outputTokens }),
+    requests: t.exposeInt('requests', { description: 'Model calls made.' }),
+  }),
+});
+
+export const SourceRef = builder.objectRef<Source>('Source').implement({
+  description: 'A citation: a REM hit or another reference the agent used.',
+  fields: (t) => ({
+    key: t.exposeString('key'),
+    entityType: t.exposeString('entityType', { nullable: true }),
+    title: t.exposeString('title', { nullable: true }),
+    snippet: t.exposeString('snippet', { nullable: true }),
+    score: t.exposeFloat('score', { nullable: true }),
+    uri: t.exposeString('uri', { nullable: true }),
+  }),
+});
+
+const TurnEventInterface = builder.interfaceRef<AgentEvent>('TurnEvent').implement({
+  description: 'Fields every event of a turn carries.',
+  fields: (t) => ({
+    seq: t.exposeInt('seq', { description: 'Position in the turn’s log: 1, 2, 3… with no gaps.' }),
+    turnId: t.id({ resolve: (e) => encodeGlobalID('Turn', e.turnId) }),
+    at: t.field({ type: 'DateTime', resolve: (e) => new Date(e.at) }),
+    agent: t.exposeString('agent'),
+    depth: t.exposeInt('depth', { description: '0 for the top-level agent, 1 for a child it asked, …' }),
+  }),
+});
+
+function eventType<T extends AgentEvent['type']>(
+  name: string,
+  type: T,
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<PothosSchemaTypes.ExtendDefaultTypes<any>, Of<T>>) => Record<string, any>,
+) {
+  return builder.objectRef<Of<T>>(name).implement({
+    interfaces: [TurnEventInterface as never],
+    isTypeOf: (value) => (value as AgentEvent).type === type,
+    fields: fields as never,
+  });
+}
+
+const ThoughtEvent = eventType('ThoughtEvent', 'thought', (t) => ({ text: t.exposeString('text') }));
+const ContentEvent = eventType('ContentEvent', 'content', (t) => ({ delta: t.exposeString('delta') }));
+const SourcesEvent = eventType('SourcesEvent', 'sources', (t) => ({ sources: t.field({ type: [SourceRef], resolve: (e: Of<'sources'>) => e.sources }) }));
+const ToolCallEvent = eventType('ToolCallEvent', 'tool_call', (t) => ({
+  toolCallId: t.exposeString('toolCallId'),
+  name: t.exposeString('name'),
+  arguments: t.expose('arguments', { type: 'JSON', nullable: true, description: 'Parsed arguments, or the raw text when it was not valid JSON.' }),
+  iteration: t.exposeInt('iteration'),
+}));
+const ToolResultEvent = eventType('ToolResultEvent', 'tool_result', (t) => ({
+  toolCallId: t.exposeString('toolCallId'),
+  name: t.exposeString('name'),
+  result: t.expose('result', { type: 'JSON', nullable: true }),
+  isError: t.exposeBoolean('isError'),
+}));
+const ActionEvent = eventType('ActionEvent', 'action', (t) => ({
+  actionType: t.exposeString('actionType'),
+  payload: t.expose('payload', { type: 'JSON' }),
+}));
+const ApprovalNeededEvent = eventType('ApprovalNeededEvent', 'approval_needed', (t) => ({
+  approvalId: t.id({ resolve: (e: { approvalId: string }) => encodeGlobalID('Approval', e.approvalId) }),
+  toolCallId: t.exposeString('toolCallId'),
+  name: t.exposeString('name'),
+  arguments: t.expose('arguments', { type: 'JSON', nullable: true }),
+  agentPath: t.exposeStringList('agentPath'),
+}));
+const ApprovalResultEvent = eventType('ApprovalResultEvent', 'approval_result', (t) => ({
+  approvalId: t.id({ resolve: (e: { approvalId: string }) => encodeGlobalID('Approval', e.approvalId) }),
+  approved: t.exposeBoolean('approved'),
+  reason: t.exposeString('reason', { nullable: true }),
+  decidedBy: t.exposeString('decidedBy', { nullable: true }),
+}));
+const ResumeEvent = eventType('ResumeEvent', 'resume', (t) => ({
+  approvalId: t.id({ resolve: (e: Of<'resume'>) => encodeGlobalID('Approval', e.approvalId) }),
+}));
+const FinalEvent = eventType('FinalEvent', 'final', (t) => ({
+  status: t.field({ type: TurnStatusEnum, resolve: (e: Of<'final'>) => e.status }),
+  content: t.exposeString('content', { nullable: true }),
+  sources: t.field({ type: [SourceRef], resolve: (e: Of<'final'>) => e.sources }),
+  usage: t.field({ type: UsageRef, resolve: (e: Of<'final'>) => e.usage }),
+}));
+const ErrorEvent = eventType('ErrorEvent', 'error', (t) => ({
+  code: t.exposeString('code'),
+  message: t.exposeString('message'),
+}));
+
+export const AgentEventUnion: UnionRef<AgentEventTypes, AgentEvent, AgentEvent> = builder.unionType('AgentEvent', {
+  description: 'One step of a turn. Every member implements TurnEvent.',
+  // A thunk, because ChildEvent (below) refers back to this union.
+  types: (): never[] =>
+    [
+      ThoughtEvent,
+      ContentEvent,
+      SourcesEvent,
+      ToolCallEvent,
+      ToolResultEvent,
+      ActionEvent,
+      ApprovalNeededEvent,
+      ApprovalResultEvent,
+      ResumeEvent,
+      ChildEvent,
+      FinalEvent,
+      ErrorEvent,
+    ] as never[],
+  resolveType: (event: AgentEvent) => TYPE_NAMES[event.type],
+});
+
+const ChildEvent: unknown = eventType('ChildEvent', 'child', (t) => ({
+  childTurnId: t.id({ resolve: (e: Of<'child'>) => encodeGlobalID('Turn', e.childTurnId) }),
+  childAgent: t.exposeString('childAgent'),
+  path: t.exposeStringList('path', { description: 'Agent names from the top-level agent down to the child.' }),
+  event: t.field({ type: AgentEventUnion, resolve: (e: Of<'child'>) => e.event }),
+}));
+
+const TYPE_NAMES: Record<AgentEvent['type'], string> = {
+  thought: 'ThoughtEvent',
+  content: 'ContentEvent',
+  sources: 'SourcesEvent',
+  tool_call: 'ToolCallEvent',
+  tool_result: 'ToolResultEvent',
+  action: 'ActionEvent',
+  approval_needed: 'ApprovalNeededEvent',
+  approval_result: 'ApprovalResultEvent',
+  resume: 'ResumeEvent',
+  child: 'ChildEvent',
+  final: 'FinalEvent',
+  error: 'ErrorEvent',
+};

@@ -1,0 +1,146 @@
+import type { UsageTotals } from '../../events/agent-event.js';
+import { readLog, turnEventStream } from '../../events/event-stream.js';
+import { visibleTo } from '../../auth/scope.js';
+import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
+import { builder } from '../builder.js';
+import { rowId } from '../ids.js';
+import { pageSize } from '../pagination.js';
+import { AgentEventUnion, UsageRef } from './events.js';
+import { MessageRef } from './messages.js';
+import { SessionRef } from './sessions.js';
+import { TurnStatusEnum } from './turn-status.js';
+
+export const TurnRef = builder.prismaNode('Turn', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
+  description: 'One run of an agent on a message (or, for child turns, on a delegated request).',
+  fields: (t) => ({
+    session: t.relation('session'),
+    agent: t.exposeString('agent'),
+    agentVersion: t.exposeInt('agentVersion', { nullable: true, description: 'Registry version; null for built-in agents.' }),
+    model: t.exposeString('model', { nullable: true }),
+    status: t.expose('status', { type: TurnStatusEnum }),
+    depth: t.exposeInt('depth'),
+    agentPath: t.exposeStringList('agentPath'),
+    iterations: t.exposeInt('iterations'),
+    usage: t.field({ type: UsageRef, resolve: (turn) => usageOf(turn.usage) }),
+    error: t.expose('error', { type: 'JSON', nullable: true, description: '{code, message} when the turn did not complete.' }),
+    toolCallsLog: t.expose('toolCallsLog', { type: 'JSON', description: 'Every tool call: tool, arguments, result, iteration.' }),
+    finalMessage: t.relation('finalMessage', { nullable: true }),
+    parent: t.relation('parent', { nullable: true }),
+    children: t.relation('children', { query: { orderBy: { startedAt: 'asc' } } }),
+    lastSeq: t.exposeInt('lastSeq', { description: 'Highest event seq written so far.' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    events: t.field({
+      type: [AgentEventUnion],
+      description: 'Logged events with seq > after, oldest first.',
+      args: { after: t.arg.int({ required: false }), first: t.arg.int({ required: false }) },
+      resolve: (turn, args, ctx) => {
+        const first = args.first ?? 1000;
+        if (first < 0 || first > 5000) throw new ValidationError('first: must be between 0 and 5000', [{ path: ['first'], message: 'must be between 0 and 5000' }]);
+        return readLog(ctx.prisma, turn.id, args.after ?? 0, undefined, first);
+      },
+    }),
+  }),
+});
+
+function usageOf(value: unknown): UsageTotals {
+  const u = (value ?? {}) as Partial<UsageTotals>;
+  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, requests: u.requests ?? 0 };
+}
+
+builder.prismaObjectField('Session', 'turns', (t) =>
+  t.relatedConnection('turns', {
+    cursor: 'id',
+    ...pageSize(20, 100),
+    query: { where: { parentId: null }, orderBy: { startedAt: 'asc' } },
+    description: 'Top-level turns of the session, oldest first.',
+  }),
+);
+
+const SendMessageInput = builder.inputType('SendMessageInput', {
+  fields: (t) => ({
+    sessionId: t.id({ required: false, description: 'Omit to start a new session.' }),
+    content: t.string(),
+    agent: t.string({ required: false, description: 'Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT.' }),
+    model: t.string({ required: false, description: '`provider:model`, a bare model of the default provider, or `demo`.' }),
+    metadata: t.field({ type: 'JSON', required: false }),
+  }),
+});
+
+const SendMessagePayload = builder
+  .objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload')
+  .implement({
+    fields: (t) => ({
+      turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
+      session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
+      userMessage: t.field({ type: MessageRef, resolve: (p) => p.userMessage as never }),
+    }),
+  });
+
+builder.queryField('turn', (t) =>
+  t.prismaField({
+    type: 'Turn',
+    nullable: true,
+    args: { id: t.arg.id() },
+    resolve: async (query, _root, args, ctx) => {
+      const turn = await ctx.prisma.turn.findFirst({ ...query, where: { id: rowId(String(args.id), 'Turn'), ...visibleTo(ctx.viewer) } });
+      if (!turn) throw new NotFoundError('Turn');
+      return turn;
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  sendMessage: t.field({
+    type: SendMessagePayload,
+    description: 'Stores the message, starts a turn and returns it at once; follow it with turnEvents.',
+    errors: { types: [ValidationError, NotFoundError, SessionBusyError], directResult: true },
+    args: { input: t.arg({ type: SendMessageInput }) },
+    resolve: (_root, { input }, ctx) =>
+      ctx.turns.sendMessage(ctx.viewer, {
+        sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : null,
+        content: input.content,
+        agent: input.agent,
+        model: input.model,
+        metadata: input.metadata as Record<string, unknown> | null | undefined,
+      }),
+  }),
+  cancelTurn: t.field({
+    type: TurnRef,
+    description: 'Stops a running turn (status CANCELLED); a finished turn is returned unchanged.',
+    errors: { types: [ValidationError, NotFoundError], dataField: { name: 'turn' } },
+    args: { id: t.arg.id() },
+    resolve: (_root, args, ctx) => ctx.turns.cancelTurn(ctx.viewer, rowId(String(args.id), 'Turn')),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  turnEvents: t.field({
+    type: AgentEventUnion,
+    description:
+      'Events of a turn with seq > after (default 0): the logged ones, then live ones, with no gap or duplicate; completes after the final event. Resubscribe with the last seq seen to resume.',
+    args: { turnId: t.arg.id(), after: t.arg.int({ required: false }) },
+    subscribe: async (_root, args, ctx) => {
+      const turn = await ctx.turns.getTurn(ctx.viewer, rowId(String(args.turnId), 'Turn', 'turnId'));
+      return turnEventStream({ prisma: ctx.prisma, pubsub: ctx.pubsub, flushIntervalMs: ctx.eventFlushMs }, turn.id, Math.max(0, args.after ?? 0));
+    },
+    resolve: (event) => event as never,
+  }),
+  sessionEvents: t.field({
+    type: AgentEventUnion,
+    description: 'Every event of every turn of a session (including child agents’ turns), live.',
+    args: { sessionId: t.arg.id() },
+    subscribe: async (_root, args, ctx) => {
+      const session = await ctx.prisma.session.findFirst({
+        where: { id: rowId(String(args.sessionId), 'Session', 'sessionId'), ...visibleTo(ctx.viewer) },
+        select: { id: true },
+      });
+      if (!session) throw new NotFoundError('Session');
+      return ctx.pubsub.subscribe('session:event', session.id);
+    },
+    resolve: (event) => event as never,
+  }),
+}));

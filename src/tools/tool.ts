@@ -1,0 +1,26 @@
+import type { AgentContext } from '../auth/agent-context.js';
+import type { PrismaClient } from '../db/generated/client.js';
+import type { AgentEventBody } from '../events/agent-event.js';
+
+/** What a tool handler may use while it runs. */
+export interface ToolContext {
+  agent: AgentContext;
+  prisma: PrismaClient;
+  turnId: string;
+  sessionId: string;
+  /** Name of the agent that called the tool. */
+  agentName: string;
+  /** Emits an event into the turn's stream (e.g. `action` or `sources`). */
+  emit(event: AgentEventBody): void;
+  signal: AbortSignal;
+}
+
+/** A tool the model can call. `parameters` is a JSON Schema; arguments are validated against it. */
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** Never runs on the model's word alone: a human decides first (see approvals). */
+  requiresApproval?: boolean;
+  handler(args: Args, ctx: ToolContext): Promise<unknown>;
+}
