@@ -14,6 +14,8 @@ import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { createEmbeddingProvider } from './rem/embeddings/create.js';
+import { RemService } from './rem/service.js';
 
 export interface App {
   /** Base URL of the GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql */
@@ -106,7 +108,8 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, l
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, eventFlushMs: config.agents.eventFlushMs };
+  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
+  return { prisma: db.prisma, pubsub, agents, turns, eventFlushMs: config.agents.eventFlushMs, rem };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -5,6 +5,7 @@ import { ownedBy, visibleTo } from '../auth/scope.js';
 import type { Message, Prisma, PrismaClient, Session, Turn } from '../db/generated/client.js';
 import { NotFoundError, SessionBusyError } from '../errors.js';
 import { TurnEventLog, type EventLogDeps } from '../events/event-log.js';
+import { EventWriter } from '../events/event-writer.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
 import type { Logger } from '../logger.js';
@@ -57,8 +58,10 @@ export class TurnService {
   private readonly active = new Map<string, ActiveRun>();
   readonly processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly stopListening: () => void;
+  private readonly writer: EventWriter;
 
   constructor(private readonly deps: TurnServiceDeps) {
+    this.writer = new EventWriter(deps.prisma, deps.logger, deps.settings.eventFlushMs);
     const cancels = deps.pubsub.subscribe('turn:cancel');
     void (async () => {
       for await (const { turnId } of cancels) this.active.get(turnId)?.controller.abort('cancelled' satisfies StopReason);
@@ -166,10 +169,11 @@ export class TurnService {
     this.stopListening();
     for (const run of this.active.values()) run.controller.abort('shutdown' satisfies StopReason);
     await Promise.all([...this.active.values()].map((run) => run.done));
+    await this.writer.flush().catch(() => {});
   }
 
   private eventLogDeps(): EventLogDeps {
-    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, logger: this.deps.logger, flushIntervalMs: this.deps.settings.eventFlushMs };
+    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, writer: this.writer };
   }
 
   private touched(sessionId: string) {

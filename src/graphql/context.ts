@@ -3,6 +3,7 @@ import type { TurnService } from '../agents/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import type { RemService } from '../rem/service.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
 export interface GraphQLContext extends AppServices {
@@ -17,4 +18,6 @@ export interface AppServices {
   turns: TurnService;
   /** The turn event log's batching window (subscribers wait this long for stragglers). */
   eventFlushMs: number;
+  /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */
+  rem: RemService;
 }

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError } from 'graphql-yoga';
-import { isAppError, ValidationError, type AppError } from '../errors.js';
+import { isAppError, QuerySyntaxError, ValidationError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** The GraphQL error a client sees for an expected failure: message plus a stable code. */
@@ -13,6 +13,7 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
     extensions: {
       code: error.code,
       ...(error instanceof ValidationError ? { issues: error.issues } : {}),
+      ...(error instanceof QuerySyntaxError ? { position: error.position, expected: error.expected } : {}),
       ...(error.httpStatus !== 200 ? { http: { status: error.httpStatus } } : {}),
     },
   });

@@ -34,6 +34,11 @@ export interface ScriptPacing {
   hang?: boolean;
   /** Like `hang`, but stall after this many chunks (0 = headers only). Wins over `hang`. */
   stallAfterChunks?: number;
+  /**
+   * Replace each content delta, as it is written, with the wall-clock time of the write
+   * (`performance.timeOrigin + performance.now()`, ms) and a space: for latency benchmarks.
+   */
+  stampContent?: boolean;
 }
 
 /** A string is split into word-ish chunks; an array gives the content delta of each chunk verbatim. */
@@ -432,6 +437,8 @@ async function streamReply(res: ServerResponse, reply: Reply, includeUsage: bool
     if (i >= stallAt) return holdOpen(signal);
     if (i > 0 && !(await pause(reply.pacing.delayMs, signal))) return;
     if (signal.aborted) return;
+    const delta = (chunk.choices[0] as { delta?: Delta } | undefined)?.delta;
+    if (reply.pacing.stampContent && delta?.content) delta.content = `${(performance.timeOrigin + performance.now()).toFixed(3)} `;
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
   if (Number.isFinite(stallAt)) return holdOpen(signal);

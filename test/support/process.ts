@@ -13,7 +13,9 @@ export interface ServerProcess {
 
 /** Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would. */
 export function runCli(args: string[], env: Record<string, string>): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  // REMGRAPH_CHILD_NODE_ARGS passes extra flags to node, e.g. `--cpu-prof` when profiling a benchmark.
+  const nodeArgs = (process.env.REMGRAPH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

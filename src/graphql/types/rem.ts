@@ -1,0 +1,392 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { AgentContext } from '../../auth/agent-context.js';
+import { visibleTo } from '../../auth/scope.js';
+import type { Entity, PrismaClient } from '../../db/generated/client.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
+import {
+  deleteMemory,
+  ingest,
+  memoryWhere,
+  reembed,
+  upsertEntity,
+  upsertMoment,
+  upsertResource,
+  type IngestResult,
+  type MemoryDeps,
+  type ReembedResult,
+  type StoredEdge,
+} from '../../rem/memory-store.js';
+import { normalizeKey } from '../../rem/keys.js';
+import { REM_MODES } from '../../rem/parser.js';
+import type { RemHit, RemResult } from '../../rem/service.js';
+import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
+import { rowId } from '../ids.js';
+import { pageSize } from '../pagination.js';
+
+const memoryDeps = (ctx: GraphQLContext): MemoryDeps => ({ prisma: ctx.prisma, embedder: ctx.rem.embedder });
+
+/**
+ * Batches edge-target lookups of one request into one query per tick: a page of entities with their
+ * edges' targets costs one query for the targets, not one per edge.
+ */
+const targetLoaders = new WeakMap<object, (key: string) => Promise<Entity | null>>();
+function loadTarget(ctx: GraphQLContext, key: string): Promise<Entity | null> {
+  let load = targetLoaders.get(ctx);
+  if (!load) {
+    load = keyLoader(ctx.prisma, ctx.viewer);
+    targetLoaders.set(ctx, load);
+  }
+  return load(key);
+}
+
+function keyLoader(prisma: PrismaClient, viewer: AgentContext) {
+  const cache = new Map<string, Promise<Entity | null>>();
+  let pending: Map<string, (row: Entity | null) => void> | null = null;
+  let failPending: ((error: unknown) => void)[] = [];
+  const flush = async (batch: Map<string, (row: Entity | null) => void>, fail: ((error: unknown) => void)[]) => {
+    try {
+      const rows = await prisma.entity.findMany({ where: { key: { in: [...batch.keys()] }, ...visibleTo(viewer) } });
+      const byKey = new Map<string, Entity>();
+      // The caller's own row wins over the shared row with the same key.
+      for (const row of rows) if (!byKey.has(row.key) || row.userId !== null) byKey.set(row.key, row);
+      for (const [key, resolve] of batch) resolve(byKey.get(key) ?? null);
+    } catch (error) {
+      fail.forEach((reject) => reject(error));
+    }
+  };
+  return (key: string) => {
+    const cached = cache.get(key);
+    if (cached) return cached;
+    if (!pending) {
+      const batch = new Map<string, (row: Entity | null) => void>();
+      const fail: ((error: unknown) => void)[] = [];
+      pending = batch;
+      failPending = fail;
+      setImmediate(() => {
+        pending = null;
+        void flush(batch, fail);
+      });
+    }
+    const batch = pending;
+    const fail = failPending;
+    const promise = new Promise<Entity | null>((resolve, reject) => {
+      batch.set(key, resolve);
+      fail.push(reject);
+    });
+    cache.set(key, promise);
+    return promise;
+  };
+}
+
+const GraphEdgeRef = builder.objectRef<StoredEdge>('GraphEdge');
+
+function edgesOf(value: unknown): StoredEdge[] {
+  return Array.isArray(value) ? (value as StoredEdge[]) : [];
+}
+
+export const EntityRef = builder.prismaNode('Entity', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
+  description: 'An ontology entity: structured knowledge under a natural-language key.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
+    name: t.exposeString('name', { nullable: true }),
+    summary: t.exposeString('summary', { nullable: true }),
+    content: t.exposeString('content', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    entityType: t.exposeString('entityType', { nullable: true }),
+    uri: t.exposeString('uri', { nullable: true }),
+    extractedData: t.expose('extractedData', { type: 'JSON', nullable: true }),
+  }),
+});
+
+export const ResourceRef = builder.prismaNode('Resource', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
+  description: 'Ingested content: a document, conversation or artifact.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
+    name: t.exposeString('name', { nullable: true }),
+    summary: t.exposeString('summary', { nullable: true }),
+    content: t.exposeString('content', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    uri: t.exposeString('uri', { nullable: true }),
+    category: t.exposeString('category', { nullable: true }),
+  }),
+});
+
+export const MomentRef = builder.prismaNode('Moment', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
+  description: 'A time-bounded episode.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
+    name: t.exposeString('name', { nullable: true }),
+    summary: t.exposeString('summary', { nullable: true }),
+    content: t.exposeString('content', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    momentType: t.exposeString('momentType', { nullable: true }),
+    startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true }),
+    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
+    sessionId: t.id({ nullable: true, resolve: (m) => (m.sessionId ? encodeGlobalID('Session', m.sessionId) : null) }),
+  }),
+});
+
+GraphEdgeRef.implement({
+  description: 'A labelled, weighted link from a memory row to an entity key.',
+  fields: (t) => ({
+    dst: t.exposeString('dst', { description: 'Key of the target.' }),
+    relType: t.string({ resolve: (e) => e.rel_type }),
+    weight: t.float({ resolve: (e) => e.weight ?? 1 }),
+    properties: t.field({ type: 'JSON', nullable: true, resolve: (e) => e.properties ?? null }),
+    target: t.field({
+      type: EntityRef,
+      nullable: true,
+      description: 'The entity the key names, if the caller can see one (batched per request).',
+      resolve: (e, _args, ctx) => loadTarget(ctx, e.dst),
+    }),
+  }),
+});
+
+const MemoryFilterInput = builder.inputType('MemoryFilter', {
+  fields: (t) => ({
+    tags: t.stringList({ required: false, description: 'Rows with any of these tags.' }),
+    type: t.string({ required: false, description: 'entityType, resource category or momentType.' }),
+    text: t.string({ required: false, description: 'Case-insensitive substring of key, name, summary or content.' }),
+  }),
+});
+
+const RemModeEnum = builder.enumType('RemMode', { values: REM_MODES });
+
+const TYPENAME: Record<string, string> = { entities: 'Entity', resources: 'Resource', moments: 'Moment', messages: 'Message' };
+
+const RemHitRef = builder.objectRef<RemHit>('RemHit').implement({
+  description: 'One result of LOOKUP, FUZZY, SEARCH or TRAVERSE.',
+  fields: (t) => ({
+    id: t.id({ description: 'Global ID of the row (node(id) loads it).', resolve: (h) => encodeGlobalID(TYPENAME[h.entityType] ?? h.entityType, h.id) }),
+    key: t.exposeString('key'),
+    entityType: t.exposeString('entityType', { description: 'Table of the row: entities, resources, moments or messages.' }),
+    name: t.exposeString('name', { nullable: true }),
+    summary: t.exposeString('summary', { nullable: true }),
+    content: t.exposeString('content', { nullable: true, description: 'Full stored content (LOOKUP only).' }),
+    score: t.exposeFloat('score', { nullable: true, description: 'LOOKUP 1, FUZZY trigram similarity, SEARCH cosine similarity, TRAVERSE product of edge weights.' }),
+    edges: t.field({ type: [GraphEdgeRef], resolve: (h) => h.edges }),
+    path: t.exposeStringList('path', { nullable: true, description: 'TRAVERSE: keys from the start to this hit.' }),
+    relType: t.exposeString('relType', { nullable: true, description: 'TRAVERSE: relation of the last step.' }),
+    depth: t.exposeInt('depth', { nullable: true }),
+  }),
+});
+
+const RemResultRef = builder.objectRef<RemResult>('RemResult').implement({
+  fields: (t) => ({
+    mode: t.field({ type: RemModeEnum, resolve: (r) => r.mode }),
+    hits: t.field({ type: [RemHitRef], resolve: (r) => r.hits }),
+    rows: t.field({ type: 'JSON', nullable: true, description: 'SQL mode: result rows as JSON objects.', resolve: (r) => r.rows }),
+    truncated: t.exposeBoolean('truncated', { description: 'SQL mode: more rows matched than the row cap.' }),
+    tookMs: t.exposeFloat('tookMs'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  remQuery: t.field({
+    type: RemResultRef,
+    description:
+      'Runs a REM query: LOOKUP "key", FUZZY "text" THRESHOLD x, SEARCH "text" FROM table, TRAVERSE FROM "key" TYPE "rel" DEPTH n, or SQL SELECT ... ' +
+      'Errors: QUERY_SYNTAX (with position), FORBIDDEN (refused SQL), VALIDATION_FAILED.',
+    args: { query: t.arg.string() },
+    resolve: (_root, args, ctx) => ctx.rem.query(ctx.viewer, args.query),
+  }),
+  entity: t.prismaField({
+    type: 'Entity',
+    nullable: true,
+    description: 'The caller’s entity with this key (normalised), else the tenant’s shared one; null when there is none.',
+    args: { key: t.arg.string() },
+    resolve: async (query, _root, args, ctx) => {
+      const key = normalizeKey(args.key);
+      if (key === '') return null;
+      const rows = await ctx.prisma.entity.findMany({ ...query, where: { key, ...visibleTo(ctx.viewer) }, take: 2 });
+      return rows.find((r) => r.userId !== null) ?? rows[0] ?? null;
+    },
+  }),
+  entities: t.prismaConnection({
+    type: 'Entity',
+    cursor: 'id',
+    ...pageSize(20, 100),
+    args: { filter: t.arg({ type: MemoryFilterInput, required: false }) },
+    totalCount: (_root, args, ctx) => ctx.prisma.entity.count({ where: memoryWhere(ctx.viewer, 'entity', args.filter) }),
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.entity.findMany({ ...query, where: memoryWhere(ctx.viewer, 'entity', args.filter), orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] }),
+  }),
+  resources: t.prismaConnection({
+    type: 'Resource',
+    cursor: 'id',
+    ...pageSize(20, 100),
+    args: { filter: t.arg({ type: MemoryFilterInput, required: false }) },
+    totalCount: (_root, args, ctx) => ctx.prisma.resource.count({ where: memoryWhere(ctx.viewer, 'resource', args.filter) }),
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.resource.findMany({ ...query, where: memoryWhere(ctx.viewer, 'resource', args.filter), orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] }),
+  }),
+  moments: t.prismaConnection({
+    type: 'Moment',
+    cursor: 'id',
+    ...pageSize(20, 100),
+    args: { filter: t.arg({ type: MemoryFilterInput, required: false }) },
+    totalCount: (_root, args, ctx) => ctx.prisma.moment.count({ where: memoryWhere(ctx.viewer, 'moment', args.filter) }),
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.moment.findMany({ ...query, where: memoryWhere(ctx.viewer, 'moment', args.filter), orderBy: [{ startsAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }] }),
+  }),
+}));
+
+const GraphEdgeInput = builder.inputType('GraphEdgeInput', {
+  fields: (t) => ({
+    dst: t.string({ description: 'Key of the target entity (normalised).' }),
+    relType: t.string(),
+    weight: t.float({ required: false, description: '0..1, default 1 (1.0 primary, 0.5 secondary).' }),
+    properties: t.field({ type: 'JSON', required: false }),
+  }),
+});
+
+const commonInputFields = (t: any) => ({
+  key: t.string({ description: 'Natural-language label; stored normalised to kebab-case ("Sarah Chen" -> sarah-chen).' }),
+  name: t.string({ required: false }),
+  summary: t.string({ required: false }),
+  content: t.string({ required: false, description: 'Text that is embedded for SEARCH (with name and summary).' }),
+  tags: t.stringList({ required: false }),
+  graphEdges: t.field({ type: [GraphEdgeInput], required: false }),
+  metadata: t.field({ type: 'JSON', required: false }),
+  shared: t.boolean({ required: false, description: 'Write the tenant’s shared row (user_id NULL): admins only.' }),
+});
+
+const EntityInput = builder.inputType('EntityInput', {
+  description: 'Omitted fields keep their stored value on update; null clears them.',
+  fields: (t) => ({
+    ...commonInputFields(t),
+    entityType: t.string({ required: false }),
+    uri: t.string({ required: false }),
+    extractedData: t.field({ type: 'JSON', required: false }),
+  }),
+});
+const ResourceInput = builder.inputType('ResourceInput', {
+  fields: (t) => ({ ...commonInputFields(t), uri: t.string({ required: false }), category: t.string({ required: false }) }),
+});
+const MomentInput = builder.inputType('MomentInput', {
+  fields: (t) => ({
+    ...commonInputFields(t),
+    momentType: t.string({ required: false }),
+    startsAt: t.field({ type: 'DateTime', required: false }),
+    endsAt: t.field({ type: 'DateTime', required: false }),
+    sessionId: t.id({ required: false }),
+  }),
+});
+const MemoryItemInput = builder.inputType('MemoryItemInput', {
+  description: 'Exactly one of entity, resource or moment.',
+  fields: (t) => ({
+    entity: t.field({ type: EntityInput, required: false }),
+    resource: t.field({ type: ResourceInput, required: false }),
+    moment: t.field({ type: MomentInput, required: false }),
+  }),
+});
+
+const IngestSuccessRef = builder.objectRef<IngestResult>('IngestSuccess').implement({
+  fields: (t) => ({
+    entities: t.field({ type: [EntityRef], resolve: (r) => r.entities }),
+    resources: t.field({ type: [ResourceRef], resolve: (r) => r.resources }),
+    moments: t.field({ type: [MomentRef], resolve: (r) => r.moments }),
+    count: t.int({ resolve: (r) => r.entities.length + r.resources.length + r.moments.length }),
+  }),
+});
+
+const ReembedSuccessRef = builder.objectRef<ReembedResult>('ReembedSuccess').implement({
+  fields: (t) => ({
+    model: t.exposeString('model'),
+    dimension: t.exposeInt('dimension'),
+    embedded: t.exposeInt('embedded', { description: 'Rows that got a vector for the current model.' }),
+  }),
+});
+
+const writeErrors = [ValidationError, ForbiddenError, NotFoundError];
+const deleteErrors = [ValidationError, ForbiddenError, NotFoundError];
+
+/** GraphQL moment input: the session is a global ID. */
+function momentInput<T extends { sessionId?: string | number | null }>(input: T) {
+  return { ...input, sessionId: input.sessionId == null ? input.sessionId : rowId(String(input.sessionId), 'Session', 'sessionId') };
+}
+
+builder.mutationFields((t) => ({
+  upsertEntity: t.field({
+    type: EntityRef,
+    errors: { types: writeErrors, dataField: { name: 'entity' } },
+    args: { input: t.arg({ type: EntityInput }) },
+    resolve: (_root, args, ctx) => upsertEntity(memoryDeps(ctx), ctx.viewer, args.input as never),
+  }),
+  upsertResource: t.field({
+    type: ResourceRef,
+    errors: { types: writeErrors, dataField: { name: 'resource' } },
+    args: { input: t.arg({ type: ResourceInput }) },
+    resolve: (_root, args, ctx) => upsertResource(memoryDeps(ctx), ctx.viewer, args.input as never),
+  }),
+  upsertMoment: t.field({
+    type: MomentRef,
+    errors: { types: writeErrors, dataField: { name: 'moment' } },
+    args: { input: t.arg({ type: MomentInput }) },
+    resolve: (_root, args, ctx) => upsertMoment(memoryDeps(ctx), ctx.viewer, momentInput(args.input) as never),
+  }),
+  ingest: t.field({
+    type: IngestSuccessRef,
+    description: 'Upserts every item in one transaction: all are written, or none (the first invalid item is reported).',
+    errors: { types: writeErrors, directResult: true },
+    args: { items: t.arg({ type: [MemoryItemInput] }) },
+    resolve: (_root, args, ctx) =>
+      ingest(
+        memoryDeps(ctx),
+        ctx.viewer,
+        args.items.map((item) => ({ ...item, moment: item.moment ? momentInput(item.moment) : item.moment })) as never,
+      ),
+  }),
+  deleteEntity: t.field({
+    type: EntityRef,
+    errors: { types: deleteErrors, dataField: { name: 'entity', description: 'The entity as it was before deletion.' } },
+    args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'entity', args.key, args.shared ?? false) as Promise<Entity>,
+  }),
+  deleteResource: t.field({
+    type: ResourceRef,
+    errors: { types: deleteErrors, dataField: { name: 'resource' } },
+    args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'resource', args.key, args.shared ?? false) as never,
+  }),
+  deleteMoment: t.field({
+    type: MomentRef,
+    errors: { types: deleteErrors, dataField: { name: 'moment' } },
+    args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'moment', args.key, args.shared ?? false) as never,
+  }),
+  reembed: t.field({
+    type: ReembedSuccessRef,
+    description:
+      'Computes vectors of the configured embedding model for rows that have none (after changing EMBEDDING_MODEL). ' +
+      'Admins re-embed the whole tenant, other callers their own rows. SEARCH only ever compares vectors of the configured model.',
+    errors: { types: [ForbiddenError], directResult: true },
+    resolve: (_root, _args, ctx) => reembed(memoryDeps(ctx), ctx.viewer),
+  }),
+}));
+

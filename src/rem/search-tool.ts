@@ -1,0 +1,74 @@
+import type { Source } from '../events/agent-event.js';
+import { isAppError } from '../errors.js';
+import type { ToolDefinition } from '../tools/tool.js';
+import type { RemHit, RemService } from './service.js';
+
+interface SearchArgs {
+  query: string;
+}
+
+const SNIPPET = 300;
+const CONTENT = 4000;
+
+/**
+ * The agents' `search` tool: runs a REM query as the agent's caller (same scoping as remQuery) and
+ * emits the hits as a `sources` event. Query errors go back to the model as a result it can act on
+ * (fix the syntax, pick another mode), not as a failure of the turn.
+ */
+export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
+  return {
+    name: 'search',
+    description:
+      'Query memory with the REM dialect. LOOKUP "key" (exact kebab-case keys, several separated by commas; ' +
+      'LOOKUP "session-<id>-msg-<n>" returns a full stored message), FUZZY "text" THRESHOLD 0.5 LIMIT 10 (typos, partial names), ' +
+      'SEARCH "text" FROM entities|resources|moments LIMIT 10 (similar content), TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
+      'SQL SELECT ... (read-only, over resources, entities, moments, kv_store, embeddings).',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 4000, description: 'One REM query, e.g. LOOKUP "sarah-chen".' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    async handler(args, ctx) {
+      let result;
+      try {
+        result = await rem.query(ctx.agent, args.query);
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        const { code, message } = error;
+        return { error: { code, message, ...('position' in error ? { position: error.position } : {}) } };
+      }
+      if (result.hits.length > 0) ctx.emit({ type: 'sources', sources: result.hits.map(toSource) });
+      return {
+        mode: result.mode,
+        hits: result.hits.map((hit) => ({
+          key: hit.key,
+          entityType: hit.entityType,
+          ...(hit.name ? { name: hit.name } : {}),
+          summary: hit.summary,
+          ...(hit.content != null ? { content: truncate(hit.content, CONTENT) } : {}),
+          score: hit.score,
+          ...(hit.edges.length ? { edges: hit.edges.map((e) => ({ dst: e.dst, rel_type: e.rel_type, weight: e.weight })) } : {}),
+          ...(hit.path ? { path: hit.path, rel_type: hit.relType } : {}),
+        })),
+        ...(result.rows ? { rows: result.rows, truncated: result.truncated } : {}),
+      };
+    },
+  };
+}
+
+export function toSource(hit: RemHit): Source {
+  return {
+    key: hit.key,
+    entityType: hit.entityType,
+    title: hit.name,
+    snippet: hit.summary === null ? null : hit.summary.length > SNIPPET ? `${hit.summary.slice(0, SNIPPET - 1)}…` : hit.summary,
+    score: hit.score,
+  };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}

@@ -1,0 +1,376 @@
+/**
+ * The REM query dialect's execution: LOOKUP, FUZZY, SEARCH, TRAVERSE and SQL, each scoped to the
+ * caller (their rows and the tenant's shared rows, user_id IS NULL) on PGlite and PostgreSQL alike.
+ */
+import type { AgentContext } from '../auth/agent-context.js';
+import type { PrismaClient } from '../db/generated/client.js';
+import { ForbiddenError, QuerySyntaxError, ValidationError } from '../errors.js';
+import type { EmbeddingProvider } from './embeddings/provider.js';
+import { vectorLiteral } from './embeddings/provider.js';
+import type { StoredEdge } from './memory-store.js';
+import {
+  parseRemQuery,
+  type FuzzyQuery,
+  type LookupQuery,
+  type RemParseOptions,
+  type RemQuery,
+  type RemQueryMode,
+  type SearchQuery,
+  type SqlQuery,
+  type TraverseQuery,
+} from './parser.js';
+import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
+
+export interface RemSettings {
+  /** SEARCH default minimum cosine similarity. */
+  searchMinSimilarity: number;
+  sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+  parse?: Partial<RemParseOptions>;
+}
+
+export interface RemDeps {
+  prisma: PrismaClient;
+  embedder: EmbeddingProvider;
+}
+
+export interface RemHit {
+  /** Row id (uuid) in its table. */
+  id: string;
+  key: string;
+  /** Table the row lives in: entities, resources, moments (or messages for session message keys). */
+  entityType: string;
+  name: string | null;
+  summary: string | null;
+  /** Full stored content: LOOKUP only. */
+  content: string | null;
+  score: number | null;
+  edges: StoredEdge[];
+  /** TRAVERSE: keys from the start to this hit. */
+  path: string[] | null;
+  /** TRAVERSE: relation that led here. */
+  relType: string | null;
+  depth: number | null;
+}
+
+export interface RemResult {
+  mode: RemQueryMode;
+  hits: RemHit[];
+  /** SQL mode: the rows as JSON objects. */
+  rows: Record<string, unknown>[] | null;
+  /** SQL mode: more rows matched than the row cap allows. */
+  truncated: boolean;
+  tookMs: number;
+}
+
+interface KvRow {
+  entity_type: string;
+  entity_id: string;
+  entity_key: string;
+  content_summary: string | null;
+  graph_edges: unknown;
+  user_id: string | null;
+}
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const MESSAGE_KEY = new RegExp(`^session-(${UUID})-msg-(\\d{1,9})$`);
+
+/** The LOOKUP key of a stored session message, e.g. for truncation hints: `session-<id>-msg-<seq>`. */
+export function messageKey(sessionId: string, seq: number): string {
+  return `session-${sessionId.toLowerCase()}-msg-${seq}`;
+}
+
+const KV_COLUMNS = `kv."entity_type", kv."entity_id"::text AS entity_id, kv."entity_key", kv."content_summary", kv."graph_edges", kv."user_id"`;
+const SCOPE = (alias: string) => `${alias}."tenant_id" = $1 AND (${alias}."user_id" = $2 OR ${alias}."user_id" IS NULL)`;
+
+export class RemService {
+  constructor(
+    private readonly deps: RemDeps,
+    private readonly settings: RemSettings,
+  ) {}
+
+  get embedder(): EmbeddingProvider {
+    return this.deps.embedder;
+  }
+
+  /** Parses and runs a REM query. @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError */
+  async query(ctx: AgentContext, text: string): Promise<RemResult> {
+    const started = performance.now();
+    const query = parseRemQuery(text, this.settings.parse);
+    const result = await this.run(ctx, query, text);
+    return { ...result, mode: query.mode, tookMs: +(performance.now() - started).toFixed(3) };
+  }
+
+  async run(ctx: AgentContext, query: RemQuery, source = ''): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
+    switch (query.mode) {
+      case 'LOOKUP':
+        return hitsOnly(await this.lookup(ctx, query));
+      case 'FUZZY':
+        return hitsOnly(await this.fuzzy(ctx, query));
+      case 'SEARCH':
+        return hitsOnly(await this.search(ctx, query));
+      case 'TRAVERSE':
+        return hitsOnly(await this.traverse(ctx, query));
+      case 'SQL':
+        return this.sql(ctx, query, Math.max(0, source.indexOf(query.sql)));
+    }
+  }
+
+  /** O(1) per key: kv_store by (tenant, key), plus the full content of each row found. */
+  async lookup(ctx: AgentContext, query: LookupQuery): Promise<RemHit[]> {
+    const messageKeys = query.keys.filter((k) => MESSAGE_KEY.test(k));
+    const keys = query.keys.filter((k) => !MESSAGE_KEY.test(k));
+    const rows = keys.length
+      ? await this.deps.prisma.$queryRawUnsafe<(KvRow & { content: string | null; name: string | null })[]>(
+          `SELECT ${KV_COLUMNS},
+                  COALESCE(e."content", r."content", m."content") AS content, COALESCE(e."name", r."name", m."name") AS name
+           FROM "kv_store" kv
+           LEFT JOIN "entities" e ON kv."entity_type" = 'entities' AND e."id" = kv."entity_id"
+           LEFT JOIN "resources" r ON kv."entity_type" = 'resources' AND r."id" = kv."entity_id"
+           LEFT JOIN "moments" m ON kv."entity_type" = 'moments' AND m."id" = kv."entity_id"
+           WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}`,
+          ctx.tenantId,
+          ctx.userId,
+          keys,
+        )
+      : [];
+    const hits = new Map<string, RemHit[]>();
+    for (const row of rows) {
+      const list = hits.get(row.entity_key) ?? [];
+      list.push({ ...kvHit(row), name: row.name, content: row.content, score: 1 });
+      hits.set(row.entity_key, list);
+    }
+    for (const key of messageKeys) {
+      const [, sessionId, seq] = MESSAGE_KEY.exec(key)!;
+      const message = await this.deps.prisma.message.findFirst({
+        where: { sessionId, seq: Number(seq), session: { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] } },
+      });
+      if (message) {
+        hits.set(key, [
+          {
+            ...emptyHit(),
+            id: message.id,
+            key,
+            entityType: 'messages',
+            name: message.type,
+            summary: message.content?.slice(0, 1000) ?? null,
+            content: message.content,
+            score: 1,
+          },
+        ]);
+      }
+    }
+    // In the order asked; the caller's own row before the shared one.
+    return query.keys.flatMap((key) => (hits.get(key) ?? []).sort((a, b) => ownFirst(rows, a, b)));
+  }
+
+  /** pg_trgm over keys and summaries (GIN trigram indexes on kv_store). */
+  async fuzzy(ctx: AgentContext, query: FuzzyQuery): Promise<RemHit[]> {
+    const threshold = query.threshold;
+    const rows = await this.deps.prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(
+        `SELECT set_config('pg_trgm.similarity_threshold', $1, true), set_config('pg_trgm.word_similarity_threshold', $1, true)`,
+        String(threshold),
+      );
+      return tx.$queryRawUnsafe<(KvRow & { score: number })[]>(
+        `SELECT * FROM (
+           SELECT ${KV_COLUMNS},
+                  GREATEST(similarity(kv."entity_key", $4), word_similarity($3, kv."entity_key"),
+                           word_similarity($3, COALESCE(kv."content_summary", ''))) AS score
+           FROM "kv_store" kv
+           WHERE ${SCOPE('kv')} AND (kv."entity_key" % $4 OR $3 <% kv."entity_key" OR $3 <% kv."content_summary")
+         ) f
+         WHERE f.score >= $5
+         ORDER BY f.score DESC, f.entity_key
+         LIMIT $6`,
+        ctx.tenantId,
+        ctx.userId,
+        query.text.toLowerCase(),
+        query.text.toLowerCase().replace(/\s+/g, '-'),
+        threshold,
+        query.limit,
+      );
+    });
+    return rows.map((row) => ({ ...kvHit(row), score: round(row.score) }));
+  }
+
+  /** Cosine similarity over the current model's vectors (HNSW index per dimension). */
+  async search(ctx: AgentContext, query: SearchQuery): Promise<RemHit[]> {
+    const { embedder } = this.deps;
+    const [vector] = await embedder.embed([query.text]);
+    const dim = embedder.dimension;
+    const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
+    const tables = query.table ? [query.table] : ['entities', 'resources', 'moments'];
+    const rows = await this.deps.prisma.$transaction(async (tx) => {
+      // Filters (tenant, user, table) are applied while walking the index, not after a fixed top-k.
+      await tx.$queryRawUnsafe(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+      return tx.$queryRawUnsafe<(KvRow & { distance: number; name: string | null })[]>(
+        `WITH nearest AS MATERIALIZED (
+           SELECT e."entity_type", e."entity_id", e."embedding"::vector(${dim}) <=> $3::vector(${dim}) AS distance
+           FROM "embeddings" e
+           WHERE e."dimension" = ${dim} AND e."model" = $4 AND e."field" = 'content'
+             AND e."entity_type" = ANY($5::text[]) AND ${SCOPE('e')}
+           ORDER BY e."embedding"::vector(${dim}) <=> $3::vector(${dim})
+           LIMIT $6
+         )
+         SELECT ${KV_COLUMNS}, n.distance, NULL::text AS name
+         FROM nearest n JOIN "kv_store" kv ON kv."entity_type" = n."entity_type" AND kv."entity_id" = n."entity_id"
+         WHERE n.distance <= $7
+         ORDER BY n.distance, kv."entity_key"`,
+        ctx.tenantId,
+        ctx.userId,
+        vectorLiteral(vector!),
+        embedder.model,
+        tables,
+        query.limit,
+        1 - minSimilarity,
+      );
+    });
+    return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
+  }
+
+  /** Breadth-first over graph_edges, one indexed kv_store query per level: cycle-safe and bounded by DEPTH and LIMIT. */
+  async traverse(ctx: AgentContext, query: TraverseQuery): Promise<RemHit[]> {
+    const relType = query.relType?.toLowerCase();
+    const start = await this.kvByKeys(ctx, [query.from]);
+    const seen = new Set(start.map((r) => `${r.entity_type}:${r.entity_id}`));
+    const expanded = new Set([query.from]);
+    let frontier: { row: KvRow; path: string[]; score: number }[] = start.map((row) => ({ row, path: [row.entity_key], score: 1 }));
+    const hits: RemHit[] = [];
+    for (let depth = 1; depth <= query.depth && frontier.length > 0 && hits.length < query.limit; depth++) {
+      const wanted: { from: (typeof frontier)[number]; edge: StoredEdge }[] = [];
+      for (const node of frontier) {
+        for (const edge of edgesOf(node.row.graph_edges)) {
+          if (relType && edge.rel_type.toLowerCase() !== relType) continue;
+          if (expanded.has(edge.dst)) continue;
+          wanted.push({ from: node, edge });
+        }
+      }
+      const keys = [...new Set(wanted.map((w) => w.edge.dst))];
+      keys.forEach((k) => expanded.add(k));
+      const rows = keys.length ? await this.kvByKeys(ctx, keys) : [];
+      const byKey = new Map<string, KvRow[]>();
+      for (const row of rows) byKey.set(row.entity_key, [...(byKey.get(row.entity_key) ?? []), row]);
+      const next: typeof frontier = [];
+      for (const { from, edge } of wanted) {
+        for (const row of byKey.get(edge.dst) ?? []) {
+          const id = `${row.entity_type}:${row.entity_id}`;
+          if (seen.has(id) || hits.length >= query.limit) continue;
+          seen.add(id);
+          const node = { row, path: [...from.path, row.entity_key], score: from.score * (edge.weight ?? 1) };
+          next.push(node);
+          hits.push({ ...kvHit(row), path: node.path, relType: edge.rel_type, depth, score: round(node.score) });
+        }
+      }
+      frontier = next;
+    }
+    return hits;
+  }
+
+  private kvByKeys(ctx: AgentContext, keys: string[]): Promise<KvRow[]> {
+    return this.deps.prisma.$queryRawUnsafe<KvRow[]>(
+      `SELECT ${KV_COLUMNS} FROM "kv_store" kv WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}
+       ORDER BY kv."user_id" NULLS LAST, kv."entity_type", kv."entity_id"`,
+      ctx.tenantId,
+      ctx.userId,
+      keys,
+    );
+  }
+
+  /**
+   * Runs a checked SELECT in a READ ONLY transaction as rem_reader_custom, whose only readable
+   * relations are the views of rem_sql_custom, scoped by per-transaction settings that the query
+   * cannot change (set_config and SET are refused by the guard). Planner cost, statement time and
+   * rows are capped.
+   */
+  async sql(ctx: AgentContext, query: SqlQuery, offset = 0): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
+    checkSqlQuery(query.sql, offset);
+    const { rowCap, maxCost, statementTimeoutMs } = this.settings.sql;
+    const wrapped = `SELECT to_json(rem_sql_q) AS row FROM (\n${query.sql}\n) AS rem_sql_q LIMIT ${rowCap + 1}`;
+    const rows = await this.deps.prisma
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
+        await tx.$queryRawUnsafe(
+          `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
+                  set_config('standard_conforming_strings', 'on', true),
+                  set_config('remgraph.tenant_id', $2, true), set_config('remgraph.user_id', $3, true)`,
+          String(statementTimeoutMs),
+          ctx.tenantId,
+          ctx.userId ?? '',
+        );
+        await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
+        const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
+        const cost = planCost(plan[0]?.['QUERY PLAN']);
+        if (cost > maxCost) {
+          throw new ForbiddenError(
+            `SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`,
+          );
+        }
+        return tx.$queryRawUnsafe<{ row: unknown }[]>(wrapped);
+      }, { timeout: statementTimeoutMs + 5000, maxWait: 10_000 })
+      .catch((error: unknown) => {
+        throw mapSqlError(error, offset);
+      });
+    const objects = rows.map((r) => (typeof r.row === 'string' ? JSON.parse(r.row) : r.row) as Record<string, unknown>);
+    const truncated = objects.length > rowCap;
+    return { hits: [], rows: truncated ? objects.slice(0, rowCap) : objects, truncated };
+  }
+}
+
+function hitsOnly(hits: RemHit[]): Omit<RemResult, 'mode' | 'tookMs'> {
+  return { hits, rows: null, truncated: false };
+}
+
+function emptyHit(): RemHit {
+  return { id: '', key: '', entityType: '', name: null, summary: null, content: null, score: null, edges: [], path: null, relType: null, depth: null };
+}
+
+function kvHit(row: KvRow): RemHit {
+  return {
+    ...emptyHit(),
+    id: row.entity_id,
+    key: row.entity_key,
+    entityType: row.entity_type,
+    summary: row.content_summary,
+    edges: edgesOf(row.graph_edges),
+  };
+}
+
+function ownFirst(rows: KvRow[], a: RemHit, b: RemHit): number {
+  const own = (h: RemHit) => (rows.find((r) => r.entity_id === h.id)?.user_id == null ? 1 : 0);
+  return own(a) - own(b);
+}
+
+function edgesOf(value: unknown): StoredEdge[] {
+  const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (e): e is StoredEdge => typeof e === 'object' && e !== null && typeof e.dst === 'string' && typeof e.rel_type === 'string',
+  );
+}
+
+function round(x: number): number {
+  return Math.round(Number(x) * 1e6) / 1e6;
+}
+
+function planCost(plan: unknown): number {
+  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+  const cost = (parsed as { Plan?: { 'Total Cost'?: number } }[] | undefined)?.[0]?.Plan?.['Total Cost'];
+  return typeof cost === 'number' ? cost : 0;
+}
+
+/** PostgreSQL error codes reported by either driver adapter, as our coded errors. */
+function mapSqlError(error: unknown, offset: number): unknown {
+  if (error instanceof ForbiddenError || error instanceof QuerySyntaxError || error instanceof ValidationError) return error;
+  const e = error as { code?: string; message?: string; meta?: { code?: string; message?: string; driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string; code?: string } } } };
+  const cause = e.meta?.driverAdapterError?.cause;
+  const code = cause?.originalCode ?? e.meta?.code ?? (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined);
+  const message = cause?.originalMessage ?? e.meta?.message ?? e.message ?? 'SQL query failed';
+  if (!code) return error;
+  const tables = REM_SQL_TABLES.join(', ');
+  if (code === '42501') return new ForbiddenError(`SQL mode reads only the REM tables (${tables}): ${message}`);
+  if (code === '25006') return new ForbiddenError(`SQL mode is read-only: ${message}`);
+  if (code === '57014') return new ValidationError(`SQL query cancelled: ${message}`, [{ path: ['query'], message }]);
+  if (code === '42P01') return new QuerySyntaxError(`${message}; SQL mode can read ${tables}`, offset, [...REM_SQL_TABLES]);
+  if (code.startsWith('42')) return new QuerySyntaxError(`SQL error: ${message}`, offset, []);
+  return new ValidationError(`SQL query failed: ${message}`, [{ path: ['query'], message }]);
+}
