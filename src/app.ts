@@ -6,6 +6,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, pendingMigrations } from './db/migrations.js';
 import { AgentRegistry } from './agents/registry.js';
+import { ApprovalService } from './agents/approvals.js';
+import { startMaintenance } from './agents/maintenance.js';
 import { TurnService } from './agents/turns.js';
 import { createInProcessPubSub, type RemPubSub } from './events/pubsub.js';
 import type { AppServices } from './graphql/context.js';
@@ -54,6 +56,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
     throw error;
   }
   const yoga = createGraphQLServer({ services, identify, logger, graphiql: config.server.graphiql });
+  const stopMaintenance = startMaintenance({ approvals: services.approvals, turns: services.turns, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const httpServer = createServer((req, res) => {
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -84,6 +87,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
       await ws.dispose();
       httpServer.closeIdleConnections();
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
+      await stopMaintenance();
       await services.turns.shutdown();
       await closed;
       clearTimeout(forced);
@@ -105,11 +109,12 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, l
     agentsDir: config.agents.agentsDir,
   });
   const turns = new TurnService({ prisma: db.prisma, pubsub, logger, agents, models, tools, settings: config.agents });
+  const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, resume: (id) => turns.resume(id), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
   const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
-  return { prisma: db.prisma, pubsub, agents, turns, eventFlushMs: config.agents.eventFlushMs, rem };
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, eventFlushMs: config.agents.eventFlushMs, rem };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

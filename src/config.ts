@@ -37,6 +37,16 @@ const env = z.object({
   HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
   /** Longest time turn events wait in memory before being written (batching window). */
   EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
+  /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
+  APPROVAL_TTL_MS: z.coerce.number().int().min(0).default(0),
+  /** Decision applied to an expired approval. */
+  APPROVAL_DEFAULT_DECISION: z.enum(['reject', 'approve']).default('reject'),
+  /** How often expired approvals and orphaned turns are looked for. */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
+  /** How often a process marks its running turns alive; a turn silent for 3 beats is interrupted. */
+  TURN_HEARTBEAT_MS: z.coerce.number().int().min(50).default(10_000),
+  /** Deepest chain of agents asking agents (ask_agent). */
+  MAX_AGENT_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
   /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
   OPENAI_API_KEY: z.string().optional(),
   /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
@@ -92,7 +102,17 @@ export type Env = z.input<typeof env>;
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; maxRequestBytes: number; shutdownGraceMs: number };
-  agents: { defaultAgent: string; agentsDir?: string; historyTokenBudget: number; eventFlushMs: number };
+  agents: {
+    defaultAgent: string;
+    agentsDir?: string;
+    historyTokenBudget: number;
+    eventFlushMs: number;
+    approvalTtlMs: number;
+    approvalDefault: 'reject' | 'approve';
+    sweepIntervalMs: number;
+    heartbeatMs: number;
+    maxDepth: number;
+  };
   database: { url?: string; dataDir: string; poolSize: number };
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
@@ -139,6 +159,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       agentsDir: e.AGENTS_DIR,
       historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
       eventFlushMs: e.EVENT_FLUSH_MS,
+      approvalTtlMs: e.APPROVAL_TTL_MS,
+      approvalDefault: e.APPROVAL_DEFAULT_DECISION,
+      sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+      heartbeatMs: e.TURN_HEARTBEAT_MS,
+      maxDepth: e.MAX_AGENT_DEPTH,
     },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     log: { level: e.LOG_LEVEL },

@@ -27,8 +27,7 @@ export interface EventLogOwner {
  */
 export class TurnEventLog {
   private seq: number;
-  /** Receives every event after it is numbered (used to forward child events to a parent). */
-  onEvent: ((event: AgentEvent) => void) | undefined;
+  private readonly listeners: ((event: AgentEvent) => void)[] = [];
 
   constructor(
     private readonly deps: EventLogDeps,
@@ -39,6 +38,11 @@ export class TurnEventLog {
 
   get lastSeq(): number {
     return this.seq;
+  }
+
+  /** Calls `listener` with every event once published (e.g. to forward a child's events to its parent). */
+  listen(listener: (event: AgentEvent) => void): void {
+    this.listeners.push(listener);
   }
 
   emit(body: AgentEventBody): AgentEvent {
@@ -58,20 +62,20 @@ export class TurnEventLog {
   }
 
   /**
-   * Ends the log: stores pending events, then the final event together with `persist` (the turn's
-   * outcome) in one transaction, and only then publishes it. Whoever sees the final event can
-   * read the finished turn.
+   * Stores pending events, then `bodies` together with `persist` (e.g. the turn's outcome or its
+   * pause checkpoint) in one transaction, and only then publishes them: whoever sees these events
+   * can read the state they announce.
    */
-  async finish(body: AgentEventBody, persist: (tx: Prisma.TransactionClient) => Promise<unknown>): Promise<AgentEvent> {
+  async commit(bodies: AgentEventBody[], persist: (tx: Prisma.TransactionClient) => Promise<unknown>): Promise<AgentEvent[]> {
     await this.deps.writer.flush();
-    const event = this.number(body);
+    const events = bodies.map((body) => this.number(body));
     await this.deps.prisma.$transaction(async (tx) => {
       await persist(tx);
-      await tx.turnEvent.create({ data: toRow(event) });
-      await tx.turn.update({ where: { id: this.owner.turnId }, data: { lastSeq: event.seq } });
+      for (const event of events) await tx.turnEvent.create({ data: toRow(event) });
+      await tx.turn.update({ where: { id: this.owner.turnId }, data: { lastSeq: this.seq } });
     });
-    this.publish(event);
-    return event;
+    for (const event of events) this.publish(event);
+    return events;
   }
 
   private number(body: AgentEventBody): AgentEvent {
@@ -87,8 +91,39 @@ export class TurnEventLog {
   }
 
   private publish(event: AgentEvent): void {
-    this.deps.pubsub.publish('turn:event', this.owner.turnId, event);
-    this.deps.pubsub.publish('session:event', this.owner.sessionId, event);
-    this.onEvent?.(event);
+    publishEvents(this.deps.pubsub, this.owner.sessionId, [event]);
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+/**
+ * Appends an event to the log of a turn that no process is running (paused or orphaned), taking
+ * the next seq under the turn's row lock. `agent`/`depth` describe the turn. Publish the returned
+ * event after the transaction commits.
+ */
+export async function appendToIdleLog(
+  tx: Prisma.TransactionClient,
+  turn: { id: string; agent: string; depth: number },
+  body: AgentEventBody,
+): Promise<AgentEvent> {
+  const [row] = await tx.$queryRaw<{ last_seq: number }[]>`
+    UPDATE turns SET last_seq = GREATEST(last_seq, (SELECT COALESCE(MAX(seq), 0) FROM turn_events WHERE turn_id = ${turn.id}::uuid)) + 1
+    WHERE id = ${turn.id}::uuid RETURNING last_seq`;
+  const event = { seq: row!.last_seq, turnId: turn.id, at: new Date().toISOString(), agent: turn.agent, depth: turn.depth, ...body } as AgentEvent;
+  await tx.turnEvent.create({ data: toRow(event) });
+  return event;
+}
+
+/** Highest seq in a turn's log (the writer's batches included once flushed). */
+export async function lastLoggedSeq(prisma: PrismaClient | Prisma.TransactionClient, turnId: string): Promise<number> {
+  const row = await prisma.turnEvent.aggregate({ where: { turnId }, _max: { seq: true } });
+  return row._max.seq ?? 0;
+}
+
+/** Publishes stored events on the turn's and the session's channels. */
+export function publishEvents(pubsub: RemPubSub, sessionId: string, events: AgentEvent[]): void {
+  for (const event of events) {
+    pubsub.publish('turn:event', event.turnId, event);
+    pubsub.publish('session:event', sessionId, event);
   }
 }

@@ -16,6 +16,8 @@ export type Topics = {
   'session:event': [sessionId: string, event: AgentEvent];
   /** Asks whichever process runs the turn to cancel it. */
   'turn:cancel': [request: { turnId: string; requestedBy: string | null }];
+  /** An approval was created or decided in a tenant (review consoles refresh). */
+  'approvals:changed': [tenantId: string, change: { sessionId: string; turnId: string; approvalId?: string }];
   /** A registered agent changed: drop cached copies. */
   'agents:changed': [change: { tenantId: string; name: string }];
 };

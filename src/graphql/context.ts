@@ -1,3 +1,4 @@
+import type { ApprovalService } from '../agents/approvals.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../agents/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
@@ -16,6 +17,7 @@ export interface AppServices {
   pubsub: RemPubSub;
   agents: AgentRegistry;
   turns: TurnService;
+  approvals: ApprovalService;
   /** The turn event log's batching window (subscribers wait this long for stragglers). */
   eventFlushMs: number;
   /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */

@@ -6,6 +6,7 @@ import './types/messages.js';
 import './types/sessions.js';
 import './types/turns.js';
 import './types/agents.js';
+import './types/approvals.js';
 import './types/rem.js';
 
 builder.queryType({});

@@ -290,14 +290,6 @@ export async function deleteMemory(deps: Pick<MemoryDeps, 'prisma'>, ctx: AgentC
   return delegate(deps.prisma, kind).delete({ where: { id: row.id } });
 }
 
-/** The caller's own row for a key, else the tenant's shared one. */
-export async function findByKey<K extends MemoryKind>(deps: Pick<MemoryDeps, 'prisma'>, ctx: AgentContext, kind: K, rawKey: string) {
-  const key = normalizeKey(rawKey);
-  if (key === '') return null;
-  const rows = await delegate(deps.prisma, kind).findMany({ where: { key, ...visibleTo(ctx) }, take: 2 });
-  return (rows.find((r) => r.userId !== null) ?? rows[0] ?? null) as (K extends 'entity' ? Entity : K extends 'resource' ? Resource : Moment) | null;
-}
-
 const filterInput = z.object({
   tags: z.array(z.string().max(100)).max(50).nullish(),
   type: z.string().max(500).nullish(),

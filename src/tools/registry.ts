@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolRef } from '../agents/spec.js';
 import type { ToolSpec } from '../llm/chat-model.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
+import { ToolPause } from './tool-pause.js';
 
 export interface ToolOutcome {
   result: unknown;
@@ -61,6 +62,7 @@ export class ToolRegistry {
     try {
       return { result: (await tool.def.handler(args, ctx)) ?? null, isError: false };
     } catch (error) {
+      if (error instanceof ToolPause) throw error;
       return { result: { error: error instanceof Error ? error.message : String(error) }, isError: true };
     }
   }

@@ -13,6 +13,21 @@ export interface ToolContext {
   /** Emits an event into the turn's stream (e.g. `action` or `sources`). */
   emit(event: AgentEventBody): void;
   signal: AbortSignal;
+  /** Runs another agent as a child of this turn (the ask_agent tool); see agents/delegation.ts. */
+  delegate(request: DelegationRequest): Promise<DelegationResult>;
+}
+
+export interface DelegationRequest {
+  agentName: string;
+  inputText: string;
+  inputData?: unknown;
+}
+
+export interface DelegationResult {
+  childTurnId: string;
+  agent: string;
+  status: string;
+  content: string | null;
 }
 
 /** A tool the model can call. `parameters` is a JSON Schema; arguments are validated against it. */

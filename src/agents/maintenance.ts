@@ -1,0 +1,29 @@
+import type { Logger } from '../logger.js';
+import type { ApprovalService } from './approvals.js';
+import type { TurnService } from './turns.js';
+
+/**
+ * Periodic recovery, also run once at start-up: applies default decisions to expired approvals
+ * and interrupts or resumes turns that a stopped process left behind. Safe on any number of
+ * processes at once (every step claims its rows in the database).
+ */
+export function startMaintenance(deps: { approvals: ApprovalService; turns: TurnService; logger: Logger; intervalMs: number }): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = running.then(async () => {
+      try {
+        await deps.approvals.expireDue();
+        await deps.turns.sweep();
+      } catch (error) {
+        deps.logger.error({ err: error }, 'maintenance sweep failed');
+      }
+    });
+  };
+  tick();
+  const timer = setInterval(tick, deps.intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
