@@ -1,0 +1,137 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { caller, newUser, type Caller } from '../support/client.js';
+import { followTurn, registerAgent, send, shape } from '../support/agents.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { spawnServer, type ServerProcess } from '../support/process.js';
+import { tempDataDir } from '../support/server.js';
+import { DecideApprovalDocument, TurnDocument, TurnTreeDocument } from '../generated/graphql.js';
+
+const GATED = `
+name: careful
+description: You act only with approval.
+tools:
+  - name: action
+    requires_approval: true
+`;
+
+let fake: FakeOpenAI;
+const running: ServerProcess[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake?.close();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop('SIGKILL')));
+  expect(fake.pending, 'every scripted model reply was used').toBe(0);
+  fake.reset();
+});
+
+async function database(): Promise<Record<string, string>> {
+  const url = inject('databaseUrl');
+  return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
+}
+
+async function start(env: Record<string, string>) {
+  const server = await spawnServer({
+    OPENAI_API_KEY: 'test',
+    OPENAI_BASE_URL: fake.url,
+    LLM_DEFAULT_MODEL: 'openai:fake-model',
+    LLM_RETRY_BASE_MS: '1',
+    SWEEP_INTERVAL_MS: '100',
+    TURN_HEARTBEAT_MS: '200',
+    ...env,
+  });
+  running.push(server);
+  return server;
+}
+
+async function waitForStatus(user: Caller, turnId: string, status: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const turn = (await user.data(TurnTreeDocument, { id: turnId })).turn!;
+    if (turn.status === status) return turn;
+    if (Date.now() > deadline) throw new Error(`turn stayed ${turn.status}, expected ${status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function pausedTurn(server: ServerProcess) {
+  const user = newUser(server.url);
+  await registerAgent(user, GATED);
+  fake.enqueue({ toolCalls: [{ id: 'g', name: 'action', arguments: { type: 'survive' } }] });
+  const sent = await send(user, { content: 'do it', agent: 'careful' });
+  const turn = await waitForStatus(user, sent.turn.id, 'AWAITING_APPROVAL');
+  return { user, sent, approvalId: turn.approvals[0]!.id };
+}
+
+describe('durability across processes', () => {
+  it('accepts a decision after a full restart; the turn completes and the tool runs once', async () => {
+    const env = await database();
+    const first = await start(env);
+    const { user, sent, approvalId } = await pausedTurn(first);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await start(env);
+    const again = caller(second.url, user.headers);
+    fake.enqueue({ text: 'Done after the restart.' });
+    const decided = await again.data(DecideApprovalDocument, { id: approvalId, approve: true });
+    expect(decided.decideApproval.__typename).toBe('DecideApprovalSuccess');
+    const events = await followTurn(second.url, again, sent.turn.id);
+    expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'approval_result', 'resume', 'action', 'tool_result', 'content*', 'final']);
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Done after the restart.' });
+    const turn = (await again.data(TurnDocument, { id: sent.turn.id })).turn!;
+    expect(turn.toolCallsLog).toHaveLength(1);
+    expect(turn.events.filter((e) => e.__typename === 'ActionEvent')).toHaveLength(1);
+  });
+
+  it.runIf(inject('databaseUrl'))('lets another process sharing the database take the decision and resume', async () => {
+    const env = await database();
+    const a = await start(env);
+    const b = await start(env);
+    const { user, sent, approvalId } = await pausedTurn(a);
+    const viaB = caller(b.url, user.headers);
+    fake.enqueue({ text: 'Resumed on B.' });
+    await viaB.data(DecideApprovalDocument, { id: approvalId, approve: true });
+    const events = await followTurn(b.url, viaB, sent.turn.id);
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Resumed on B.' });
+  });
+
+  it('applies the default decision to an approval that expired while the server was down', async () => {
+    const env = { ...(await database()), APPROVAL_TTL_MS: '400', APPROVAL_DEFAULT_DECISION: 'reject' };
+    const first = await start(env);
+    const { user, sent } = await pausedTurn(first);
+    await first.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 600));
+
+    fake.enqueue({ text: 'The approval expired, so I did nothing.' });
+    const second = await start(env);
+    const again = caller(second.url, user.headers);
+    const turn = await waitForStatus(again, sent.turn.id, 'COMPLETED');
+    expect(turn.approvals[0]).toMatchObject({ status: 'EXPIRED', approved: false, reason: 'Expired; default decision: reject' });
+    const events = await followTurn(second.url, again, sent.turn.id);
+    expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'approval_result', 'tool_result', 'content*', 'final']);
+  });
+
+  it('marks a turn whose server died INTERRUPTED and completes late subscribers’ streams', async () => {
+    const env = await database();
+    const first = await start(env);
+    const user = newUser(first.url);
+    fake.enqueue({ text: ['Half ', 'an ', 'answer'], stallAfterChunks: 2 });
+    const sent = await send(user, { content: 'long answer please' });
+    await new Promise((r) => setTimeout(r, 300));
+    await first.stop('SIGKILL');
+
+    const second = await start(env);
+    const again = caller(second.url, user.headers);
+    const turn = await waitForStatus(again, sent.turn.id, 'INTERRUPTED');
+    expect(turn.status).toBe('INTERRUPTED');
+    const events = await followTurn(second.url, again, sent.turn.id);
+    expect(shape(events).slice(-2)).toEqual(['error', 'final']);
+    expect(events.at(-2)).toMatchObject({ code: 'INTERRUPTED' });
+    expect(events.at(-1)).toMatchObject({ status: 'INTERRUPTED' });
+    expect(events.map((e) => (e as { seq: number }).seq)).toEqual(events.map((_, i) => i + 1));
+  });
+});
