@@ -15,8 +15,9 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: suites that start real server processes share two cores with everything else.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       ...backends.map((backend) => ({

@@ -9,7 +9,7 @@ import { AgentRegistry } from './agents/registry.js';
 import { ApprovalService } from './agents/approvals.js';
 import { startMaintenance } from './agents/maintenance.js';
 import { TurnService } from './agents/turns.js';
-import { createInProcessPubSub, type RemPubSub } from './events/pubsub.js';
+import { openPubSub, type PubSubHandle, type RemPubSub } from './events/pubsub.js';
 import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
@@ -47,14 +47,18 @@ export async function startApp(config: Config, logger = createLogger(config.log.
   }
 
   const identify = createIdentify(config.auth);
-  const pubsub = createInProcessPubSub();
+  let bus: PubSubHandle | undefined;
   let services: AppServices;
   try {
-    services = await createServices(config, db, pubsub, logger);
+    bus = await openPubSub(config.pubsub.redisUrl);
+    services = await createServices(config, db, bus.pubsub, logger);
   } catch (error) {
+    await bus?.close();
     await db.close();
     throw error;
   }
+  const pubsubHandle = bus;
+  if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const yoga = createGraphQLServer({ services, identify, logger, graphiql: config.server.graphiql });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, turns: services.turns, logger, intervalMs: config.agents.sweepIntervalMs });
 
@@ -92,6 +96,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
+      await pubsubHandle.close();
       await db.close();
     })());
 

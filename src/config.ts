@@ -16,6 +16,8 @@ const env = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional(),
   DATA_DIR: z.string().min(1).default('.data'),
+  /** Redis for pubsub between server instances; unset means in-process pubsub (one instance). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHIQL: bool.default(true),
@@ -114,6 +116,7 @@ export interface Config {
     maxDepth: number;
   };
   database: { url?: string; dataDir: string; poolSize: number };
+  pubsub: { redisUrl?: string };
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
     | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; adminRole: string; defaultTenant: string }
@@ -166,6 +169,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxDepth: e.MAX_AGENT_DEPTH,
     },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
+    pubsub: { redisUrl: e.REDIS_URL },
     log: { level: e.LOG_LEVEL },
     auth: jwt
       ? {

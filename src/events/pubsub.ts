@@ -1,4 +1,6 @@
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
+import { Redis } from 'ioredis';
 import type { Session } from '../db/generated/client.js';
 import type { AgentEvent } from './agent-event.js';
 
@@ -29,6 +31,28 @@ export interface SessionUpdate {
 
 export type RemPubSub = PubSub<Topics>;
 
-export function createInProcessPubSub(): RemPubSub {
-  return createPubSub<Topics>();
+export interface PubSubHandle {
+  pubsub: RemPubSub;
+  kind: 'in-process' | 'redis';
+  close(): Promise<void>;
+}
+
+/**
+ * In-process by default; with a Redis URL, every server instance sharing that Redis sees every
+ * event (turn streams, cancellations, approval and agent changes), whichever instance runs the turn.
+ */
+export async function openPubSub(redisUrl?: string): Promise<PubSubHandle> {
+  if (!redisUrl) return { pubsub: createPubSub<Topics>(), kind: 'in-process', close: async () => {} };
+  const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
+  const publishClient = new Redis(redisUrl, options);
+  const subscribeClient = new Redis(redisUrl, options);
+  await Promise.all([publishClient.connect(), subscribeClient.connect()]);
+  const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+  return {
+    pubsub: createPubSub<Topics>({ eventTarget }),
+    kind: 'redis',
+    async close() {
+      await Promise.all([publishClient.quit(), subscribeClient.quit()]).catch(() => {});
+    },
+  };
 }

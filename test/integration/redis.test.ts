@@ -1,0 +1,58 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { caller, collect, newUser, wsClient } from '../support/client.js';
+import { followTurn, send } from '../support/agents.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { spawnServer, type ServerProcess } from '../support/process.js';
+import { CancelTurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let fake: FakeOpenAI;
+const running: ServerProcess[] = [];
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake?.close();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop('SIGKILL')));
+  fake.reset();
+});
+
+async function instance() {
+  const server = await spawnServer({
+    DATABASE_URL: inject('databaseUrl'),
+    REDIS_URL,
+    OPENAI_API_KEY: 'test',
+    OPENAI_BASE_URL: fake.url,
+    LLM_DEFAULT_MODEL: 'openai:fake-model',
+  });
+  running.push(server);
+  return server;
+}
+
+// Several instances need a shared database, so this runs on the postgres backend only.
+describe.runIf(inject('databaseUrl'))('several instances sharing PostgreSQL and Redis', () => {
+  it('streams a turn running on one instance live to a client of another, and cancels across them', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const user = newUser(a.url);
+    const onB = caller(b.url, user.headers);
+
+    fake.enqueue({ text: Array.from({ length: 40 }, (_, i) => `t${i} `), delayMs: 20 });
+    const sent = await send(user, { content: 'stream to B' });
+    const events = await followTurn(b.url, onB, sent.turn.id);
+    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
+    expect(events.map((e) => (e as { seq: number }).seq)).toEqual(events.map((_, i) => i + 1));
+
+    fake.enqueue({ text: ['never ', 'finishing'], stallAfterChunks: 2 });
+    const slow = await send(user, { content: 'cancel me from B', sessionId: sent.session.id });
+    const client = wsClient(b.url, user.headers);
+    const sub = collect(client, TurnEventsDocument, { turnId: slow.turn.id });
+    const cancelled = await onB.data(CancelTurnDocument, { id: slow.turn.id });
+    expect(cancelled.cancelTurn).toMatchObject({ turn: { status: 'CANCELLED' } });
+    const tail = (await sub.done).map((i) => i.data!.turnEvents);
+    await client.dispose();
+    expect(tail.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
+  });
+});
