@@ -14,6 +14,7 @@ import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
+import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
@@ -104,7 +105,8 @@ export async function startApp(config: Config, logger = createLogger(config.log.
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, logger: Logger): Promise<AppServices> {
-  const tools = new ToolRegistry(builtinTools);
+  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)]);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
@@ -118,7 +120,6 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, l
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
   return { prisma: db.prisma, pubsub, agents, turns, approvals, eventFlushMs: config.agents.eventFlushMs, rem };
 }
 

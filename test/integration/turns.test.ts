@@ -327,3 +327,18 @@ async function until(check: () => boolean, timeoutMs = 10_000) {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('memory search tool', () => {
+  it('lets an agent query REM and streams the hits as sources', async () => {
+    const user = newUser(server.url);
+    const { UpsertEntityDocument } = await import('../generated/graphql.js');
+    await user.data(UpsertEntityDocument, { input: { key: 'Sarah Chen', content: 'Sarah Chen leads the platform team.', tags: ['people'] } });
+    await registerAgent(user, 'name: rememberer\ndescription: You look things up.\ntools:\n  - name: search\n');
+    fake.enqueue({ toolCalls: [{ id: 's1', name: 'search', arguments: { query: 'LOOKUP "sarah-chen"' } }] }, { text: 'Sarah leads the platform team.' });
+    const { events, turn } = await chat(server.url, user, { content: 'Who is Sarah?', agent: 'rememberer' });
+    expect(shape(events)).toEqual(['tool_call', 'sources', 'tool_result', 'content*', 'final']);
+    expect(events[1]).toMatchObject({ sources: [{ key: 'sarah-chen', entityType: 'entities' }] });
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED' });
+    expect(turn.toolCallsLog).toMatchObject([{ tool: 'search', isError: false, result: { mode: 'LOOKUP', hits: [{ key: 'sarah-chen' }] } }]);
+  });
+});
