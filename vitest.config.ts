@@ -21,7 +21,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       ...backends.map((backend) => ({
-        extends: true,
+        extends: true as const,
         test: {
           name: backend,
           include: ['test/integration/**/*.test.ts'],

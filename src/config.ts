@@ -100,7 +100,6 @@ export interface LlmProvider {
   apiKeyEnv?: string;
 }
 
-export type Env = z.input<typeof env>;
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; maxRequestBytes: number; shutdownGraceMs: number };

@@ -1,37 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect, newUser, wsClient } from '../support/client.js';
-import { followTurn, registerAgent, send, shape, startAgentServer, type Event } from '../support/agents.js';
-import type { FakeOpenAI } from '../support/fake-openai.js';
-import type { TestServer } from '../support/server.js';
+import { followTurn, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import { ApprovalsChangedDocument, ApprovalsDocument, DecideApprovalDocument, TurnDocument, TurnEventsDocument, TurnTreeDocument } from '../generated/graphql.js';
 import type { Caller } from '../support/client.js';
 
-let server: TestServer;
-let fake: FakeOpenAI;
-
-beforeAll(async () => {
-  ({ server, fake } = await startAgentServer());
-});
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-});
-afterEach(() => {
-  expect(fake.pending, 'every scripted model reply was used').toBe(0);
-  fake.reset();
-});
-
-export const GATED_AGENT = `
-name: careful
-description: You act only with approval.
-tools:
-  - name: action
-    requires_approval: true
-  - name: register_metadata
-`;
+const env = useAgentServer();
 
 /** Follows a turn until it pauses for approval; returns the events so far. */
-export async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
+async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
   const client = wsClient(url, user.headers);
   try {
     const sub = collect(client, TurnEventsDocument, { turnId }, (items) => items.filter((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent').length >= approvalsExpected);
@@ -45,11 +21,11 @@ const seqOf = (events: Event[]) => (events.at(-1) as { seq: number }).seq;
 
 describe('approvals', () => {
   it('pauses on a gated call, runs it once approved and continues', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'deploy' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'deploy' } }] });
     const sent = await send(user, { content: 'deploy it', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id);
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
     expect(shape(before)).toEqual(['tool_call', 'approval_needed']);
     const needed = before[1] as Extract<Event, { __typename: 'ApprovalNeededEvent' }>;
     expect(needed).toMatchObject({ toolCallId: 'g1', name: 'action', arguments: { type: 'deploy' }, agentPath: ['careful'] });
@@ -60,10 +36,10 @@ describe('approvals', () => {
     const pending = await user.data(ApprovalsDocument, { status: 'PENDING', sessionId: sent.session.id });
     expect(pending.approvals.edges.map((e) => e.node.id)).toEqual([needed.approvalId]);
 
-    fake.enqueue({ text: 'Deployed.' });
+    env.fake.enqueue({ text: 'Deployed.' });
     const decided = await user.data(DecideApprovalDocument, { id: needed.approvalId, approve: true, reason: 'looks fine' });
     expect(decided.decideApproval).toMatchObject({ __typename: 'DecideApprovalSuccess', approval: { status: 'APPROVED', approved: true, reason: 'looks fine' } });
-    const after = await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(shape(after)).toEqual(['approval_result', 'resume', 'action', 'tool_result', 'content*', 'final']);
     expect(after[0]).toMatchObject({ approvalId: needed.approvalId, approved: true, decidedBy: user.headers['x-user-id'] });
     expect(after.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Deployed.' });
@@ -75,25 +51,25 @@ describe('approvals', () => {
   });
 
   it('tells the model about a rejection and lets it finish', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'r1', name: 'action', arguments: { type: 'delete' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'r1', name: 'action', arguments: { type: 'delete' } }] });
     const sent = await send(user, { content: 'delete it', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id);
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
     const approvalId = (before[1] as { approvalId: string }).approvalId;
-    fake.enqueue({ text: 'Understood, I will not delete it.' });
+    env.fake.enqueue({ text: 'Understood, I will not delete it.' });
     await user.data(DecideApprovalDocument, { id: approvalId, approve: false, reason: 'too risky' });
-    const after = await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(shape(after)).toEqual(['approval_result', 'tool_result', 'content*', 'final']);
     expect(after[1]).toMatchObject({ isError: true, result: { error: 'A human reviewer rejected this call: too risky' } });
-    expect(JSON.parse(fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({ error: 'A human reviewer rejected this call: too risky' });
+    expect(JSON.parse(env.fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({ error: 'A human reviewer rejected this call: too risky' });
     expect(after.at(-1)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('waits for every gated call of a response, running the ungated ones at once', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    fake.enqueue({
+    env.fake.enqueue({
       toolCalls: [
         { id: 'a', name: 'action', arguments: { type: 'one' } },
         { id: 'm', name: 'register_metadata', arguments: { confidence: 0.9 } },
@@ -101,34 +77,34 @@ describe('approvals', () => {
       ],
     });
     const sent = await send(user, { content: 'two things', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id, 2);
+    const before = await untilPaused(env.server.url, user, sent.turn.id, 2);
     expect(shape(before)).toEqual(['tool_call', 'tool_call', 'tool_call', 'action', 'tool_result', 'approval_needed', 'approval_needed']);
     const [first, second] = before.filter((e) => e.__typename === 'ApprovalNeededEvent') as { approvalId: string; toolCallId: string }[];
     expect([first!.toolCallId, second!.toolCallId]).toEqual(['a', 'b']);
 
     await user.data(DecideApprovalDocument, { id: first!.approvalId, approve: true });
     expect((await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!.status).toBe('AWAITING_APPROVAL');
-    fake.enqueue({ text: 'Both handled.' });
+    env.fake.enqueue({ text: 'Both handled.' });
     await user.data(DecideApprovalDocument, { id: second!.approvalId, approve: false });
-    const after = await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(shape(after)).toEqual(['approval_result', 'approval_result', 'resume', 'action', 'tool_result', 'tool_result', 'content*', 'final']);
-    const toolMessages = fake.chatRequests[1]!.body.messages.filter((m: { role: string }) => m.role === 'tool');
+    const toolMessages = env.fake.chatRequests[1]!.body.messages.filter((m: { role: string }) => m.role === 'tool');
     expect(toolMessages.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual(['m', 'a', 'b']);
   });
 
   it('records exactly one of ten concurrent decisions and runs the tool once', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'c', name: 'action', arguments: { type: 'once' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'c', name: 'action', arguments: { type: 'once' } }] });
     const sent = await send(user, { content: 'race', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id);
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
     const approvalId = (before[1] as { approvalId: string }).approvalId;
-    fake.enqueue({ text: 'Done once.' });
+    env.fake.enqueue({ text: 'Done once.' });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => user.data(DecideApprovalDocument, { id: approvalId, approve: i % 2 === 0 })));
     const kinds = results.map((r) => r.decideApproval.__typename);
     expect(kinds.filter((k) => k === 'DecideApprovalSuccess')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'AlreadyDecidedError')).toHaveLength(9);
-    const after = await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(after.filter((e) => e.__typename === 'ApprovalResultEvent')).toHaveLength(1);
     expect(after.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
     const turn = (await user.data(TurnDocument, { id: sent.turn.id })).turn!;
@@ -138,50 +114,50 @@ describe('approvals', () => {
 
   it('lets only the owner decide; others get NOT_FOUND and see nothing', async () => {
     const tenant = `t-${Date.now()}`;
-    const alice = newUser(server.url, tenant);
-    const mallory = newUser(server.url, tenant);
+    const alice = newUser(env.server.url, tenant);
+    const mallory = newUser(env.server.url, tenant);
     await registerAgent(alice, GATED_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'o', name: 'action', arguments: { type: 'mine' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'o', name: 'action', arguments: { type: 'mine' } }] });
     const sent = await send(alice, { content: 'mine', agent: 'careful' });
-    const before = await untilPaused(server.url, alice, sent.turn.id);
+    const before = await untilPaused(env.server.url, alice, sent.turn.id);
     const approvalId = (before[1] as { approvalId: string }).approvalId;
     const attempt = await mallory.data(DecideApprovalDocument, { id: approvalId, approve: true });
     expect(attempt.decideApproval).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
     expect((await mallory.data(ApprovalsDocument, {})).approvals.edges).toEqual([]);
     expect((await alice.data(ApprovalsDocument, { status: 'PENDING' })).approvals.edges).toHaveLength(1);
     // Clean up: the owner rejects and the model finishes.
-    fake.enqueue({ text: 'ok' });
+    env.fake.enqueue({ text: 'ok' });
     await alice.data(DecideApprovalDocument, { id: approvalId, approve: false });
-    await followTurn(server.url, alice, sent.turn.id, seqOf(before));
+    await followTurn(env.server.url, alice, sent.turn.id, seqOf(before));
   });
 
   it('streams approval changes to a review console', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    const client = wsClient(server.url, user.headers);
+    const client = wsClient(env.server.url, user.headers);
     const console_ = collect(client, ApprovalsChangedDocument, {}, (items) => items.some((i) => i.data?.approvalsChanged.status === 'APPROVED'));
     await new Promise((r) => setTimeout(r, 100));
-    fake.enqueue({ toolCalls: [{ id: 'w', name: 'action', arguments: { type: 'watch' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'w', name: 'action', arguments: { type: 'watch' } }] });
     const sent = await send(user, { content: 'watch', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id);
-    fake.enqueue({ text: 'ok' });
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
+    env.fake.enqueue({ text: 'ok' });
     await user.data(DecideApprovalDocument, { id: (before[1] as { approvalId: string }).approvalId, approve: true });
     const items = (await console_.done).map((i) => i.data!.approvalsChanged.status);
     await client.dispose();
     expect(items).toEqual(['PENDING', 'APPROVED']);
-    await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
   });
 
   it('cancels a paused turn, rejecting what it waited for', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'x', name: 'action', arguments: { type: 'never' } }] });
+    env.fake.enqueue({ toolCalls: [{ id: 'x', name: 'action', arguments: { type: 'never' } }] });
     const sent = await send(user, { content: 'never mind', agent: 'careful' });
-    const before = await untilPaused(server.url, user, sent.turn.id);
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
     const { CancelTurnDocument } = await import('../generated/graphql.js');
     const cancelled = await user.data(CancelTurnDocument, { id: sent.turn.id });
     expect(cancelled.cancelTurn).toMatchObject({ turn: { status: 'CANCELLED' } });
-    const after = await followTurn(server.url, user, sent.turn.id, seqOf(before));
+    const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(shape(after)).toEqual(['final']);
     expect((await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!.approvals[0]).toMatchObject({ status: 'REJECTED' });
   });

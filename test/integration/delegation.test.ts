@@ -1,25 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect, newUser, wsClient } from '../support/client.js';
-import { followTurn, registerAgent, send, shape, startAgentServer, type Event } from '../support/agents.js';
-import type { FakeOpenAI } from '../support/fake-openai.js';
-import type { TestServer } from '../support/server.js';
+import { followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import { CancelTurnDocument, DecideApprovalDocument, TurnDocument, TurnEventsDocument, TurnTreeDocument } from '../generated/graphql.js';
 import type { Caller } from '../support/client.js';
 
-let server: TestServer;
-let fake: FakeOpenAI;
-
-beforeAll(async () => {
-  ({ server, fake } = await startAgentServer({ MAX_AGENT_DEPTH: '2' }));
-});
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-});
-afterEach(() => {
-  expect(fake.pending, 'every scripted model reply was used').toBe(0);
-  fake.reset();
-});
+const env = useAgentServer({ MAX_AGENT_DEPTH: '2' });
 
 const agent = (name: string, tools: string[], extra = '') =>
   `name: ${name}\ndescription: You are ${name}.\ntools:\n${tools.map((t) => `  - name: ${t}\n`).join('')}${extra}`;
@@ -39,14 +24,14 @@ const childEvents = (events: Event[]) => events.filter((e): e is Extract<Event, 
 
 describe('ask_agent delegation', () => {
   it('streams the child live into the parent and does not stream its answer twice', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await team(user);
     const answer = 'Lisbon has 545,000 inhabitants.';
-    fake.enqueue(ask('researcher'), { text: answer.split(/(?<= )/), delayMs: 40, usage: { prompt_tokens: 10, completion_tokens: 5 } }, { text: answer });
+    env.fake.enqueue(ask('researcher'), { text: answer.split(/(?<= )/), delayMs: 40, usage: { prompt_tokens: 10, completion_tokens: 5 } }, { text: answer });
     const sent = await send(user, { content: 'How big is Lisbon?', agent: 'boss' });
 
     const arrivals: { event: Event; at: number }[] = [];
-    const client = wsClient(server.url, user.headers);
+    const client = wsClient(env.server.url, user.headers);
     const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
     const timer = setInterval(() => {
       while (arrivals.length < sub.items.length) arrivals.push({ event: sub.items[arrivals.length]!.data!.turnEvents, at: Date.now() });
@@ -62,7 +47,7 @@ describe('ask_agent delegation', () => {
     // Live, not after the fact: the child's first token reached the client before the child finished.
     const tree = (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!;
     const child = tree.children[0]!;
-    const childFinished = await server.db.prisma.turn.findUniqueOrThrow({ where: { id: (await import('@pothos/plugin-relay')).decodeGlobalID(child.id).id } });
+    const childFinished = await env.server.db.prisma.turn.findUniqueOrThrow({ where: { id: (await import('@pothos/plugin-relay')).decodeGlobalID(child.id).id } });
     const firstChildArrival = arrivals.find((a) => a.event.__typename === 'ChildEvent')!.at;
     expect(firstChildArrival).toBeLessThan(childFinished.finishedAt!.getTime());
 
@@ -84,11 +69,11 @@ describe('ask_agent delegation', () => {
   });
 
   it('nests two levels deep with the full path on every forwarded event', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await team(user);
-    fake.enqueue(ask('middle'), ask('leaf'), { text: 'leaf result' }, { text: 'middle summary' }, { text: 'boss answer' });
+    env.fake.enqueue(ask('middle'), ask('leaf'), { text: 'leaf result' }, { text: 'middle summary' }, { text: 'boss answer' });
     const sent = await send(user, { content: 'go deep', agent: 'boss' });
-    const events = await followTurn(server.url, user, sent.turn.id);
+    const events = await followTurn(env.server.url, user, sent.turn.id);
     const fromLeaf = childEvents(events).filter((c) => c.childAgent === 'leaf');
     expect(fromLeaf.length).toBeGreaterThan(0);
     expect(fromLeaf[0]).toMatchObject({ path: ['boss', 'middle', 'leaf'], event: { depth: 2, agent: 'leaf' } });
@@ -98,25 +83,25 @@ describe('ask_agent delegation', () => {
   });
 
   it('refuses to go deeper than MAX_AGENT_DEPTH with a clear tool error', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await team(user);
     await registerAgent(user, agent('leaf', ['ask_agent']));
-    fake.enqueue(ask('middle'), ask('leaf'), ask('researcher'), { text: 'cannot go deeper' }, { text: 'middle done' }, { text: 'boss done' });
+    env.fake.enqueue(ask('middle'), ask('leaf'), ask('researcher'), { text: 'cannot go deeper' }, { text: 'middle done' }, { text: 'boss done' });
     const sent = await send(user, { content: 'too deep', agent: 'boss' });
-    const events = await followTurn(server.url, user, sent.turn.id);
+    const events = await followTurn(env.server.url, user, sent.turn.id);
     const refused = childEvents(events).find((c) => c.childAgent === 'leaf' && c.event.__typename === 'ToolCallEvent');
     expect(refused).toBeDefined();
-    const leafTurn = await server.db.prisma.turn.findFirstOrThrow({ where: { agent: 'leaf', depth: 2, sessionId: (await import('@pothos/plugin-relay')).decodeGlobalID(sent.session.id).id } });
+    const leafTurn = await env.server.db.prisma.turn.findFirstOrThrow({ where: { agent: 'leaf', depth: 2, sessionId: (await import('@pothos/plugin-relay')).decodeGlobalID(sent.session.id).id } });
     expect(leafTurn.toolCallsLog).toMatchObject([{ tool: 'ask_agent', isError: true, result: { error: expect.stringMatching(/Delegation depth limit reached: boss → middle → leaf .*MAX_AGENT_DEPTH 2/) } }]);
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('pauses the whole tree for a child’s gated call and resumes child then parent', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await team(user, { gatedResearcher: true });
-    fake.enqueue(ask('researcher'), { toolCalls: [{ id: 'g', name: 'action', arguments: { type: 'publish' } }] });
+    env.fake.enqueue(ask('researcher'), { toolCalls: [{ id: 'g', name: 'action', arguments: { type: 'publish' } }] });
     const sent = await send(user, { content: 'publish research', agent: 'boss' });
-    const client = wsClient(server.url, user.headers);
+    const client = wsClient(env.server.url, user.headers);
     const first = collect(client, TurnEventsDocument, { turnId: sent.turn.id }, (items) =>
       items.some((i) => (i.data?.turnEvents as { event?: { __typename: string } }).event?.__typename === 'ApprovalNeededEvent'),
     );
@@ -128,11 +113,11 @@ describe('ask_agent delegation', () => {
     const needed = childEvents(before).find((c) => c.event.__typename === 'ApprovalNeededEvent')!.event as { approvalId: string; agentPath: string[] };
     expect(needed.agentPath).toEqual(['boss', 'researcher']);
 
-    fake.enqueue({ text: 'Published.' }, { text: 'The research is published.' });
+    env.fake.enqueue({ text: 'Published.' }, { text: 'The research is published.' });
     const decided = await user.data(DecideApprovalDocument, { id: needed.approvalId, approve: true });
     expect(decided.decideApproval).toMatchObject({ approval: { agentPath: ['boss', 'researcher'], status: 'APPROVED' } });
     const lastSeq = (before.at(-1) as { seq: number }).seq;
-    const after = await followTurn(server.url, user, sent.turn.id, lastSeq);
+    const after = await followTurn(env.server.url, user, sent.turn.id, lastSeq);
     const forwarded = childEvents(after).map((c) => c.event.__typename);
     expect(forwarded.slice(0, 2)).toEqual(['ApprovalResultEvent', 'ResumeEvent']);
     expect(forwarded).toContain('FinalEvent');
@@ -142,11 +127,11 @@ describe('ask_agent delegation', () => {
   });
 
   it('cancels the children with the parent', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await team(user);
-    fake.enqueue(ask('researcher'), { text: ['still ', 'thinking'], stallAfterChunks: 2 });
+    env.fake.enqueue(ask('researcher'), { text: ['still ', 'thinking'], stallAfterChunks: 2 });
     const sent = await send(user, { content: 'slow', agent: 'boss' });
-    const client = wsClient(server.url, user.headers);
+    const client = wsClient(env.server.url, user.headers);
     const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
     await until(async () => sub.items.some((i) => i.data?.turnEvents.__typename === 'ChildEvent'));
     await user.data(CancelTurnDocument, { id: sent.turn.id });

@@ -1,18 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { caller, newUser, type Caller } from '../support/client.js';
-import { followTurn, registerAgent, send, shape } from '../support/agents.js';
+import { followTurn, GATED_AGENT, registerAgent, send, shape } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
 import { DecideApprovalDocument, TurnDocument, TurnTreeDocument } from '../generated/graphql.js';
-
-const GATED = `
-name: careful
-description: You act only with approval.
-tools:
-  - name: action
-    requires_approval: true
-`;
 
 let fake: FakeOpenAI;
 const running: ServerProcess[] = [];
@@ -60,7 +52,7 @@ async function waitForStatus(user: Caller, turnId: string, status: string, timeo
 
 async function pausedTurn(server: ServerProcess) {
   const user = newUser(server.url);
-  await registerAgent(user, GATED);
+  await registerAgent(user, GATED_AGENT);
   fake.enqueue({ toolCalls: [{ id: 'g', name: 'action', arguments: { type: 'survive' } }] });
   const sent = await send(user, { content: 'do it', agent: 'careful' });
   const turn = await waitForStatus(user, sent.turn.id, 'AWAITING_APPROVAL');

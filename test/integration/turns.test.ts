@@ -1,24 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
-import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, startAgentServer, type Event } from '../support/agents.js';
-import type { FakeOpenAI } from '../support/fake-openai.js';
-import type { TestServer } from '../support/server.js';
+import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import { CancelTurnDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 
-let server: TestServer;
-let fake: FakeOpenAI;
-
-beforeAll(async () => {
-  ({ server, fake } = await startAgentServer());
-});
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-});
-afterEach(() => {
-  expect(fake.pending, 'every scripted model reply was used').toBe(0);
-  fake.reset();
-});
+const env = useAgentServer();
 
 const TOOL_AGENT = `
 name: tool-agent
@@ -31,9 +16,9 @@ max_iterations: 3
 
 describe('a chat turn', () => {
   it('streams a plain answer and stores it with usage', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: 'Hello there, how can I help?', usage: { prompt_tokens: 42, completion_tokens: 7 } });
-    const { sent, events, turn } = await chat(server.url, user, { content: 'Hi!' });
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Hello there, how can I help?', usage: { prompt_tokens: 42, completion_tokens: 7 } });
+    const { sent, events, turn } = await chat(env.server.url, user, { content: 'Hi!' });
 
     expect(sent.turn.status).toBe('RUNNING');
     expect(sent.userMessage).toMatchObject({ seq: 1, content: 'Hi!' });
@@ -48,24 +33,24 @@ describe('a chat turn', () => {
     expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'assistant']);
     expect(turn.events).toEqual(events);
 
-    const request = fake.chatRequests[0]!.body;
+    const request = env.fake.chatRequests[0]!.body;
     expect(request.stream).toBe(true);
     expect(request.stream_options).toEqual({ include_usage: true });
     expect(request.messages[0].role).toBe('system');
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Hi!' });
-    const calls = await server.db.prisma.llmCall.findMany({ where: { session: { turns: { some: {} } }, turnId: (await server.db.prisma.turn.findFirst({ where: { finalMessage: { content: 'Hello there, how can I help?' } } }))!.id } });
+    const calls = await env.server.db.prisma.llmCall.findMany({ where: { session: { turns: { some: {} } }, turnId: (await env.server.db.prisma.turn.findFirst({ where: { finalMessage: { content: 'Hello there, how can I help?' } } }))!.id } });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ provider: 'openai', model: 'fake-model', inputTokens: 42, outputTokens: 7, finishReason: 'stop' });
   });
 
   it('runs one tool call and continues to the answer', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    fake.enqueue(
+    env.fake.enqueue(
       { toolCalls: [{ id: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } } }] },
       { text: 'Noted.' },
     );
-    const { events, turn } = await chat(server.url, user, { content: 'observe', agent: 'tool-agent' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'observe', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'action', 'tool_result', 'content*', 'final']);
     expectGapFreeSeqs(events);
     expect(events[0]).toMatchObject({ toolCallId: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } }, iteration: 1 });
@@ -77,16 +62,16 @@ describe('a chat turn', () => {
       { tool: 'action', toolCallId: 'call_a', arguments: { type: 'observation', payload: { confidence: 0.8 } }, result: { recorded: true }, isError: false, iteration: 1 },
     ]);
     // The model saw its tool call and the tool's result on the second call, and only declared tools.
-    const second = fake.chatRequests[1]!.body;
+    const second = env.fake.chatRequests[1]!.body;
     expect(second.messages.at(-2).tool_calls[0].id).toBe('call_a');
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_a' });
-    expect(fake.chatRequests[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['action', 'register_metadata']);
+    expect(env.fake.chatRequests[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['action', 'register_metadata']);
   });
 
   it('runs parallel tool calls and reports results in call order', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    fake.enqueue(
+    env.fake.enqueue(
       {
         toolCalls: [
           { id: 'c1', name: 'action', arguments: { type: 'progress' } },
@@ -95,7 +80,7 @@ describe('a chat turn', () => {
       },
       { text: 'Both done.' },
     );
-    const { events, turn } = await chat(server.url, user, { content: 'both', agent: 'tool-agent' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'both', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'tool_call', 'action', 'action', 'tool_result', 'tool_result', 'content*', 'final']);
     expect(events.filter((e) => e.__typename === 'ToolResultEvent').map((e) => (e as any).toolCallId)).toEqual(['c1', 'c2']);
     expect(turn.toolCallsLog).toHaveLength(2);
@@ -103,21 +88,21 @@ describe('a chat turn', () => {
   });
 
   it('returns a tool failure to the model and carries on', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'bad', name: 'delete_everything', arguments: {} }] }, { text: 'That tool is not available.' });
-    const { events, turn } = await chat(server.url, user, { content: 'go', agent: 'tool-agent' });
+    env.fake.enqueue({ toolCalls: [{ id: 'bad', name: 'delete_everything', arguments: {} }] }, { text: 'That tool is not available.' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'go', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'tool_result', 'content*', 'final']);
     expect(events[1]).toMatchObject({ isError: true, result: { error: 'Tool "delete_everything" is not available to agent tool-agent' } });
     expect(turn.status).toBe('COMPLETED');
-    expect(JSON.parse(fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({ error: 'Tool "delete_everything" is not available to agent tool-agent' });
+    expect(JSON.parse(env.fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({ error: 'Tool "delete_everything" is not available to agent tool-agent' });
   });
 
   it('turns malformed tool arguments into {} and returns the validation error to the model', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'm', name: 'action', arguments: '{"type": "obs' }] }, { text: 'Sorry.' });
-    const { events, turn } = await chat(server.url, user, { content: 'go', agent: 'tool-agent' });
+    env.fake.enqueue({ toolCalls: [{ id: 'm', name: 'action', arguments: '{"type": "obs' }] }, { text: 'Sorry.' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'go', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'tool_result', 'content*', 'final']);
     expect(events[0]).toMatchObject({ arguments: '{"type": "obs' });
     expect((events[1] as any).result.error).toMatch(/Invalid arguments for action: .*must have required property 'type'/);
@@ -125,42 +110,42 @@ describe('a chat turn', () => {
   });
 
   it('stops at max_iterations', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT.replace('max_iterations: 3', 'max_iterations: 2'));
-    fake.enqueue(
+    env.fake.enqueue(
       { toolCalls: [{ id: 'i1', name: 'action', arguments: { type: 'a' } }] },
       { toolCalls: [{ id: 'i2', name: 'action', arguments: { type: 'b' } }] },
     );
-    const { events, turn } = await chat(server.url, user, { content: 'loop', agent: 'tool-agent' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'loop', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'action', 'tool_result', 'tool_call', 'action', 'tool_result', 'final']);
     expect(events.at(-1)).toMatchObject({ status: 'MAX_ITERATIONS' });
     expect(turn).toMatchObject({ status: 'MAX_ITERATIONS', iterations: 2, error: { code: 'MAX_ITERATIONS' } });
   });
 
   it('ends with ERROR when the model keeps failing, keeping the user message', async () => {
-    const user = newUser(server.url);
-    fake.enqueue(...Array.from({ length: 3 }, () => ({ status: 500, error: { message: 'upstream exploded' } })));
-    const { events, turn } = await chat(server.url, user, { content: 'hello?' });
+    const user = newUser(env.server.url);
+    env.fake.enqueue(...Array.from({ length: 3 }, () => ({ status: 500, error: { message: 'upstream exploded' } })));
+    const { events, turn } = await chat(env.server.url, user, { content: 'hello?' });
     expect(shape(events)).toEqual(['error', 'final']);
     expect(events[0]).toMatchObject({ code: 'MODEL_ERROR' });
     expect((events[0] as any).message).toMatch(/500.*upstream exploded/);
     expect(events[1]).toMatchObject({ status: 'ERROR', content: null });
     expect(turn).toMatchObject({ status: 'ERROR', error: { code: 'MODEL_ERROR' } });
     expect(turn.session.messages.edges.map((e) => e.node.content)).toEqual(['hello?']);
-    expect(fake.chatRequests).toHaveLength(3);
+    expect(env.fake.chatRequests).toHaveLength(3);
   });
 
   it('retries a 429 and completes', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ status: 429, error: { message: 'slow down' }, headers: { 'retry-after-ms': '5' } }, { text: 'Here after a retry.' });
-    const { events } = await chat(server.url, user, { content: 'hi' });
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ status: 429, error: { message: 'slow down' }, headers: { 'retry-after-ms': '5' } }, { text: 'Here after a retry.' });
+    const { events } = await chat(env.server.url, user, { content: 'hi' });
     expect(shape(events)).toEqual(['content*', 'final']);
     expect(contentOf(events)).toBe('Here after a retry.');
-    expect(fake.chatRequests).toHaveLength(2);
+    expect(env.fake.chatRequests).toHaveLength(2);
   });
 
   it('asks for structured output and returns the JSON', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(
       user,
       `
@@ -173,25 +158,25 @@ properties:
 required: [name]
 `,
     );
-    fake.enqueue({ json: { name: 'Sarah Chen', age: 41 } });
-    const { events, turn } = await chat(server.url, user, { content: 'Sarah Chen is 41', agent: 'extractor' });
+    env.fake.enqueue({ json: { name: 'Sarah Chen', age: 41 } });
+    const { events, turn } = await chat(env.server.url, user, { content: 'Sarah Chen is 41', agent: 'extractor' });
     expect(shape(events)).toEqual(['content*', 'final']);
     expect(JSON.parse(turn.finalMessage!.content!)).toEqual({ name: 'Sarah Chen', age: 41 });
-    const format = fake.chatRequests[0]!.body.response_format;
+    const format = env.fake.chatRequests[0]!.body.response_format;
     expect(format.type).toBe('json_schema');
     expect(format.json_schema.schema).toMatchObject({ type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] });
     expect(format.json_schema.schema.description).toBeUndefined();
-    expect(fake.chatRequests[0]!.body.tools).toBeUndefined();
+    expect(env.fake.chatRequests[0]!.body.tools).toBeUndefined();
   });
 
   it('sends the earlier conversation as history on the next turn (without tool rows)', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    fake.enqueue({ toolCalls: [{ id: 'h1', name: 'action', arguments: { type: 'x' } }] }, { text: 'First answer.' });
-    const first = await chat(server.url, user, { content: 'First question', agent: 'tool-agent' });
-    fake.enqueue({ text: 'Second answer.' });
-    await chat(server.url, user, { content: 'Second question', sessionId: first.sent.session.id, agent: 'tool-agent' });
-    const messages = fake.chatRequests[2]!.body.messages.filter((m: any) => m.role !== 'system');
+    env.fake.enqueue({ toolCalls: [{ id: 'h1', name: 'action', arguments: { type: 'x' } }] }, { text: 'First answer.' });
+    const first = await chat(env.server.url, user, { content: 'First question', agent: 'tool-agent' });
+    env.fake.enqueue({ text: 'Second answer.' });
+    await chat(env.server.url, user, { content: 'Second question', sessionId: first.sent.session.id, agent: 'tool-agent' });
+    const messages = env.fake.chatRequests[2]!.body.messages.filter((m: any) => m.role !== 'system');
     expect(messages).toEqual([
       { role: 'user', content: 'First question' },
       { role: 'assistant', content: 'First answer.' },
@@ -202,10 +187,10 @@ required: [name]
 
 describe('cancellation and concurrency', () => {
   it('cancels a turn mid-stream', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: ['Partial ', 'answer ', 'that ', 'never ', 'ends'], stallAfterChunks: 3 });
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: ['Partial ', 'answer ', 'that ', 'never ', 'ends'], stallAfterChunks: 3 });
     const sent = await send(user, { content: 'long one' });
-    const client = wsClient(server.url, user.headers);
+    const client = wsClient(env.server.url, user.headers);
     const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
     await until(() => sub.items.length >= 2);
     const cancelled = await user.data(CancelTurnDocument, { id: sent.turn.id });
@@ -220,8 +205,8 @@ describe('cancellation and concurrency', () => {
   });
 
   it('refuses a second message while a turn runs (SESSION_BUSY)', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: ['Working'], hang: true });
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: ['Working'], hang: true });
     const first = await send(user, { content: 'one' });
     const second = await user.data(SendMessageDocument, { input: { content: 'two', sessionId: first.session.id } });
     expect(second.sendMessage).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY', sessionId: first.session.id });
@@ -234,18 +219,18 @@ describe('cancellation and concurrency', () => {
 
 describe('resumable streams', () => {
   it('resumes after a dropped websocket with the last seq seen, losing and repeating nothing', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     const words = Array.from({ length: 60 }, (_, i) => `w${i} `);
-    fake.enqueue({ text: words, delayMs: 5 });
+    env.fake.enqueue({ text: words, delayMs: 5 });
     const sent = await send(user, { content: 'stream a lot' });
 
-    const firstClient = wsClient(server.url, user.headers);
+    const firstClient = wsClient(env.server.url, user.headers);
     const first = collect(firstClient, TurnEventsDocument, { turnId: sent.turn.id }, (items) => items.length >= 10);
     const before = (await first.done).map((i) => i.data!.turnEvents);
     await firstClient.terminate();
     const lastSeq = (before.at(-1) as any).seq as number;
 
-    const after = await followTurn(server.url, user, sent.turn.id, lastSeq);
+    const after = await followTurn(env.server.url, user, sent.turn.id, lastSeq);
     const all: Event[] = [...before, ...after];
     expectGapFreeSeqs(all);
     expect(contentOf(all)).toBe(words.join(''));
@@ -253,21 +238,21 @@ describe('resumable streams', () => {
   });
 
   it('replays a finished turn in full, and nothing after its last seq', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: 'Finished long ago.' });
-    const { sent, events } = await chat(server.url, user, { content: 'x' });
-    const replay = await followTurn(server.url, user, sent.turn.id);
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Finished long ago.' });
+    const { sent, events } = await chat(env.server.url, user, { content: 'x' });
+    const replay = await followTurn(env.server.url, user, sent.turn.id);
     expect(replay).toEqual(events);
-    const tail = await followTurn(server.url, user, sent.turn.id, events.length - 2);
+    const tail = await followTurn(env.server.url, user, sent.turn.id, events.length - 2);
     expect(tail).toEqual(events.slice(-2));
-    expect(await followTurn(server.url, user, sent.turn.id, events.length)).toEqual([]);
+    expect(await followTurn(env.server.url, user, sent.turn.id, events.length)).toEqual([]);
   });
 
   it('streams a turn over server-sent events too', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: 'Over SSE.' });
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Over SSE.' });
     const sent = await send(user, { content: 'sse' });
-    const res = await fetch(server.url, {
+    const res = await fetch(env.server.url, {
       method: 'POST',
       headers: { ...user.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ query: 'subscription($id: ID!) { turnEvents(turnId: $id) { __typename ... on ContentEvent { delta } } }', variables: { id: sent.turn.id } }),
@@ -279,13 +264,13 @@ describe('resumable streams', () => {
   });
 
   it('streams every turn of a session on sessionEvents', async () => {
-    const user = newUser(server.url);
-    fake.enqueue({ text: 'one' });
-    const { sent } = await chat(server.url, user, { content: 'first' });
-    const client = wsClient(server.url, user.headers);
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'one' });
+    const { sent } = await chat(env.server.url, user, { content: 'first' });
+    const client = wsClient(env.server.url, user.headers);
     const sub = collect(client, SessionEventsDocument, { sessionId: sent.session.id }, (items) => items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'));
     await new Promise((r) => setTimeout(r, 100));
-    fake.enqueue({ text: 'second answer' });
+    env.fake.enqueue({ text: 'second answer' });
     const second = await send(user, { content: 'second', sessionId: sent.session.id });
     const events = (await sub.done).map((i) => i.data!.sessionEvents);
     await client.dispose();
@@ -296,19 +281,19 @@ describe('resumable streams', () => {
 
 describe('scoping', () => {
   it('answers NOT_FOUND for another user’s turn everywhere', async () => {
-    const alice = newUser(server.url);
-    const mallory = newUser(server.url);
-    fake.enqueue({ text: 'private' });
-    const { sent } = await chat(server.url, alice, { content: 'secret' });
+    const alice = newUser(env.server.url);
+    const mallory = newUser(env.server.url);
+    env.fake.enqueue({ text: 'private' });
+    const { sent } = await chat(env.server.url, alice, { content: 'secret' });
     expect(errorCode(await mallory.request(TurnDocument, { id: sent.turn.id }))).toBe('NOT_FOUND');
     expect((await mallory.data(CancelTurnDocument, { id: sent.turn.id })).cancelTurn).toMatchObject({ code: 'NOT_FOUND' });
-    await expect(followTurn(server.url, mallory, sent.turn.id)).rejects.toThrow(/NOT_FOUND/);
+    await expect(followTurn(env.server.url, mallory, sent.turn.id)).rejects.toThrow(/NOT_FOUND/);
     expect((await mallory.data(SendMessageDocument, { input: { content: 'hi', sessionId: sent.session.id } })).sendMessage).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('rejects bad input without starting anything', async () => {
-    const user = newUser(server.url);
-    const before = await server.db.prisma.turn.count();
+    const user = newUser(env.server.url);
+    const before = await env.server.db.prisma.turn.count();
     const empty = await user.data(SendMessageDocument, { input: { content: '   ' } });
     expect(empty.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'content'] }] });
     const noAgent = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'no-such-agent' } });
@@ -316,7 +301,7 @@ describe('scoping', () => {
     const badModel = await user.data(SendMessageDocument, { input: { content: 'hi', model: 'nowhere:gpt' } });
     expect(badModel.sendMessage).toMatchObject({ __typename: 'ValidationError' });
     expect((badModel.sendMessage as any).message).toMatch(/nowhere/);
-    expect(await server.db.prisma.turn.count()).toBe(before);
+    expect(await env.server.db.prisma.turn.count()).toBe(before);
   });
 });
 
@@ -330,12 +315,12 @@ async function until(check: () => boolean, timeoutMs = 10_000) {
 
 describe('memory search tool', () => {
   it('lets an agent query REM and streams the hits as sources', async () => {
-    const user = newUser(server.url);
+    const user = newUser(env.server.url);
     const { UpsertEntityDocument } = await import('../generated/graphql.js');
     await user.data(UpsertEntityDocument, { input: { key: 'Sarah Chen', content: 'Sarah Chen leads the platform team.', tags: ['people'] } });
     await registerAgent(user, 'name: rememberer\ndescription: You look things up.\ntools:\n  - name: search\n');
-    fake.enqueue({ toolCalls: [{ id: 's1', name: 'search', arguments: { query: 'LOOKUP "sarah-chen"' } }] }, { text: 'Sarah leads the platform team.' });
-    const { events, turn } = await chat(server.url, user, { content: 'Who is Sarah?', agent: 'rememberer' });
+    env.fake.enqueue({ toolCalls: [{ id: 's1', name: 'search', arguments: { query: 'LOOKUP "sarah-chen"' } }] }, { text: 'Sarah leads the platform team.' });
+    const { events, turn } = await chat(env.server.url, user, { content: 'Who is Sarah?', agent: 'rememberer' });
     expect(shape(events)).toEqual(['tool_call', 'sources', 'tool_result', 'content*', 'final']);
     expect(events[1]).toMatchObject({ sources: [{ key: 'sarah-chen', entityType: 'entities' }] });
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED' });

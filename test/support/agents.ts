@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Caller } from './client.js';
 import { collect, wsClient } from './client.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
@@ -29,6 +29,36 @@ export async function startAgentServer(env: Record<string, string> = {}): Promis
   });
   return { server, fake };
 }
+
+/**
+ * One agent server and fake model for a whole test file: started before the first test, stopped
+ * after the last; after each test it checks that every scripted model reply was used.
+ */
+export function useAgentServer(env: Record<string, string> = {}): { server: TestServer; fake: FakeOpenAI } {
+  const ctx = {} as { server: TestServer; fake: FakeOpenAI };
+  beforeAll(async () => {
+    Object.assign(ctx, await startAgentServer(env));
+  });
+  afterAll(async () => {
+    await ctx.server?.stop();
+    await ctx.fake?.close();
+  });
+  afterEach(() => {
+    expect(ctx.fake.pending, 'every scripted model reply was used').toBe(0);
+    ctx.fake.reset();
+  });
+  return ctx;
+}
+
+/** An agent whose `action` tool needs a human decision. */
+export const GATED_AGENT = `
+name: careful
+description: You act only with approval.
+tools:
+  - name: action
+    requires_approval: true
+  - name: register_metadata
+`;
 
 export async function send(user: Caller, input: SendMessageInput) {
   const data = await user.data(SendMessageDocument, { input });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
-import { loadConfig, type Env } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 
 export type TestServer = App;
@@ -12,7 +12,7 @@ export type TestServer = App;
  * Starts the real server on a random port against this run's backend: the fresh PostgreSQL
  * database on the postgres backend, or a PGlite database (in memory unless `dataDir` is given).
  */
-export async function startTestServer(env: Partial<Env> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
   const databaseUrl = inject('databaseUrl');
   const config = loadConfig({
     PORT: '0',

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { generate } from '@graphql-codegen/cli';
 import { describe, expect, it } from 'vitest';
-import config from '../../codegen.ts';
+import config from '../../codegen.js';
 
 describe('generated client documents', () => {
   it('match the committed output in test/generated (run `npm run codegen` after changing operations)', async () => {
