@@ -11,10 +11,11 @@ export type Backend = 'pglite' | 'postgres';
 export interface Database {
   prisma: PrismaClient;
   backend: Backend;
-  /** Adapter factory for the schema engine (migrations). */
-  migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
-  /** Holds a lock that keeps concurrent processes from migrating the same database at once. */
-  withMigrationLock<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` with an adapter for the schema engine (migrations), holding a lock that keeps
+   * concurrent processes from migrating the same database at once.
+   */
+  withMigrationAdapter<T>(work: (adapter: SqlMigrationAwareDriverAdapterFactory) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -37,9 +38,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   return {
     prisma,
     backend: 'pglite',
-    migrationAdapter: runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script)),
     // One process owns a PGlite directory, so there is nobody to race with.
-    withMigrationLock: (work) => work(),
+    withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
     async close() {
       await prisma.$disconnect();
       await client.close();
@@ -56,13 +56,16 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   return {
     prisma,
     backend: 'postgres',
-    migrationAdapter: runScriptsWhole(new PrismaPg(pool), (script) => pool.query(script)),
-    async withMigrationLock(work) {
+    async withMigrationAdapter(work) {
       const lock = await pool.connect();
+      // The schema engine takes and releases its own advisory lock, possibly on different pooled
+      // connections; a private one-connection pool, ended afterwards, never leaves it held.
+      const enginePool = new pg.Pool({ connectionString: url, max: 1 });
       try {
         await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-        return await work();
+        return await work(runScriptsWhole(new PrismaPg(enginePool), (script) => enginePool.query(script)));
       } finally {
+        await enginePool.end().catch(() => {});
         await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
         lock.release();
       }

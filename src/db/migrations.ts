@@ -49,8 +49,8 @@ async function migrationList(): Promise<MigrationList> {
  */
 export async function applyMigrations(db: Database): Promise<string[]> {
   const [datamodel, migrationsList] = await Promise.all([readDatamodel(), migrationList()]);
-  return db.withMigrationLock(async () => {
-    const engine = await openSchemaEngine(datamodel, db.migrationAdapter);
+  return db.withMigrationAdapter(async (adapter) => {
+    const engine = await openSchemaEngine(datamodel, adapter);
     try {
       const out = await engine.applyMigrations({ migrationsList, filters: noFilters });
       return out.appliedMigrationNames;

@@ -7,7 +7,10 @@ import type { PrismaClient } from '../../src/db/generated/client.js';
 import type { AppServices } from '../../src/graphql/context.js';
 import { createGraphQLServer } from '../../src/graphql/server.js';
 import { createLogger } from '../../src/logger.js';
+import type { AgentContext } from '../../src/auth/agent-context.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { OpenAIEmbedder } from '../../src/rem/embeddings/openai.js';
+import { ingest, reembed } from '../../src/rem/memory-store.js';
 import { RemService } from '../../src/rem/service.js';
 import {
   DeleteEntityDocument,
@@ -26,8 +29,8 @@ import {
   type MemoryItemInput,
 } from '../generated/graphql.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
-import { caller, newUser, type Caller } from '../support/client.js';
-import { backend, startTestServer, tempDataDir, type TestServer } from '../support/server.js';
+import { newUser, type Caller } from '../support/client.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 
@@ -152,26 +155,27 @@ describe('ingest', () => {
 
   it('is all-or-nothing when the embedding provider fails after the rows were written', async () => {
     const fake: FakeOpenAI = await startFakeOpenAI();
-    const withOpenAI = await startTestServer({ EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: fake.url, EMBEDDING_API_KEY: 'test' });
     try {
-      const alice = newUser(withOpenAI.url);
+      const alice = newUser(server.url);
+      const ctx = contextOf(alice);
+      const embedder = new OpenAIEmbedder({ baseUrl: fake.url, apiKey: 'test', model: 'text-embedding-3-small', dimension: 1536 });
+      const deps = { prisma: server.db.prisma, embedder };
+      const batch = Array.from({ length: 4 }, (_, i) => ({ entity: { key: `item ${i}`, content: `content of item ${i}` } }));
       fake.failNext('/v1/embeddings', { status: 400, error: { message: 'input too long' } });
-      const res = await alice.request(IngestDocument, { items: items(4) });
-      expect(res.body.errors?.[0]?.extensions?.code).toBe('MODEL_ERROR');
+      await expect(ingest(deps, ctx, batch)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
       expect((await alice.data(EntitiesDocument, { first: 10 })).entities.totalCount).toBe(0);
       expect(await lookup(alice, 'item-0')).toEqual([]);
 
-      const ok = await alice.data(IngestDocument, { items: items(4) });
-      expect(ok.ingest).toMatchObject({ count: 4 });
+      const ok = await ingest(deps, ctx, batch);
+      expect(ok.entities).toHaveLength(4);
       const request = fake.requests.filter((r) => r.path === '/v1/embeddings').at(-1)!;
       expect(request.body).toMatchObject({ model: 'text-embedding-3-small', dimensions: 1536, input: expect.arrayContaining(['content of item 0']) });
-      const search = await alice.data(RemQueryDocument, { query: 'SEARCH "content of item 2" LIMIT 1' });
-      expect(search.remQuery.hits.map((h) => h.key)).toEqual(['item-2']);
-      const stored = await withOpenAI.db.prisma.embedding.findMany({ where: { userId: alice.headers['x-user-id'] }, select: { model: true, dimension: true } });
+      const rem = new RemService(deps, loadConfig({}).rem);
+      expect((await rem.query(ctx, 'SEARCH "content of item 2" LIMIT 1')).hits.map((h) => h.key)).toEqual(['item-2']);
+      const stored = await server.db.prisma.embedding.findMany({ where: { userId: ctx.userId }, select: { model: true, dimension: true } });
       expect(stored).toHaveLength(4);
       expect(stored.every((e) => e.model === 'text-embedding-3-small' && e.dimension === 1536)).toBe(true);
     } finally {
-      await withOpenAI.stop();
       await fake.close();
     }
   });
@@ -299,39 +303,54 @@ describe('kv_store and embeddings follow the tables (database triggers)', () => 
 });
 
 describe('changing the embedding model', () => {
-  it('never mixes models in a search, and reembed fills in the new model on demand', async () => {
-    const dataDir = backend() === 'pglite' ? await tempDataDir() : undefined;
-    const env = dataDir ? { DATA_DIR: dataDir } : {};
-    const tenant = `t-${randomUUID()}`;
-    const first = await startTestServer(env);
-    const alice = newUser(first.url, tenant);
-    try {
-      await alice.data(IngestDocument, {
-        items: [
-          { entity: { key: 'zebra-facts', content: 'zebras have stripes' } },
-          { entity: { key: 'lion-facts', content: 'lions have manes' } },
-        ],
-      });
-    } finally {
-      await first.stop();
-    }
-    const second = await startTestServer({ ...env, EMBEDDING_MODEL: 'hashed-lexical-v2', EMBEDDING_DIMENSION: '256' });
-    try {
-      const again = caller(second.url, alice.headers);
-      const search = async () => (await again.data(RemQueryDocument, { query: 'SEARCH "zebras stripes" LIMIT 5' })).remQuery.hits.map((h) => h.key);
-      expect(await search()).toEqual([]);
-      const result = await again.data(ReembedDocument, {});
-      expect(result.reembed).toEqual({ __typename: 'ReembedSuccess', model: 'hashed-lexical-v2', dimension: 256, embedded: 2 });
-      expect(await search()).toEqual(['zebra-facts']);
-      expect((await again.data(ReembedDocument, {})).reembed).toMatchObject({ embedded: 0 });
-      const models = await second.db.prisma.embedding.groupBy({ by: ['model', 'dimension'], where: { tenantId: tenant }, _count: true });
-      expect(models.map((m) => [m.model, m.dimension, m._count]).sort()).toEqual([
-        ['hashed-lexical-v1', 384, 2],
-        ['hashed-lexical-v2', 256, 2],
-      ]);
-    } finally {
-      await second.stop();
-    }
+  it('never mixes models in a search, and re-embedding fills in the new model on demand', async () => {
+    const alice = newUser(server.url);
+    await alice.data(IngestDocument, {
+      items: [
+        { entity: { key: 'zebra-facts', content: 'zebras have stripes' } },
+        { entity: { key: 'lion-facts', content: 'lions have manes' } },
+      ],
+    });
+    const ctx = contextOf(alice);
+    const v2 = { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2') };
+    const rem = new RemService(v2, loadConfig({}).rem);
+    const search = async () => (await rem.query(ctx, 'SEARCH "zebras stripes" LIMIT 5')).hits.map((h) => h.key);
+    expect(await search()).toEqual([]);
+    expect(await reembed(v2, ctx)).toEqual({ model: 'hashed-lexical-v2', dimension: 256, embedded: 2 });
+    expect(await search()).toEqual(['zebra-facts']);
+    expect(await reembed(v2, ctx)).toMatchObject({ embedded: 0 });
+    const models = await server.db.prisma.embedding.groupBy({ by: ['model', 'dimension'], where: { userId: ctx.userId }, _count: true });
+    expect(models.map((m) => [m.model, m.dimension, m._count]).sort()).toEqual([
+      ['hashed-lexical-v1', 384, 2],
+      ['hashed-lexical-v2', 256, 2],
+    ]);
+  });
+
+  it('the reembed mutation embeds rows written without vectors (e.g. by SQL)', async () => {
+    const alice = newUser(server.url);
+    const userId = alice.headers['x-user-id']!;
+    await server.db.prisma.$executeRaw`INSERT INTO entities (key, content, tenant_id, user_id)
+      VALUES ('raw-row', 'written by a migration script about walruses', ${alice.headers['x-tenant-id']}, ${userId})`;
+    const search = async () =>
+      (await alice.data(RemQueryDocument, { query: 'SEARCH "walruses migration" LIMIT 5' })).remQuery.hits.map((h) => h.key);
+    expect(await search()).toEqual([]);
+    expect((await alice.data(ReembedDocument, {})).reembed).toEqual({ __typename: 'ReembedSuccess', model: 'hashed-lexical-v1', dimension: 384, embedded: 1 });
+    expect(await search()).toEqual(['raw-row']);
+    expect((await alice.data(ReembedDocument, {})).reembed).toMatchObject({ embedded: 0 });
   });
 });
 
+function contextOf(user: Caller): AgentContext {
+  return {
+    userId: user.headers['x-user-id']!,
+    tenantId: user.headers['x-tenant-id']!,
+    sessionId: null,
+    defaultModel: null,
+    agentSchemaUri: null,
+    isEval: false,
+    clientId: null,
+    addedInstruction: null,
+    isAdmin: false,
+    authMode: 'headers',
+  };
+}

@@ -5,6 +5,7 @@ import type { AgentEventBody } from '../../src/events/agent-event.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { createSearchTool } from '../../src/rem/search-tool.js';
 import { messageKey, RemService } from '../../src/rem/service.js';
+import type { ToolContext } from '../../src/tools/tool.js';
 import { CreateSessionDocument, IngestDocument, RemQueryDocument, type MemoryItemInput } from '../generated/graphql.js';
 import { errorCode, newUser, type Caller } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -17,6 +18,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+
+/** The service as the server builds it, with other SQL-mode limits. */
+function serviceWith(sql: Partial<{ rowCap: number; maxCost: number }>) {
+  return new RemService(
+    { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
+    { searchMinSimilarity: 0.3, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6, ...sql } },
+  );
+}
+
+function contextOf(user: Caller): AgentContext {
+  return {
+    userId: user.headers['x-user-id']!,
+    tenantId: user.headers['x-tenant-id']!,
+    sessionId: null,
+    defaultModel: null,
+    agentSchemaUri: null,
+    isEval: false,
+    clientId: null,
+    addedInstruction: null,
+    isAdmin: false,
+    authMode: 'headers',
+  };
+}
 
 async function ingest(user: Caller, items: MemoryItemInput[]) {
   const data = await user.data(IngestDocument, { items });
@@ -155,16 +179,10 @@ describe('REM query modes', () => {
   });
 
   it('SQL mode caps the rows it returns', async () => {
-    const capped = await startTestServer({ REM_SQL_ROW_CAP: '2' });
-    try {
-      const user = newUser(capped.url);
-      await ingest(user, graph.slice(0, 4));
-      const result = await rem(user, 'SQL SELECT key FROM entities ORDER BY key');
-      expect(result.rows).toEqual([{ key: 'budget-2026' }, { key: 'finance-team' }]);
-      expect(result.truncated).toBe(true);
-    } finally {
-      await capped.stop();
-    }
+    const capped = serviceWith({ rowCap: 2 });
+    const result = await capped.query(contextOf(alice), 'SQL SELECT key FROM entities ORDER BY key');
+    expect(result.rows).toEqual([{ key: 'budget-2026' }, { key: 'finance-team' }]);
+    expect(result.truncated).toBe(true);
   });
 
   it('LOOKUP "session-<id>-msg-<n>" returns the full stored message of a visible session', async () => {
@@ -241,17 +259,12 @@ describe('REM query errors', () => {
   });
 
   it('refuses queries whose estimated cost is above the cap', async () => {
-    const capped = await startTestServer({ REM_SQL_MAX_COST: '20' });
-    try {
-      const user = newUser(capped.url);
-      await ingest(user, graph.slice(0, 4));
-      const error = await remError(user, 'SQL SELECT count(*) FROM entities a, entities b, entities c, kv_store d, kv_store e');
-      expect(error.code).toBe('FORBIDDEN');
-      expect(error.message).toMatch(/estimated cost/);
-      expect((await rem(user, 'SQL SELECT key FROM entities LIMIT 1')).rows).toHaveLength(1);
-    } finally {
-      await capped.stop();
-    }
+    const user = newUser(server.url);
+    await ingest(user, graph.slice(0, 4));
+    const capped = serviceWith({ maxCost: 20 });
+    const expensive = 'SQL SELECT count(*) FROM entities a, entities b, entities c, kv_store d, kv_store e';
+    await expect(capped.query(contextOf(user), expensive)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/estimated cost/) });
+    expect((await capped.query(contextOf(user), 'SQL SELECT key FROM entities LIMIT 1')).rows).toHaveLength(1);
   });
 });
 
@@ -346,26 +359,20 @@ describe('REM scoping', () => {
   });
 
   it('the search tool runs as the agent’s caller and emits its hits as sources', async () => {
-    const service = new RemService(
-      { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
-      { searchMinSimilarity: 0.01, sql: { statementTimeoutMs: 2000, rowCap: 100, maxCost: 1e7 } },
-    );
-    const tool = createSearchTool(service);
+    const tool = createSearchTool(serviceWith({}));
     const events: AgentEventBody[] = [];
-    const agent: AgentContext = {
-      userId: bob.headers['x-user-id']!,
-      tenantId: tenant,
-      sessionId: null,
-      defaultModel: null,
-      agentSchemaUri: null,
-      isEval: false,
-      clientId: null,
-      addedInstruction: null,
-      isAdmin: false,
-      authMode: 'headers',
+    const agent = contextOf(bob);
+    const ctx: ToolContext = {
+      agent,
+      prisma: server.db.prisma,
+      turnId: 't',
+      sessionId: 's',
+      agentName: 'general',
+      emit: (e) => void events.push(e),
+      signal: new AbortController().signal,
+      delegate: () => Promise.reject(new Error('not used')),
     };
-    const ctx = { agent, prisma: server.db.prisma, turnId: 't', sessionId: 's', agentName: 'general', emit: (e: AgentEventBody) => events.push(e), signal: new AbortController().signal };
-    const result = (await tool.handler({ query: 'SEARCH "zebras" LIMIT 10' }, ctx)) as { hits: { key: string }[] };
+    const result = (await tool.handler({ query: 'SEARCH "zebras" LIMIT 10 MIN_SIMILARITY 0.01' }, ctx)) as { hits: { key: string }[] };
     expect(result.hits.map((h) => h.key).sort()).toEqual(['bob-plan', 'shared-handbook']);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'sources' });
