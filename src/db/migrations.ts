@@ -48,6 +48,8 @@ async function migrationList(): Promise<MigrationList> {
  * exactly as `prisma migrate deploy` would. Returns the names it applied.
  */
 export async function applyMigrations(db: Database): Promise<string[]> {
+  // Starting the wasm schema engine costs about a second; an up-to-date database does not need it.
+  if ((await pendingMigrations(db)).length === 0) return [];
   const [datamodel, migrationsList] = await Promise.all([readDatamodel(), migrationList()]);
   return db.withMigrationAdapter(async (adapter) => {
     const engine = await openSchemaEngine(datamodel, adapter);
