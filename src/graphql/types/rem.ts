@@ -85,11 +85,22 @@ function edgesOf(value: unknown): StoredEdge[] {
   return Array.isArray(value) ? (value as StoredEdge[]) : [];
 }
 
-export const EntityRef = builder.prismaNode('Entity', {
-  id: { field: 'id' },
-  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
-  nullable: true,
-  description: 'An ontology entity: structured knowledge under a natural-language key.',
+/** What resources, entities and moments have in common. */
+interface MemoryRow {
+  key: string;
+  name: string | null;
+  summary: string | null;
+  content: string | null;
+  tags: string[];
+  graphEdges: unknown;
+  metadata: unknown;
+  userId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const MemoryItemRef = builder.interfaceRef<MemoryRow>('MemoryItem').implement({
+  description: 'Fields shared by resources, entities and moments.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
     name: t.exposeString('name', { nullable: true }),
@@ -101,6 +112,16 @@ export const EntityRef = builder.prismaNode('Entity', {
     shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const EntityRef = builder.prismaNode('Entity', {
+  id: { field: 'id' },
+  interfaces: [MemoryItemRef],
+  findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
+  nullable: true,
+  description: 'An ontology entity: structured knowledge under a natural-language key.',
+  fields: (t) => ({
     entityType: t.exposeString('entityType', { nullable: true }),
     uri: t.exposeString('uri', { nullable: true }),
     extractedData: t.expose('extractedData', { type: 'JSON', nullable: true }),
@@ -109,20 +130,11 @@ export const EntityRef = builder.prismaNode('Entity', {
 
 export const ResourceRef = builder.prismaNode('Resource', {
   id: { field: 'id' },
+  interfaces: [MemoryItemRef],
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
   nullable: true,
   description: 'Ingested content: a document, conversation or artifact.',
   fields: (t) => ({
-    key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
-    name: t.exposeString('name', { nullable: true }),
-    summary: t.exposeString('summary', { nullable: true }),
-    content: t.exposeString('content', { nullable: true }),
-    tags: t.exposeStringList('tags'),
-    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
-    metadata: t.expose('metadata', { type: 'JSON' }),
-    shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     uri: t.exposeString('uri', { nullable: true }),
     category: t.exposeString('category', { nullable: true }),
   }),
@@ -130,20 +142,11 @@ export const ResourceRef = builder.prismaNode('Resource', {
 
 export const MomentRef = builder.prismaNode('Moment', {
   id: { field: 'id' },
+  interfaces: [MemoryItemRef],
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
   nullable: true,
   description: 'A time-bounded episode.',
   fields: (t) => ({
-    key: t.exposeString('key', { description: 'Normalised kebab-case key, unique per owner within the tenant.' }),
-    name: t.exposeString('name', { nullable: true }),
-    summary: t.exposeString('summary', { nullable: true }),
-    content: t.exposeString('content', { nullable: true }),
-    tags: t.exposeStringList('tags'),
-    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
-    metadata: t.expose('metadata', { type: 'JSON' }),
-    shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     momentType: t.exposeString('momentType', { nullable: true }),
     startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true }),
     endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
