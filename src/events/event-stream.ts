@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../db/generated/client.js';
 import type { AgentEvent } from './agent-event.js';
+import { MAX_FLUSH_WAIT_MS } from './event-writer.js';
 import type { RemPubSub } from './pubsub.js';
 
 export interface EventStreamDeps {
@@ -53,8 +54,9 @@ export async function* turnEventStream(deps: EventStreamDeps, turnId: string, af
     if (!turn) return;
     await readInto();
     if (TERMINAL.has(turn.status) && after >= turn.lastSeq) return;
-    // One more read after a flush interval catches events published just before we subscribed.
-    let catchUpAt = Date.now() + deps.flushIntervalMs * 2 + 50;
+    // One more read once any batch pending at subscription time is written catches events
+    // published just before we subscribed.
+    let catchUpAt = Date.now() + Math.max(deps.flushIntervalMs, MAX_FLUSH_WAIT_MS) * 2 + 50;
     let gapSince = 0;
     while (true) {
       while (held.has(last + 1)) {
