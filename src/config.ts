@@ -37,6 +37,8 @@ const env = z.object({
   AGENTS_DIR: z.string().min(1).optional(),
   /** Rough token budget for the session history sent with each turn. */
   HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
+  /** Earlier assistant answers longer than this reach agents with the search tool cut, with a REM LOOKUP hint; 0 = never. */
+  HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
   /** Longest time turn events wait in memory before being written (batching window). */
   EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
   /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
@@ -107,6 +109,7 @@ export interface Config {
     defaultAgent: string;
     agentsDir?: string;
     historyTokenBudget: number;
+    historyCompressChars: number;
     eventFlushMs: number;
     approvalTtlMs: number;
     approvalDefault: 'reject' | 'approve';
@@ -160,6 +163,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       defaultAgent: e.DEFAULT_AGENT,
       agentsDir: e.AGENTS_DIR,
       historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
+      historyCompressChars: e.HISTORY_COMPRESS_CHARS,
       eventFlushMs: e.EVENT_FLUSH_MS,
       approvalTtlMs: e.APPROVAL_TTL_MS,
       approvalDefault: e.APPROVAL_DEFAULT_DECISION,

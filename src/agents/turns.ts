@@ -11,7 +11,7 @@ import type { RemPubSub } from '../events/pubsub.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
 import type { Logger } from '../logger.js';
-import { appendMessages, loadHistory } from '../memory/messages.js';
+import { appendMessages, loadHistory, type HistoryOptions } from '../memory/messages.js';
 import { getSession } from '../memory/sessions.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
@@ -24,6 +24,7 @@ import { freshState, runTurn, type Resolution, type RunInput, type RunResult, ty
 export interface TurnSettings {
   defaultAgent: string;
   historyTokenBudget: number;
+  historyCompressChars: number;
   eventFlushMs: number;
   approvalTtlMs: number;
   heartbeatMs: number;
@@ -133,7 +134,7 @@ export class TurnService {
       throw error;
     }
 
-    const history = await loadHistory(prisma, session.id, this.deps.settings.historyTokenBudget, created.userMessage.seq);
+    const history = await loadHistory(prisma, session.id, this.historyOptions(agent, created.userMessage.seq));
     const log = this.newLog(created.turn, 0);
     const state = freshState({ agent, ctx, session }, history, input.content);
     this.launch(created.turn, session, agent, model, log, state, new AbortController());
@@ -279,7 +280,7 @@ export class TurnService {
     });
     const log = this.newLog(child, 0);
     forward(log, parent.log, child);
-    const history = await loadHistory(this.deps.prisma, parent.session.id, this.deps.settings.historyTokenBudget);
+    const history = await loadHistory(this.deps.prisma, parent.session.id, this.historyOptions(agent));
     const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
     const state = freshState({ agent, ctx: parent.ctx, session: parent.session }, history, content);
     const run: RunContext = { ...parent, turnId: child.id, model, log, depth, agentPath: child.agentPath };
@@ -379,6 +380,15 @@ export class TurnService {
       { prisma: this.deps.prisma, pubsub: this.deps.pubsub, writer: this.writer },
       { turnId: turn.id, sessionId: turn.sessionId, agent: turn.agent, depth: turn.depth, lastSeq },
     );
+  }
+
+  private historyOptions(agent: ResolvedAgent, beforeSeq?: number): HistoryOptions {
+    const canLookUp = agent.spec.tools.some((tool) => tool.name === 'search');
+    return {
+      budgetTokens: this.deps.settings.historyTokenBudget,
+      beforeSeq,
+      compressAboveChars: canLookUp && this.deps.settings.historyCompressChars > 0 ? this.deps.settings.historyCompressChars : undefined,
+    };
   }
 
   private runnerDeps() {

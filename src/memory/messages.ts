@@ -28,23 +28,50 @@ export async function appendMessages(
   });
 }
 
+/** The REM LOOKUP key of a stored session message, followed by truncation hints: `session-<id>-msg-<seq>`. */
+export function messageKey(sessionId: string, seq: number): string {
+  return `session-${sessionId.toLowerCase()}-msg-${seq}`;
+}
+
+export interface HistoryOptions {
+  /** Rough token budget (4 characters a token); the newest messages are kept. */
+  budgetTokens: number;
+  /** Only messages before this position (the current turn's user message). */
+  beforeSeq?: number;
+  /**
+   * Assistant messages longer than this are cut, with a hint to fetch the full text by REM LOOKUP
+   * (REM's session compression). Leave it out for agents that cannot search memory.
+   */
+  compressAboveChars?: number;
+}
+
 /**
  * The conversation so far as model messages: user and assistant text only (tool rows stay in the
- * audit trail), newest kept first when the rough token budget (4 characters a token) runs out.
+ * audit trail), newest kept first when the budget runs out, long answers compressed on request.
  */
-export async function loadHistory(prisma: PrismaClient, sessionId: string, budgetTokens: number, beforeSeq?: number): Promise<ChatMessage[]> {
+export async function loadHistory(prisma: PrismaClient, sessionId: string, options: HistoryOptions): Promise<ChatMessage[]> {
   const rows = await prisma.message.findMany({
-    where: { sessionId, type: { in: ['user', 'assistant'] }, content: { not: null }, ...(beforeSeq ? { seq: { lt: beforeSeq } } : {}) },
+    where: {
+      sessionId,
+      type: { in: ['user', 'assistant'] },
+      content: { not: null },
+      ...(options.beforeSeq ? { seq: { lt: options.beforeSeq } } : {}),
+    },
     orderBy: { seq: 'desc' },
     take: 500,
-    select: { type: true, content: true },
+    select: { type: true, content: true, seq: true },
   });
   const history: ChatMessage[] = [];
-  let budget = budgetTokens * 4;
+  let budget = options.budgetTokens * 4;
+  const limit = options.compressAboveChars;
   for (const row of rows) {
-    budget -= row.content!.length;
+    let content = row.content!;
+    if (row.type === 'assistant' && limit && content.length > limit) {
+      content = `${content.slice(0, limit)}… [truncated; full message: REM LOOKUP "${messageKey(sessionId, row.seq)}"]`;
+    }
+    budget -= content.length;
     if (budget < 0) break;
-    history.push({ role: row.type === 'user' ? 'user' : 'assistant', content: row.content! });
+    history.push({ role: row.type === 'user' ? 'user' : 'assistant', content });
   }
   return history.reverse();
 }

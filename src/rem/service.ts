@@ -74,10 +74,6 @@ interface KvRow {
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const MESSAGE_KEY = new RegExp(`^session-(${UUID})-msg-(\\d{1,9})$`);
 
-/** The LOOKUP key of a stored session message, e.g. for truncation hints: `session-<id>-msg-<seq>`. */
-export function messageKey(sessionId: string, seq: number): string {
-  return `session-${sessionId.toLowerCase()}-msg-${seq}`;
-}
 
 const KV_COLUMNS = `kv."entity_type", kv."entity_id"::text AS entity_id, kv."entity_key", kv."content_summary", kv."graph_edges", kv."user_id"`;
 const SCOPE = (alias: string) => `${alias}."tenant_id" = $1 AND (${alias}."user_id" = $2 OR ${alias}."user_id" IS NULL)`;

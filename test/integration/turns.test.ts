@@ -327,3 +327,40 @@ describe('memory search tool', () => {
     expect(turn.toolCallsLog).toMatchObject([{ tool: 'search', isError: false, result: { mode: 'LOOKUP', hits: [{ key: 'sarah-chen' }] } }]);
   });
 });
+
+describe('history compression', () => {
+  it('cuts long earlier answers for agents that can search, and the hint leads back to the full text', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: rememberer\ndescription: You look things up.\ntools:\n  - name: search\n');
+    const long = `The plan: ${'step by step, carefully, '.repeat(40)}done.`;
+    env.fake.enqueue({ text: long });
+    const first = await chat(env.server.url, user, { content: 'Write the plan', agent: 'rememberer' });
+
+    const hint = /\[truncated; full message: REM LOOKUP "(session-[0-9a-f-]+-msg-2)"\]$/;
+    env.fake.enqueue(
+      (request) => {
+        const earlier = request.body.messages.find((m: { role: string; content: string }) => m.role === 'assistant');
+        const key = hint.exec(earlier.content)![1]!;
+        return { toolCalls: [{ id: 'l1', name: 'search', arguments: { query: `LOOKUP "${key}"` } }] };
+      },
+      { text: 'Here is the full plan again.' },
+    );
+    const second = await chat(env.server.url, user, { content: 'Repeat the plan exactly', sessionId: first.sent.session.id, agent: 'rememberer' });
+
+    const earlier = env.fake.chatRequests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(earlier.content).toMatch(hint);
+    expect(earlier.content.length).toBeLessThan(long.length);
+    expect(second.turn.toolCallsLog).toMatchObject([{ tool: 'search', result: { mode: 'LOOKUP', hits: [{ entityType: 'messages', content: long }] } }]);
+  });
+
+  it('sends the full history to agents that cannot search', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, TOOL_AGENT);
+    const long = `Long answer ${'x'.repeat(1000)}`;
+    env.fake.enqueue({ text: long }, { text: 'ok' });
+    const first = await chat(env.server.url, user, { content: 'one', agent: 'tool-agent' });
+    await chat(env.server.url, user, { content: 'two', sessionId: first.sent.session.id, agent: 'tool-agent' });
+    const earlier = env.fake.chatRequests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(earlier.content).toBe(long);
+  });
+});
