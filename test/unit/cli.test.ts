@@ -45,6 +45,19 @@ describe('configuration', () => {
   });
 });
 
+describe('bin/remgraph.js', () => {
+  it('runs the same CLI as the npm scripts', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['bin/remgraph.js', 'frobnicate'], { cwd: new URL('../../', import.meta.url).pathname }, (_e, _out, stderr) =>
+        resolve({ code: child.exitCode, stderr }),
+      );
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown command "frobnicate"');
+  });
+});
+
 describe('schema.graphql', () => {
   it('is the schema the code builds (run `npm run schema:print` after changing types)', async () => {
     const committed = await readFile(new URL('../../schema.graphql', import.meta.url), 'utf8');
