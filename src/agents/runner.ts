@@ -123,7 +123,7 @@ export function freshState(input: Pick<RunInput, 'agent' | 'ctx' | 'session'>, h
  * final event. A pause stores the state as the turn's checkpoint and keeps nothing in memory.
  */
 export async function runTurn(deps: RunnerDeps, input: RunInput, state: RunState): Promise<RunResult> {
-  const { agent, model, log, signal } = input;
+  const { agent, log, signal } = input;
   const spec = agent.spec;
   let status: TerminalStatus = 'COMPLETED';
   let error: { code: string; message: string } | null = null;

@@ -7,7 +7,6 @@ import type { PrismaClient } from '../../src/db/generated/client.js';
 import type { AppServices } from '../../src/graphql/context.js';
 import { createGraphQLServer } from '../../src/graphql/server.js';
 import { createLogger } from '../../src/logger.js';
-import type { AgentContext } from '../../src/auth/agent-context.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { OpenAIEmbedder } from '../../src/rem/embeddings/openai.js';
 import { ingest, reembed } from '../../src/rem/memory-store.js';
@@ -29,7 +28,7 @@ import {
   type MemoryItemInput,
 } from '../generated/graphql.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
-import { newUser, type Caller } from '../support/client.js';
+import { contextOf, newUser, type Caller } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -340,17 +339,3 @@ describe('changing the embedding model', () => {
   });
 });
 
-function contextOf(user: Caller): AgentContext {
-  return {
-    userId: user.headers['x-user-id']!,
-    tenantId: user.headers['x-tenant-id']!,
-    sessionId: null,
-    defaultModel: null,
-    agentSchemaUri: null,
-    isEval: false,
-    clientId: null,
-    addedInstruction: null,
-    isAdmin: false,
-    authMode: 'headers',
-  };
-}

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentContext } from '../../src/auth/agent-context.js';
 import type { AgentEventBody } from '../../src/events/agent-event.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { createSearchTool } from '../../src/rem/search-tool.js';
@@ -8,7 +7,7 @@ import { messageKey } from '../../src/memory/messages.js';
 import { RemService } from '../../src/rem/service.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 import { CreateSessionDocument, IngestDocument, RemQueryDocument, type MemoryItemInput } from '../generated/graphql.js';
-import { errorCode, newUser, type Caller } from '../support/client.js';
+import { contextOf, errorCode, newUser, type Caller } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -28,20 +27,6 @@ function serviceWith(sql: Partial<{ rowCap: number; maxCost: number }>) {
   );
 }
 
-function contextOf(user: Caller): AgentContext {
-  return {
-    userId: user.headers['x-user-id']!,
-    tenantId: user.headers['x-tenant-id']!,
-    sessionId: null,
-    defaultModel: null,
-    agentSchemaUri: null,
-    isEval: false,
-    clientId: null,
-    addedInstruction: null,
-    isAdmin: false,
-    authMode: 'headers',
-  };
-}
 
 async function ingest(user: Caller, items: MemoryItemInput[]) {
   const data = await user.data(IngestDocument, { items });

@@ -4,6 +4,7 @@ import { print, type ExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { expect } from 'vitest';
+import type { AgentContext } from '../../src/auth/agent-context.js';
 
 export type Headers = Record<string, string>;
 
@@ -111,4 +112,20 @@ function toError(error: unknown): Error {
     return Object.assign(new Error(`socket closed ${close.code} ${close.reason ?? ''}`), { code: close.code, reason: close.reason });
   }
   return new Error(JSON.stringify(error));
+}
+
+/** The AgentContext the server builds for a header-authenticated caller (for calling services directly). */
+export function contextOf(user: Caller): AgentContext {
+  return {
+    userId: user.headers['x-user-id'] ?? null,
+    tenantId: user.headers['x-tenant-id'] ?? 'default',
+    sessionId: null,
+    defaultModel: null,
+    agentSchemaUri: null,
+    isEval: false,
+    clientId: null,
+    addedInstruction: null,
+    isAdmin: false,
+    authMode: 'headers',
+  };
 }
