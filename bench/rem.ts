@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type App } from '../src/app.js';
-import type { AgentContext } from '../src/auth/agent-context.js';
+import { contextOf } from '../test/support/client.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
@@ -24,18 +24,7 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const TENANT = 'bench';
 const USER = 'bench-user';
 
-const ctx: AgentContext = {
-  userId: USER,
-  tenantId: TENANT,
-  sessionId: null,
-  defaultModel: null,
-  agentSchemaUri: null,
-  isEval: false,
-  clientId: null,
-  addedInstruction: null,
-  isAdmin: false,
-  authMode: 'headers',
-};
+const ctx = contextOf({ headers: { 'x-user-id': USER, 'x-tenant-id': TENANT } });
 
 // Deterministic pseudo-random numbers (mulberry32) so that runs are comparable.
 function rng(seed: number) {

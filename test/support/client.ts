@@ -115,7 +115,7 @@ function toError(error: unknown): Error {
 }
 
 /** The AgentContext the server builds for a header-authenticated caller (for calling services directly). */
-export function contextOf(user: Caller): AgentContext {
+export function contextOf(user: Pick<Caller, 'headers'>): AgentContext {
   return {
     userId: user.headers['x-user-id'] ?? null,
     tenantId: user.headers['x-tenant-id'] ?? 'default',
