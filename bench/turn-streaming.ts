@@ -1,27 +1,41 @@
-// Streaming figures for the agent runtime, with the fake OpenAI server as the model:
-//  1. content events/s delivered to a graphql-ws client for one turn, next to a bare graphql-ws
-//     subscription yielding the same number of small events (ratio = remgraph / bare);
-//  2. added latency from the fake server writing a token to the client receiving it, p50/p99, at 1
-//     and at 100 concurrent turns (tokens every 20 ms, like a fast real model);
-//  3. non-model time per turn (sendMessage → final event at the client, with an instant model), p50,
-//     on PGlite and PostgreSQL.
-// The server runs in its own process; the fake model and the clients share this one.
-// Usage: npx tsx bench/turn-streaming.ts
+// What a user of a chat UI sees while turns stream, with the fake OpenAI server as the model.
+// The server runs in its own process (as `npm start` would); the fake model and the clients share
+// this one. For each backend (PGlite, PostgreSQL):
+//  1. throughput: one turn whose model streams as fast as it can, content events/s at a graphql-ws
+//     client, next to a bare yoga + graphql-ws server yielding the same events (ratio = remgraph / bare);
+//  2. at 1, 100 and 500 concurrent turns (tokens 20 ms apart, like a fast real model), each turn
+//     with its own fresh graphql-ws client that subscribes with `after: 0` right after sendMessage
+//     returns: time to first token from the sendMessage call (and the part of it that is not the
+//     model's own delay), token lag (fake model writes a token → client receives it) p50/p99, failed
+//     turns, and the server's peak RSS;
+//  3. non-model time per turn (sendMessage → final event at the client, instant model), p50.
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--skip-throughput]
+import { readFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startFakeOpenAI, type FakeOpenAI } from '../test/support/fake-openai.js';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../test/support/process.js';
 import { freshPostgres, summarize } from './support.js';
 
+const { values: args } = parseArgs({
+  options: {
+    backends: { type: 'string', default: 'pglite,postgres' },
+    turns: { type: 'string', default: '1,100,500' },
+    tokens: { type: 'string', default: '50' },
+    'skip-throughput': { type: 'boolean', default: false },
+  },
+});
 const THROUGHPUT_EVENTS = 5000;
-const LATENCY_TOKENS = 50;
+const TOKENS_PER_TURN = Number(args.tokens);
+const TOKEN_GAP_MS = 20;
 const TURNS_FOR_OVERHEAD = 60;
 
 const now = () => performance.timeOrigin + performance.now();
 
 function ws(url: string, headers: Record<string, string>): Client {
-  return createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0 });
+  return createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0, lazy: true });
 }
 
 function subscribe(client: Client, query: string, variables: Record<string, unknown>, onNext: (data: any) => void): Promise<void> {
@@ -38,95 +52,123 @@ async function gql(url: string, headers: Record<string, string>, query: string, 
 }
 
 const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
-const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t) { __typename ... on ContentEvent { delta } } }';
+const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on ContentEvent { delta } ... on FinalEvent { status } } }';
 
-/** Runs one turn and calls `onDelta(delta, receivedAt)` for each content event; resolves at the final event. */
-async function turn(server: ServerProcess, user: string, onDelta: (delta: string, at: number) => void) {
+interface TurnResult {
+  sentAt: number;
+  firstTokenAt: number;
+  tokens: { delta: string; at: number }[];
+  status: string | null;
+}
+
+/** Sends a message, then follows its turn with a fresh client from seq 0, as a chat UI does. */
+async function runTurn(server: ServerProcess, user: string, content: string): Promise<TurnResult> {
   const headers = { 'x-user-id': user, 'x-tenant-id': 'bench' };
-  const sent = await gql(server.url, headers, SEND, { c: 'go' });
+  const sentAt = now();
+  const sent = await gql(server.url, headers, SEND, { c: content });
+  if (!sent.sendMessage.turn) throw new Error(JSON.stringify(sent.sendMessage));
   const client = ws(server.url, headers);
+  const result: TurnResult = { sentAt, firstTokenAt: 0, tokens: [], status: null };
   try {
     await subscribe(client, EVENTS, { t: sent.sendMessage.turn.id }, (data) => {
-      if (data.turnEvents.__typename === 'ContentEvent') onDelta(data.turnEvents.delta, now());
+      const event = data.turnEvents;
+      if (event.__typename === 'ContentEvent') {
+        const at = now();
+        result.firstTokenAt ||= at;
+        result.tokens.push({ delta: event.delta, at });
+      } else if (event.__typename === 'FinalEvent') result.status = event.status;
     });
   } finally {
     await client.dispose();
   }
+  return result;
 }
 
-async function throughput(server: ServerProcess, fake: FakeOpenAI) {
-  fake.enqueue({ text: Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `w${i} `) });
-  let first = 0;
-  let last = 0;
-  let count = 0;
-  await turn(server, 'bench-throughput', (_d, at) => {
-    first ||= at;
-    last = at;
-    count++;
-  });
-  const remgraph = count / ((last - first) / 1000);
-
-  const bare = await new Promise<string>((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-ws-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startBare(): Promise<{ url: string; stop: () => void }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-ws-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk) => {
       const match = /listening on (\S+)/.exec(String(chunk));
       if (match) resolve(match[1]!);
     });
     proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-    process.on('exit', () => proc.kill());
   });
-  const client = ws(bare, {});
-  let bFirst = 0;
-  let bLast = 0;
-  let bCount = 0;
-  await subscribe(client, 'subscription($n: Int!) { ticks(n: $n) { seq delta } }', { n: THROUGHPUT_EVENTS }, () => {
-    const at = now();
-    bFirst ||= at;
-    bLast = at;
-    bCount++;
-  });
-  await client.dispose();
-  const bareRate = bCount / ((bLast - bFirst) / 1000);
-  console.log(JSON.stringify({ bench: 'content events/s to a graphql-ws client', events: count, remgraph: Math.round(remgraph), bareGraphqlWs: Math.round(bareRate), ratio: +(remgraph / bareRate).toFixed(3) }));
+  return { url, stop: () => proc.kill() };
 }
 
-const CREATE = 'mutation { createSession(input: {}) { ... on CreateSessionSuccess { session { id } } } }';
-const SEND_IN = 'mutation($c: String!, $s: ID!) { sendMessage(input: {content: $c, sessionId: $s}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
-const SESSION_EVENTS = 'subscription($s: ID!) { sessionEvents(sessionId: $s) { __typename ... on ContentEvent { delta } } }';
+async function bareRate(url: string): Promise<number> {
+  const client = ws(url, {});
+  let first = 0;
+  let last = 0;
+  let count = 0;
+  await subscribe(client, 'subscription($n: Int!) { ticks(n: $n) { seq delta } }', { n: THROUGHPUT_EVENTS }, () => {
+    const at = now();
+    first ||= at;
+    last = at;
+    count++;
+  });
+  await client.dispose();
+  return count / ((last - first) / 1000);
+}
 
-/**
- * Latency of live delivery: each client is subscribed to its session before the turn starts, so
- * no event reaches it through replay.
- */
-async function latency(server: ServerProcess, fake: FakeOpenAI, concurrent: number) {
-  fake.enqueue(...Array.from({ length: concurrent }, () => ({ text: Array.from({ length: LATENCY_TOKENS }, () => 'x '), delayMs: 20, stampContent: true })));
-  const samples: number[] = [];
-  const users = await Promise.all(
-    Array.from({ length: concurrent }, async (_, i) => {
-      const headers = { 'x-user-id': `bench-latency-${concurrent}-${i}`, 'x-tenant-id': 'bench' };
-      const sessionId = (await gql(server.url, headers, CREATE, {})).createSession.session.id as string;
-      const client = ws(server.url, headers);
-      let finished!: () => void;
-      const done = new Promise<void>((resolve) => (finished = resolve));
-      client.subscribe(
-        { query: SESSION_EVENTS, variables: { s: sessionId } },
-        {
-          next: ({ data }: any) => {
-            if (data.sessionEvents.__typename === 'ContentEvent') samples.push(now() - Number(data.sessionEvents.delta.trim()));
-            if (data.sessionEvents.__typename === 'FinalEvent') finished();
-          },
-          error: (e) => console.error(e),
-          complete: () => {},
-        },
-      );
-      return { headers, sessionId, client, done };
-    }),
+async function throughput(server: ServerProcess, fake: FakeOpenAI, bareUrl: string, backend: string) {
+  fake.enqueue({ text: Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `w${i} `) });
+  const turn = await runTurn(server, 'bench-throughput', 'go');
+  const span = (turn.tokens.at(-1)!.at - turn.tokens[0]!.at) / 1000;
+  const remgraph = turn.tokens.length / span;
+  const bare = await bareRate(bareUrl);
+  print({ bench: 'one turn, model as fast as it can: content events/s at the client', backend, events: turn.tokens.length, remgraph: Math.round(remgraph), bareGraphqlWs: Math.round(bare), ratio: +(remgraph / bare).toFixed(3) });
+}
+
+/** Peak resident memory of a process while `work` runs. */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+  let peak = 0;
+  const sample = async () => {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peak = Math.max(peak, kb);
+  };
+  const timer = setInterval(() => void sample(), 100);
+  try {
+    const result = await work();
+    await sample();
+    return { result, peakMb: Math.round(peak / 1024) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function concurrent(server: ServerProcess, fake: FakeOpenAI, backend: string, turns: number) {
+  // Each model call records when it arrived; its content says which turn it belongs to.
+  const arrivals = new Map<string, number>();
+  const script = (request: RecordedRequest) => {
+    arrivals.set(String(request.body.messages.at(-1).content), now());
+    return { text: Array.from({ length: TOKENS_PER_TURN }, () => 'x '), delayMs: TOKEN_GAP_MS, stampContent: true };
+  };
+  fake.enqueue(...Array.from({ length: turns }, () => script));
+  const run = `${backend}-${turns}-${Date.now()}`;
+  const { result, peakMb } = await peakRss(server.proc.pid!, () =>
+    Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(server, `bench-${run}-${i}`, `go ${run} ${i}`))),
   );
-  await new Promise((r) => setTimeout(r, 500));
-  await Promise.all(users.map((u) => gql(server.url, u.headers, SEND_IN, { c: 'go', s: u.sessionId })));
-  await Promise.all(users.map((u) => u.done));
-  await Promise.all(users.map((u) => u.client.dispose()));
-  console.log(JSON.stringify({ bench: 'token write → client receive latency', concurrentTurns: concurrent, unit: 'ms', ...summarize(samples) }));
+  const ok = result.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));
+  const failures = result.flatMap((r) => (r.status === 'rejected' ? [String(r.reason).slice(0, 200)] : r.value.status !== 'COMPLETED' ? [`status ${r.value.status}`] : []));
+  const lag = ok.flatMap(({ turn }) => turn.tokens.map((t) => t.at - Number(t.delta.trim())));
+  const ttft = ok.map(({ turn }) => turn.firstTokenAt - turn.sentAt);
+  // The model's own share of the wait for the first token: request arrival → first token written.
+  const ttftAboveModel = ok.map(({ turn, content }) => turn.firstTokenAt - turn.sentAt - (Number(turn.tokens[0]!.delta.trim()) - arrivals.get(content)!));
+  const missing = ok.filter(({ turn }) => turn.tokens.length !== TOKENS_PER_TURN).length;
+  print({
+    bench: 'concurrent turns, fresh client per turn subscribing with after: 0',
+    backend,
+    turns,
+    failed: failures.length,
+    ...(failures.length ? { firstFailure: failures[0] } : {}),
+    turnsWithMissingTokens: missing,
+    tokenLagMs: pick(summarize(lag)),
+    ttftMs: pick(summarize(ttft)),
+    ttftAboveModelMs: pick(summarize(ttftAboveModel)),
+    serverPeakRssMb: peakMb,
+  });
 }
 
 async function overhead(server: ServerProcess, fake: FakeOpenAI, backend: string) {
@@ -134,38 +176,33 @@ async function overhead(server: ServerProcess, fake: FakeOpenAI, backend: string
   for (let i = 0; i < TURNS_FOR_OVERHEAD; i++) {
     fake.enqueue({ text: 'Short answer.' });
     const started = now();
-    await turn(server, `bench-overhead-${backend}`, () => {});
+    await runTurn(server, `bench-overhead-${backend}`, 'go');
     if (i >= 10) samples.push(now() - started);
   }
-  console.log(JSON.stringify({ bench: 'non-model time per turn (sendMessage → final at client)', backend, unit: 'ms', ...summarize(samples) }));
+  print({ bench: 'non-model time per turn (sendMessage → final at a fresh client), instant model', backend, unitMs: pick(summarize(samples)) });
 }
 
-const only = process.argv[2];
+const pick = (s: ReturnType<typeof summarize>) => ({ p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1), n: s.n });
+const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
+
 const fake = await startFakeOpenAI();
+const bare = await startBare();
 const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info' };
-
-const pglite = await spawnServer({ ...modelEnv, DATA_DIR: 'memory://' });
 try {
-  if (only === 'latency100') {
-    await latency(pglite, fake, 100);
-    await pglite.stop();
-    process.exit(0);
+  for (const backend of args.backends.split(',')) {
+    const db = backend === 'postgres' ? await freshPostgres('remgraph_bench_turns') : undefined;
+    const server = await spawnServer({ ...modelEnv, ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: 'memory://' }) });
+    try {
+      if (!args['skip-throughput']) await throughput(server, fake, bare.url, backend);
+      for (const turns of args.turns.split(',').map(Number)) await concurrent(server, fake, backend, turns);
+      await overhead(server, fake, backend);
+    } finally {
+      await server.stop();
+      await db?.drop();
+    }
   }
-  await throughput(pglite, fake);
-  await latency(pglite, fake, 1);
-  await latency(pglite, fake, 100);
-  await overhead(pglite, fake, 'pglite');
 } finally {
-  await pglite.stop();
-}
-const db = await freshPostgres('remgraph_bench_turns');
-const postgres = await spawnServer({ ...modelEnv, DATABASE_URL: db.url });
-try {
-  await latency(postgres, fake, 100);
-  await overhead(postgres, fake, 'postgres');
-} finally {
-  await postgres.stop();
-  await db.drop();
+  bare.stop();
   await fake.close();
 }
 process.exit(0);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -8,7 +9,12 @@ import { applyMigrations, pendingMigrations } from './db/migrations.js';
 import { AgentRegistry } from './agents/registry.js';
 import { ApprovalService } from './agents/approvals.js';
 import { startMaintenance } from './agents/maintenance.js';
+import { Supervisor } from './agents/supervisor.js';
+import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
+import { TurnStore } from './agents/turn-store.js';
+import { EventHub } from './events/event-hub.js';
+import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
 import { openPubSub, type PubSubHandle, type RemPubSub } from './events/pubsub.js';
 import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
@@ -49,11 +55,14 @@ export async function startApp(config: Config, logger = createLogger(config.log.
 
   const identify = createIdentify(config.auth);
   let bus: PubSubHandle | undefined;
-  let services: AppServices;
+  let relay: EventRelay = localRelay;
+  let services: Services;
   try {
     bus = await openPubSub(config.pubsub.redisUrl);
-    services = await createServices(config, db, bus.pubsub, logger);
+    if (config.pubsub.redisUrl) relay = await openRedisRelay(config.pubsub.redisUrl, logger);
+    services = await createServices(config, db, bus.pubsub, relay, logger);
   } catch (error) {
+    await relay.close();
     await bus?.close();
     await db.close();
     throw error;
@@ -61,7 +70,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const yoga = createGraphQLServer({ services, identify, logger, graphiql: config.server.graphiql });
-  const stopMaintenance = startMaintenance({ approvals: services.approvals, turns: services.turns, logger, intervalMs: config.agents.sweepIntervalMs });
+  const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const httpServer = createServer((req, res) => {
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -93,10 +102,11 @@ export async function startApp(config: Config, logger = createLogger(config.log.
       httpServer.closeIdleConnections();
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
       await stopMaintenance();
-      await services.turns.shutdown();
+      await services.supervisor.shutdown();
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
+      await relay.close();
       await pubsubHandle.close();
       await db.close();
     })());
@@ -104,7 +114,12 @@ export async function startApp(config: Config, logger = createLogger(config.log.
   return { url, port, db, logger, stop };
 }
 
-async function createServices(config: Config, db: Database, pubsub: RemPubSub, logger: Logger): Promise<AppServices> {
+/** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */
+interface Services extends AppServices {
+  supervisor: Supervisor;
+}
+
+async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
   const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
   const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)]);
   const models = createModelResolver(config.llm);
@@ -115,12 +130,28 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, l
     toolExists: (name) => tools.has(name),
     agentsDir: config.agents.agentsDir,
   });
-  const turns = new TurnService({ prisma: db.prisma, pubsub, logger, agents, models, tools, settings: config.agents });
-  const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, resume: (id) => turns.resume(id), settings: config.agents });
+  const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
+  const engine = {
+    prisma: db.prisma,
+    pubsub,
+    hub,
+    relay,
+    logger,
+    agents,
+    models,
+    tools,
+    store: new TurnStore(db.prisma, processId),
+    lease: new TreeLease(db.prisma, processId),
+    settings: config.agents,
+  };
+  const supervisor = new Supervisor(engine);
+  const turns = new TurnService(engine, supervisor);
+  const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, eventFlushMs: config.agents.eventFlushMs, rem };
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -51,6 +51,10 @@ const env = z.object({
   TURN_HEARTBEAT_MS: z.coerce.number().int().min(50).default(10_000),
   /** Deepest chain of agents asking agents (ask_agent). */
   MAX_AGENT_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
+  /** Most tool calls one model response may run (the rest are refused with a tool error). */
+  MAX_TOOL_CALLS_PER_RESPONSE: z.coerce.number().int().min(1).max(100).default(8),
+  /** Most child turns (ask_agent) one top-level turn may start, at any depth. */
+  MAX_CHILD_TURNS: z.coerce.number().int().min(0).max(1000).default(20),
   /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
   OPENAI_API_KEY: z.string().optional(),
   /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
@@ -116,6 +120,8 @@ export interface Config {
     sweepIntervalMs: number;
     heartbeatMs: number;
     maxDepth: number;
+    maxToolCallsPerResponse: number;
+    maxChildTurns: number;
   };
   database: { url?: string; dataDir: string; poolSize: number };
   pubsub: { redisUrl?: string };
@@ -170,6 +176,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sweepIntervalMs: e.SWEEP_INTERVAL_MS,
       heartbeatMs: e.TURN_HEARTBEAT_MS,
       maxDepth: e.MAX_AGENT_DEPTH,
+      maxToolCallsPerResponse: e.MAX_TOOL_CALLS_PER_RESPONSE,
+      maxChildTurns: e.MAX_CHILD_TURNS,
     },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     pubsub: { redisUrl: e.REDIS_URL },

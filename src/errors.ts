@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'RATE_LIMITED'
   | 'QUERY_SYNTAX'
-  | 'MODEL_ERROR';
+  | 'MODEL_ERROR'
+  | 'LIMIT_EXCEEDED';
 
 const APP_ERROR = Symbol.for('remgraph.AppError');
 
@@ -93,6 +94,15 @@ export class RateLimitedError extends AppError {
   constructor(message: string, readonly retryAfterMs?: number) {
     super(message);
     this.name = 'RateLimitedError';
+  }
+}
+
+/** A configured limit stopped the work (delegation depth, child turns, tool calls per response). */
+export class LimitExceededError extends AppError {
+  readonly code = 'LIMIT_EXCEEDED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'LimitExceededError';
   }
 }
 

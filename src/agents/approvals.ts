@@ -6,14 +6,13 @@ import { AlreadyDecidedError, NotFoundError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
 import { parseInput } from '../validation.js';
-import { appendToIdleTree, publishIdle } from './idle-turns.js';
 
 export interface ApprovalDeps {
   prisma: PrismaClient;
   pubsub: RemPubSub;
   logger: Logger;
-  /** Continues the paused turn once its decisions are in (TurnService.resume). */
-  resume(turnId: string): Promise<boolean>;
+  /** Announces decisions in the tree's log and resumes what they unblocked (Supervisor.afterDecision). */
+  afterDecision(rootId: string): Promise<void>;
   settings: { approvalDefault: 'reject' | 'approve' };
 }
 
@@ -29,7 +28,8 @@ interface Decision {
 /**
  * Human decisions on gated tool calls. A decision is recorded exactly once (the database update
  * only matches a PENDING row, so a concurrent or repeated decision is ALREADY_DECIDED and never a
- * second execution); then the turn resumes on this process.
+ * second execution); then the process holding the turn's tree (this one, when the tree is free)
+ * announces it in the log and resumes the turn once nothing else is pending.
  */
 export class ApprovalService {
   constructor(private readonly deps: ApprovalDeps) {}
@@ -60,28 +60,17 @@ export class ApprovalService {
 
   private async record(approval: Approval, decision: Decision): Promise<Approval> {
     const { prisma, pubsub } = this.deps;
-    const { updated, events } = await prisma.$transaction(async (tx) => {
-      const claimed = await tx.approval.updateMany({
-        where: { id: approval.id, status: 'PENDING' },
-        data: { ...decision, decidedAt: new Date() },
-      });
-      if (claimed.count === 0) {
-        const current = await tx.approval.findUniqueOrThrow({ where: { id: approval.id } });
-        throw new AlreadyDecidedError(approval.id, current.status);
-      }
-      const turn = await tx.turn.findUniqueOrThrow({ where: { id: approval.turnId } });
-      const events = await appendToIdleTree(tx as Prisma.TransactionClient, turn, {
-        type: 'approval_result',
-        approvalId: approval.id,
-        approved: decision.approved,
-        reason: decision.reason,
-        decidedBy: decision.decidedBy,
-      });
-      return { updated: await tx.approval.findUniqueOrThrow({ where: { id: approval.id } }), events };
+    const [updated] = await prisma.approval.updateManyAndReturn({
+      where: { id: approval.id, status: 'PENDING' },
+      data: { ...decision, decidedAt: new Date() },
     });
-    publishIdle(pubsub, approval.sessionId, events);
+    if (!updated) {
+      const current = await prisma.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      throw new AlreadyDecidedError(approval.id, current.status);
+    }
     pubsub.publish('approvals:changed', approval.tenantId, { sessionId: approval.sessionId, turnId: approval.turnId, approvalId: approval.id });
-    await this.deps.resume(approval.turnId).catch((error) => this.deps.logger.error({ err: error, turnId: approval.turnId }, 'resume after decision failed'));
+    const turn = await prisma.turn.findUnique({ where: { id: approval.turnId }, select: { rootId: true } });
+    if (turn) await this.deps.afterDecision(turn.rootId).catch((error) => this.deps.logger.error({ err: error, turnId: approval.turnId }, 'could not continue after a decision'));
     return updated;
   }
 }

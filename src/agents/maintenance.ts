@@ -1,19 +1,19 @@
 import type { Logger } from '../logger.js';
 import type { ApprovalService } from './approvals.js';
-import type { TurnService } from './turns.js';
+import type { Supervisor } from './supervisor.js';
 
 /**
  * Periodic recovery, also run once at start-up: applies default decisions to expired approvals
  * and interrupts or resumes turns that a stopped process left behind. Safe on any number of
  * processes at once (every step claims its rows in the database).
  */
-export function startMaintenance(deps: { approvals: ApprovalService; turns: TurnService; logger: Logger; intervalMs: number }): () => Promise<void> {
+export function startMaintenance(deps: { approvals: ApprovalService; supervisor: Supervisor; logger: Logger; intervalMs: number }): () => Promise<void> {
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
     running = running.then(async () => {
       try {
         await deps.approvals.expireDue();
-        await deps.turns.sweep();
+        await deps.supervisor.sweep();
       } catch (error) {
         deps.logger.error({ err: error }, 'maintenance sweep failed');
       }

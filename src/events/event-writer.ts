@@ -1,84 +1,271 @@
 import type { Prisma, PrismaClient } from '../db/generated/client.js';
+import { sqlStateOf } from '../db/sql-state.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
 
 /** Longest an event waits before its batch is written, however busy the process is (unless EVENT_FLUSH_MS is longer). */
-export const MAX_FLUSH_WAIT_MS = 250;
+const MAX_FLUSH_WAIT_MS = 250;
+/** Attempts at writing one turn's events before they are given up (with an error log). */
+const MAX_ATTEMPTS = 5;
+/** Commits (pause checkpoints, outcomes) written at once; more wait for the next round. */
+const COMMIT_CONCURRENCY = 8;
+
+/** Events stored together with other rows (a turn's outcome, a pause checkpoint) in one transaction. */
+export interface CommitRequest {
+  /** The turn whose rows `persist` writes: the commit waits for that turn's earlier events even when it carries none. */
+  turnId: string;
+  /** In log order; may belong to several turns (a child's event and its copies in the ancestors' logs). */
+  events: AgentEvent[];
+  persist?: (tx: Prisma.TransactionClient) => Promise<unknown>;
+}
+
+interface CommitJob extends CommitRequest {
+  turns: Set<string>;
+  resolve(): void;
+  reject(error: unknown): void;
+  attempts: number;
+}
+
+type Item = AgentEvent | CommitJob;
+const isCommit = (item: Item): item is CommitJob => 'turns' in item;
 
 /**
- * Writes turn events for every turn of this process in shared batches: one INSERT per flush
- * interval however many turns are streaming, instead of one per event or per turn. At most one
- * write is in flight; events arriving meanwhile wait for the next one, so batches grow with load
- * instead of writes queueing up behind each other.
+ * Writes the turn events of this process. Every turn's events are written in seq order, so the
+ * stored log of a turn is always a gap-free prefix; across turns, one INSERT per round carries
+ * every turn's new events, however many turns stream. A commit (events plus other rows in one
+ * transaction) takes its place in the order of each turn it touches, and carries the events queued
+ * before it, so a turn's end costs one transaction.
+ *
+ * One turn's trouble stays with that turn: events of a turn that no longer exists (its session was
+ * deleted) are dropped with a log line; a failed round is retried turn by turn, and only the turn
+ * that keeps failing loses its events (logged, never silently).
  */
 export class EventWriter {
-  private pending: AgentEvent[] = [];
+  private readonly queues = new Map<string, Item[]>();
+  private readonly attempts = new Map<string, number>();
+  private readonly gone = new Set<string>();
+  private readonly inFlight = new Set<string>();
+  private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> | undefined;
-  private lastWriteMs = 0;
+  private lastRoundMs = 0;
+  private roundDone: { promise: Promise<void>; resolve(): void } = deferred();
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
-    readonly flushIntervalMs: number,
+    private readonly flushIntervalMs: number,
+    /** Told about every event once it is stored (or given up), in seq order per turn. */
+    private readonly onSettled: (events: AgentEvent[]) => void,
   ) {}
 
   enqueue(event: AgentEvent): void {
-    this.pending.push(event);
-    this.schedule();
+    if (this.gone.has(event.turnId)) return this.onSettled([event]);
+    this.queueOf(event.turnId).push(event);
+    this.schedule(this.flushDelay());
   }
 
-  /** Writes everything enqueued so far; resolves once it is in the database. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.inFlight || this.pending.length) {
-      if (this.inFlight) await this.inFlight;
-      else await this.start();
+  /** Stores `request` after every event queued before it for the same turns; resolves once committed. */
+  commit(request: CommitRequest): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const job: CommitJob = { ...request, turns: new Set([request.turnId, ...request.events.map((e) => e.turnId)]), resolve, reject, attempts: 0 };
+      for (const turnId of job.turns) this.queueOf(turnId).push(job);
+      this.schedule(0);
+    });
+  }
+
+  /** Resolves once everything queued so far for `turnIds` (every turn when omitted) is stored or given up. */
+  async drain(turnIds?: Iterable<string>): Promise<void> {
+    const ids = turnIds ? [...turnIds] : undefined;
+    const busy = () => (ids ?? [...this.queues.keys(), ...this.inFlight]).some((id) => this.queues.has(id) || this.inFlight.has(id));
+    while (busy()) {
+      this.schedule(0);
+      await this.roundDone.promise;
     }
   }
 
-  private schedule() {
-    if (this.timer || this.inFlight) return;
-    // Writing must not eat the process (an embedded database writes on this thread): wait at
-    // least three times as long as the last write took, so busy periods get bigger, fewer batches.
-    const cap = Math.max(MAX_FLUSH_WAIT_MS, this.flushIntervalMs);
-    const wait = Math.min(cap, Math.max(this.flushIntervalMs, this.lastWriteMs * 3));
+  private queueOf(turnId: string): Item[] {
+    let queue = this.queues.get(turnId);
+    if (!queue) this.queues.set(turnId, (queue = []));
+    return queue;
+  }
+
+  /** Busy periods get bigger, fewer rounds: an embedded database writes on this very thread. */
+  private flushDelay(): number {
+    return Math.min(Math.max(MAX_FLUSH_WAIT_MS, this.flushIntervalMs), Math.max(this.flushIntervalMs, this.lastRoundMs * 3));
+  }
+
+  private schedule(delayMs: number) {
+    if (this.running) return;
+    if (this.timer && delayMs > 0) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.start().catch(() => {});
-    }, wait);
+      this.running = this.round().finally(() => {
+        this.running = undefined;
+        const done = this.roundDone;
+        this.roundDone = deferred();
+        done.resolve();
+        if (this.queues.size) this.schedule(this.hasReadyCommit() ? 0 : this.flushDelay());
+      });
+    }, delayMs);
   }
 
-  private start(): Promise<void> {
-    if (this.inFlight) return this.inFlight;
-    const batch = this.pending;
-    this.pending = [];
-    this.inFlight = this.write(batch).finally(() => {
-      this.inFlight = undefined;
-      if (this.pending.length) this.schedule();
-    });
-    return this.inFlight;
+  private hasReadyCommit(): boolean {
+    for (const queue of this.queues.values()) if (queue.some(isCommit)) return true;
+    return false;
   }
 
-  private async write(batch: AgentEvent[]): Promise<void> {
-    if (batch.length === 0) return;
+  /** One round: every turn's leading events in one INSERT, and the commits that are next in line. */
+  private async round(): Promise<void> {
     const started = performance.now();
-    try {
-      // One JSON parameter instead of five per row: much cheaper to bind, above all on PGlite.
-      await this.prisma.$executeRaw`
-        INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-        SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
-        FROM jsonb_array_elements(${JSON.stringify(batch)}::jsonb) AS e`;
-    } catch (error) {
-      this.logger.error({ err: error, events: batch.length }, 'failed to write turn events');
-      throw error;
-    } finally {
-      this.lastWriteMs = performance.now() - started;
+    const heads = new Map<string, { lead: AgentEvent[]; next?: CommitJob }>();
+    for (const [turnId, queue] of this.queues) {
+      const cut = queue.findIndex(isCommit);
+      const lead = (cut < 0 ? queue : queue.slice(0, cut)) as AgentEvent[];
+      heads.set(turnId, { lead, next: cut < 0 ? undefined : (queue[cut] as CommitJob) });
     }
+    const ready = new Set<CommitJob>();
+    for (const { next } of heads.values()) {
+      if (next && !ready.has(next) && ready.size < COMMIT_CONCURRENCY && [...next.turns].every((t) => heads.get(t)?.next === next)) ready.add(next);
+    }
+    const plain: AgentEvent[] = [];
+    const taken = new Map<CommitJob, AgentEvent[]>();
+    for (const [turnId, { lead, next }] of heads) {
+      const queue = this.queues.get(turnId)!;
+      if (next && ready.has(next)) {
+        taken.set(next, [...(taken.get(next) ?? []), ...lead]);
+        queue.splice(0, lead.length + 1);
+      } else {
+        plain.push(...lead);
+        queue.splice(0, lead.length);
+      }
+      if (queue.length === 0) this.queues.delete(turnId);
+      if (lead.length || (next && ready.has(next))) this.inFlight.add(turnId);
+    }
+    try {
+      await Promise.all([this.writePlain(plain), ...[...ready].map((job) => this.runCommit(job, taken.get(job) ?? []))]);
+    } finally {
+      this.inFlight.clear();
+      this.lastRoundMs = performance.now() - started;
+    }
+  }
+
+  private async writePlain(events: AgentEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      const stored = await insertEvents(this.prisma, events);
+      if (stored < events.length) await this.dropVanished(events);
+      this.settle(events);
+    } catch (error) {
+      // Find the turn(s) at fault: every turn's events on their own.
+      const byTurn = new Map<string, AgentEvent[]>();
+      for (const event of events) byTurn.set(event.turnId, [...(byTurn.get(event.turnId) ?? []), event]);
+      await Promise.all([...byTurn.values()].map((own) => this.writeOneTurn(own, error)));
+    }
+  }
+
+  private async writeOneTurn(events: AgentEvent[], roundError: unknown): Promise<void> {
+    const turnId = events[0]!.turnId;
+    try {
+      const stored = await insertEvents(this.prisma, events);
+      if (stored < events.length) await this.dropVanished(events);
+      this.attempts.delete(turnId);
+      this.settle(events);
+    } catch (error) {
+      const attempts = (this.attempts.get(turnId) ?? 0) + 1;
+      if (!isTransient(error) || attempts >= MAX_ATTEMPTS) {
+        this.attempts.delete(turnId);
+        this.logger.error({ err: error, roundError, turnId, events: events.length, attempts }, 'dropped turn events that could not be stored');
+        this.settle(events);
+        return;
+      }
+      this.attempts.set(turnId, attempts);
+      this.queueOf(turnId).unshift(...events);
+    }
+  }
+
+  private async runCommit(job: CommitJob, lead: AgentEvent[]): Promise<void> {
+    const events = [...lead, ...job.events];
+    try {
+      await this.prisma.$transaction(
+        async (tx) => {
+          if (job.persist) await job.persist(tx);
+          await insertEvents(tx, events, { updateLastSeq: true });
+        },
+        { maxWait: 60_000, timeout: 60_000 },
+      );
+      this.settle(events);
+      job.resolve();
+    } catch (error) {
+      job.attempts += 1;
+      if (isTransient(error) && job.attempts < MAX_ATTEMPTS) {
+        // Back in front of each of its turns, with the events it carried.
+        for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((e) => e.turnId === turnId), job);
+        return;
+      }
+      this.logger.error({ err: error, turns: [...job.turns], events: events.length }, 'could not store a turn checkpoint or outcome');
+      this.settle(events);
+      job.reject(error);
+    }
+  }
+
+  /** Events of turns that were deleted meanwhile (with their session) are dropped, with a log line. */
+  private async dropVanished(events: AgentEvent[]) {
+    const ids = [...new Set(events.map((e) => e.turnId))];
+    const present = await this.prisma.turn.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    const alive = new Set(present.map((t) => t.id));
+    for (const id of ids) {
+      if (alive.has(id) || this.gone.has(id)) continue;
+      this.gone.add(id);
+      this.queues.delete(id);
+      this.logger.warn({ turnId: id }, 'discarding events of a turn that no longer exists (its session was deleted)');
+    }
+  }
+
+  private settle(events: AgentEvent[]) {
+    if (events.length) this.onSettled(events);
   }
 }
 
-export function toRow(event: AgentEvent): Prisma.TurnEventCreateManyInput {
-  return { turnId: event.turnId, seq: event.seq, type: event.type, payload: event as unknown as Prisma.InputJsonObject, createdAt: new Date(event.at) };
+/**
+ * One statement for any number of events: a single JSON parameter instead of five per row (much
+ * cheaper to bind, above all on PGlite). Rows of turns that no longer exist are skipped rather than
+ * failing the statement, and a row already stored (a retried write) is left as it was. Returns the
+ * rows written.
+ */
+async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events: AgentEvent[], options: { updateLastSeq?: boolean } = {}): Promise<number> {
+  if (events.length === 0) return 0;
+  const json = JSON.stringify(events);
+  if (!options.updateLastSeq) {
+    return db.$executeRaw`
+      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
+      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
+      FROM jsonb_array_elements(${json}::jsonb) AS e
+      WHERE EXISTS (SELECT 1 FROM turns t WHERE t.id = (e->>'turnId')::uuid)
+      ON CONFLICT (turn_id, seq) DO NOTHING`;
+  }
+  await db.$executeRaw`
+    WITH stored AS (
+      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
+      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
+      FROM jsonb_array_elements(${json}::jsonb) AS e
+      ON CONFLICT (turn_id, seq) DO NOTHING
+    )
+    UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
+    FROM (SELECT (e->>'turnId')::uuid AS turn_id, max((e->>'seq')::int) AS seq FROM jsonb_array_elements(${json}::jsonb) AS e GROUP BY 1) AS m
+    WHERE t.id = m.turn_id`;
+  return events.length;
+}
+
+/** Connection trouble, serialization conflicts and resource limits pass; bad data and missing rows do not. */
+function isTransient(error: unknown): boolean {
+  const state = sqlStateOf(error);
+  if (!state) return true;
+  return ['08', '40', '53', '57', '58'].includes(state.slice(0, 2));
+}
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

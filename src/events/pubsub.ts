@@ -12,12 +12,14 @@ import type { AgentEvent } from './agent-event.js';
 export type Topics = {
   /** A session was renamed, deleted or received a message; `deleted` marks the last update. */
   'session:updated': [sessionId: string, update: SessionUpdate];
-  /** Every event of one turn, in seq order, as it happens. */
-  'turn:event': [turnId: string, event: AgentEvent];
   /** Every event of every turn of a session. */
   'session:event': [sessionId: string, event: AgentEvent];
-  /** Asks whichever process runs the turn to cancel it. */
-  'turn:cancel': [request: { turnId: string; requestedBy: string | null }];
+  /** Asks whichever process holds the turn's tree to cancel it. */
+  'turn:cancel': [request: { turnId: string; rootId: string; requestedBy: string | null }];
+  /** Asks the process holding a tree to announce decisions and resume what they unblocked. */
+  'tree:poke': [request: { rootId: string; holder: string }];
+  /** A session was deleted: runs in it stop. */
+  'session:deleted': [change: { sessionId: string }];
   /** An approval was created or decided in a tenant (review consoles refresh). */
   'approvals:changed': [tenantId: string, change: { sessionId: string; turnId: string; approvalId?: string }];
   /** A registered agent changed: drop cached copies. */

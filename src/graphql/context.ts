@@ -3,6 +3,8 @@ import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../agents/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { RemService } from '../rem/service.js';
 
@@ -18,8 +20,10 @@ export interface AppServices {
   agents: AgentRegistry;
   turns: TurnService;
   approvals: ApprovalService;
-  /** The turn event log's batching window (subscribers wait this long for stragglers). */
-  eventFlushMs: number;
+  /** Numbers, stores and delivers turn events (turnEvents reads through it). */
+  hub: EventHub;
+  /** Turn events of other server instances (REDIS_URL). */
+  relay: EventRelay;
   /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */
   rem: RemService;
 }

@@ -58,6 +58,7 @@ export async function deleteSession(deps: SessionDeps, ctx: AgentContext, id: st
   if (!session) throw new NotFoundError('Session');
   await deps.prisma.session.delete({ where: { id } });
   deps.pubsub.publish('session:updated', id, { session, deleted: true });
+  deps.pubsub.publish('session:deleted', { sessionId: id });
   return session;
 }
 

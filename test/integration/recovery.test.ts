@@ -93,7 +93,8 @@ describe('durability across processes', () => {
 
   it('applies the default decision to an approval that expired while the server was down', async () => {
     const env = { ...(await database()), APPROVAL_TTL_MS: '400', APPROVAL_DEFAULT_DECISION: 'reject' };
-    const first = await start(env);
+    // The first server never sweeps after start-up, so the approval cannot expire before it stops.
+    const first = await start({ ...env, SWEEP_INTERVAL_MS: '600000' });
     const { user, sent } = await pausedTurn(first);
     await first.stop('SIGTERM');
     await new Promise((r) => setTimeout(r, 600));

@@ -24,6 +24,7 @@ export const ErrorCodeEnum = builder.enumType('ErrorCode', {
     'RATE_LIMITED',
     'QUERY_SYNTAX',
     'MODEL_ERROR',
+    'LIMIT_EXCEEDED',
   ] as const,
 });
 

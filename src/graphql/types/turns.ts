@@ -1,7 +1,7 @@
 import type { UsageTotals } from '../../events/agent-event.js';
-import { readLog, turnEventStream } from '../../events/event-stream.js';
+import { readLog, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
-import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
 import { pageSize } from '../pagination.js';
@@ -30,7 +30,7 @@ export const TurnRef = builder.prismaNode('Turn', {
     finalMessage: t.relation('finalMessage', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),
     children: t.relation('children', { query: { orderBy: { startedAt: 'asc' } } }),
-    lastSeq: t.exposeInt('lastSeq', { description: 'Highest event seq written so far.' }),
+    lastSeq: t.int({ description: 'Highest event seq published so far.', resolve: (turn, _args, ctx) => ctx.hub.lastSeq(turn.id) ?? turn.lastSeq }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     events: t.field({
@@ -97,7 +97,7 @@ builder.mutationFields((t) => ({
   sendMessage: t.field({
     type: SendMessagePayload,
     description: 'Stores the message, starts a turn and returns it at once; follow it with turnEvents.',
-    errors: { types: [ValidationError, NotFoundError, SessionBusyError], directResult: true },
+    errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError], directResult: true },
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) =>
       ctx.turns.sendMessage(ctx.viewer, {
@@ -125,7 +125,7 @@ builder.subscriptionFields((t) => ({
     args: { turnId: t.arg.id(), after: t.arg.int({ required: false }) },
     subscribe: async (_root, args, ctx) => {
       const turn = await ctx.turns.getTurn(ctx.viewer, rowId(String(args.turnId), 'Turn', 'turnId'));
-      return turnEventStream({ prisma: ctx.prisma, pubsub: ctx.pubsub, flushIntervalMs: ctx.eventFlushMs }, turn.id, Math.max(0, args.after ?? 0));
+      return turnEventStream(ctx, turn, Math.max(0, args.after ?? 0));
     },
     resolve: (event) => event as never,
   }),

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { isAppError } from '../errors.js';
+import type { AgentEventBody, TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { ChatMessage, ChatModel, ToolCall } from '../llm/chat-model.js';
+import { isAbortError } from '../llm/chat-model.js';
+import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tools/registry.js';
+import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/tool.js';
+import { askAgentResult } from '../tools/builtin/ask-agent.js';
+import { ToolPause } from '../tools/tool-pause.js';
+import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import type { ResolvedAgent } from './registry.js';
+import { addUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+
+/** What the loop may do outside itself. It never touches the database. */
+export interface AgentLoopPorts {
+  /** Sends an event into the turn's stream. */
+  emit(body: AgentEventBody): void;
+  /** Runs a child agent (ask_agent); throws ToolPause when the child paused for a decision. */
+  delegate(request: DelegationRequest): Promise<DelegationResult & { usage: UsageTotals }>;
+  /** What tools get besides emit, signal and delegate (who is asking, where). */
+  toolContext: Omit<ToolContext, 'emit' | 'signal' | 'delegate'>;
+  /** Told about failures that are not the caller's (they end the turn with INTERNAL). */
+  onUnexpected(error: unknown): void;
+}
+
+export interface AgentLoopInput {
+  agent: ResolvedAgent;
+  model: ChatModel;
+  tools: ToolRegistry;
+  /** The run's state, changed in place; stored as the checkpoint when the loop pauses. */
+  state: RunState;
+  signal: AbortSignal;
+  /** Per-request context for the instructions sent with every model call (never stored). */
+  request: { userId: string | null; sessionId: string; addedInstruction: string | null };
+  /** Tools that need a human decision for this run, whatever the agent declares (inherited from parents). */
+  gatedTools: ReadonlySet<string>;
+  /** Most tool calls one model response may make; more are refused with a tool error. */
+  maxToolCallsPerResponse: number;
+  /** Decisions and child results for the calls a resumed run was waiting on, by tool call id. */
+  resolutions?: Map<string, Resolution>;
+  ports: AgentLoopPorts;
+}
+
+export type LoopOutcome =
+  | { kind: 'paused'; approvals: PendingCall[] }
+  | { kind: 'finished'; status: TerminalStatus; error: { code: string; message: string } | null };
+
+/** Why a run stopped early, as given to AbortController.abort(). */
+export type StopReason = 'cancelled' | 'shutdown';
+
+/**
+ * Runs an agent until it answers, pauses or stops: calls the model with the agent's tools, runs
+ * the tool calls (gated ones wait for a human: the loop returns `paused` with them; ask_agent runs
+ * a child agent through the ports), and loops until the model answers without tool calls, a limit
+ * is reached or the run is cancelled. Everything it learns goes into `state` and out as events.
+ */
+export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> {
+  const { agent, state, signal, ports } = input;
+  const spec = agent.spec;
+  const emit = (body: AgentEventBody) => {
+    if (body.type === 'sources') state.sources.push(...body.sources);
+    if (body.type === 'action' && body.actionType === 'metadata') Object.assign(state.metadata, body.payload);
+    ports.emit(body);
+  };
+  const declared = new Map(spec.tools.map((t) => [t.name, t]));
+  const toolCtx: ToolContext = {
+    ...ports.toolContext,
+    emit,
+    signal,
+    delegate: async (request) => {
+      const { usage, ...result } = await ports.delegate(request);
+      addUsage(state.usage, usage);
+      if (result.content) state.childOutputs.push(result.content);
+      return result;
+    },
+  };
+  const record = (call: CallInfo, outcome: ToolOutcome) => recordResult(emit, agent.name, state, call, outcome);
+  const execute = async (call: CallInfo): Promise<ToolOutcome | ToolPause> => {
+    try {
+      return await input.tools.execute(call.name, call.args, toolCtx);
+    } catch (pause) {
+      if (pause instanceof ToolPause) return pause;
+      throw pause;
+    }
+  };
+
+  try {
+    if (state.pending.length) await resolvePending(input, state, record, execute);
+    while (true) {
+      const limit = limitReached(spec, state);
+      if (limit) return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
+      state.iterations += 1;
+      const { text, calls } = await callModel(input, emit);
+      if (calls.length === 0) {
+        state.text = text;
+        return { kind: 'finished', status: 'COMPLETED', error: null };
+      }
+      state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
+      state.rows.push({ type: 'tool_call', content: text || null, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), agentName: agent.name });
+      const parsed: CallInfo[] = calls.map((call) => {
+        const { args, parsed: ok } = parseToolArguments(call.arguments);
+        return { toolCallId: call.id, name: call.name, args, shown: ok ? args : call.arguments };
+      });
+      for (const call of parsed) emit({ type: 'tool_call', toolCallId: call.toolCallId, name: call.name, arguments: call.shown, iteration: state.iterations });
+
+      const allowed = parsed.slice(0, input.maxToolCallsPerResponse);
+      for (const call of parsed.slice(input.maxToolCallsPerResponse)) {
+        record(call, { result: { error: `Too many tool calls in one response: at most ${input.maxToolCallsPerResponse} run; call the rest in your next response` }, isError: true });
+      }
+      const gated = allowed.filter((c) => declared.has(c.name) && (input.gatedTools.has(c.name) || input.tools.requiresApproval(declared.get(c.name), c.name)));
+      const immediate = allowed.filter((c) => !gated.includes(c));
+      const outcomes = await Promise.all(
+        immediate.map((call): Promise<ToolOutcome | ToolPause> =>
+          declared.has(call.name) ? execute(call) : Promise.resolve({ result: { error: `Tool "${call.name}" is not available to agent ${agent.name}` }, isError: true }),
+        ),
+      );
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      immediate.forEach((call, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof ToolPause) state.pending.push({ ...call, childTurnId: outcome.childTurnId });
+        else record(call, outcome);
+      });
+      for (const call of gated) state.pending.push({ ...call, approvalId: randomUUID() });
+      if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
+      // Only the final answer is the turn's content; text before tool calls stays in tool_call rows.
+      state.text = '';
+    }
+  } catch (caught) {
+    if (signal.aborted || isAbortError(caught)) {
+      return { kind: 'finished', status: signal.reason === 'shutdown' ? 'INTERRUPTED' : 'CANCELLED', error: null };
+    }
+    const error = isAppError(caught) ? { code: caught.code, message: caught.message } : { code: 'INTERNAL', message: 'The agent run failed unexpectedly' };
+    if (!isAppError(caught)) ports.onUnexpected(caught);
+    emit({ type: 'error', ...error });
+    return { kind: 'finished', status: 'ERROR', error };
+  }
+}
+
+type CallInfo = Omit<PendingCall, 'approvalId' | 'childTurnId'>;
+
+/** One model call: streams content (minus any repeat of a child's answer) and collects tool calls. */
+async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => void): Promise<{ text: string; calls: ToolCall[] }> {
+  const { model, agent, state } = input;
+  const started = Date.now();
+  const before = { ...state.usage };
+  let text = '';
+  let held = '';
+  const calls: ToolCall[] = [];
+  let finishReason: string | null = null;
+  const repeatsChild = (t: string) => state.childOutputs.some((c) => c.trim().startsWith(t.trim()));
+  const messages: ChatMessage[] = [
+    state.messages[0]!,
+    {
+      role: 'system',
+      content: buildRequestInstructions({ now: new Date(), userId: input.request.userId, sessionId: input.request.sessionId, agentName: agent.name, addedInstruction: input.request.addedInstruction }),
+    },
+    ...state.messages.slice(1),
+  ];
+  const tools = input.tools.specsFor(agent.spec.tools);
+  try {
+    for await (const part of model.stream({
+      messages,
+      tools: tools.length ? tools : undefined,
+      responseFormat: structuredOutputSchema(agent.spec),
+      temperature: agent.spec.temperature,
+      maxTokens: agent.spec.maxTokens,
+      signal: input.signal,
+    })) {
+      if (part.type === 'text-delta') {
+        text += part.delta;
+        state.text = text;
+        if (state.childOutputs.length && repeatsChild(text)) {
+          held += part.delta;
+          continue;
+        }
+        if (held) emit({ type: 'content', delta: held });
+        held = '';
+        emit({ type: 'content', delta: part.delta });
+      } else if (part.type === 'tool-call') {
+        calls.push(part.call);
+      } else {
+        finishReason = part.reason;
+        state.usage.inputTokens += part.usage.inputTokens;
+        state.usage.outputTokens += part.usage.outputTokens;
+      }
+    }
+    // Held text that turned out to be exactly a child's streamed answer is not streamed twice.
+    if (held && !state.childOutputs.some((c) => c.trim() === text.trim())) emit({ type: 'content', delta: held });
+  } finally {
+    state.usage.requests += 1;
+    state.llmCalls.push({
+      provider: model.provider,
+      model: model.model,
+      iteration: state.iterations,
+      inputTokens: state.usage.inputTokens - before.inputTokens,
+      outputTokens: state.usage.outputTokens - before.outputTokens,
+      latencyMs: Date.now() - started,
+      finishReason,
+      error: finishReason ? null : 'stream did not finish',
+    });
+  }
+  return { text, calls };
+}
+
+/** Applies decisions and child results to the calls a resumed run waited on, in call order. */
+async function resolvePending(
+  input: AgentLoopInput,
+  state: RunState,
+  record: (call: CallInfo, outcome: ToolOutcome) => void,
+  execute: (call: CallInfo) => Promise<ToolOutcome | ToolPause>,
+) {
+  const pending = state.pending;
+  state.pending = [];
+  for (const call of pending) {
+    const resolution = input.resolutions?.get(call.toolCallId);
+    if (!resolution) throw new Error(`No resolution for pending call ${call.toolCallId}`);
+    if (resolution.kind === 'child') {
+      addUsage(state.usage, resolution.usage);
+      if (resolution.result.content) state.childOutputs.push(resolution.result.content);
+      record(call, { result: askAgentResult(resolution.result), isError: resolution.result.status !== 'COMPLETED' });
+    } else if (resolution.approved) {
+      input.ports.emit({ type: 'resume', approvalId: resolution.approvalId });
+      const outcome = await execute(call);
+      if (outcome instanceof ToolPause) state.pending.push({ ...call, childTurnId: outcome.childTurnId });
+      else record(call, outcome);
+    } else {
+      const why = resolution.reason ? `: ${resolution.reason}` : '';
+      record(call, { result: { error: `A human reviewer rejected this call${why}` }, isError: true });
+    }
+  }
+  if (state.pending.length) throw new Error('A tool resumed after approval paused again; not supported');
+}
+
+function recordResult(emit: (body: AgentEventBody) => void, agentName: string, state: RunState, call: CallInfo, outcome: ToolOutcome) {
+  emit({ type: 'tool_result', toolCallId: call.toolCallId, name: call.name, result: outcome.result, isError: outcome.isError });
+  const content = JSON.stringify(outcome.result);
+  state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
+  state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
+  state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
+}
+
+function limitReached(spec: ResolvedAgent['spec'], state: RunState): string | null {
+  if (state.iterations >= spec.maxIterations) return `Stopped after max_iterations (${spec.maxIterations}) model calls`;
+  const { requestLimit, totalTokensLimit } = spec.limits;
+  if (requestLimit && state.usage.requests >= requestLimit) return `Stopped at limits.request_limit (${requestLimit})`;
+  const tokens = state.usage.inputTokens + state.usage.outputTokens;
+  if (totalTokensLimit && tokens >= totalTokensLimit) return `Stopped at limits.total_tokens_limit (${totalTokensLimit}); used ${tokens}`;
+  return null;
+}

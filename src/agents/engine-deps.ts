@@ -1,0 +1,38 @@
+import type { PrismaClient } from '../db/generated/client.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { EventRelay } from '../events/event-relay.js';
+import type { RemPubSub } from '../events/pubsub.js';
+import type { ModelResolver } from '../llm/resolve-model.js';
+import type { Logger } from '../logger.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { AgentRegistry } from './registry.js';
+import type { TreeLease } from './tree-lease.js';
+import type { TurnStore } from './turn-store.js';
+
+export interface EngineSettings {
+  defaultAgent: string;
+  historyTokenBudget: number;
+  historyCompressChars: number;
+  approvalTtlMs: number;
+  heartbeatMs: number;
+  maxDepth: number;
+  /** Most tool calls one model response may run. */
+  maxToolCallsPerResponse: number;
+  /** Most child turns (ask_agent) one top-level turn may start, however deep. */
+  maxChildTurns: number;
+}
+
+/** What the parts of the turn engine share: one set per server process. */
+export interface EngineDeps {
+  prisma: PrismaClient;
+  pubsub: RemPubSub;
+  hub: EventHub;
+  relay: EventRelay;
+  logger: Logger;
+  agents: AgentRegistry;
+  models: ModelResolver;
+  tools: ToolRegistry;
+  store: TurnStore;
+  lease: TreeLease;
+  settings: EngineSettings;
+}

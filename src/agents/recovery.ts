@@ -1,0 +1,41 @@
+import type { Supervisor } from './supervisor.js';
+import { announceDecisions, resumeReady } from './resume.js';
+import { finishIdleTurn } from './turn-run.js';
+
+/**
+ * Takes over trees whose process stopped beating (three heartbeats missed). Their running turns
+ * end INTERRUPTED rather than being replayed: a half-streamed answer or a tool call in flight
+ * cannot be repeated safely. Parents that waited on those turns then continue.
+ */
+export async function recoverOrphans(sup: Supervisor): Promise<void> {
+  const { prisma, lease, logger, settings } = sup.deps;
+  const stale = new Date(Date.now() - 3 * settings.heartbeatMs);
+  for (const rootId of await lease.orphans(stale)) {
+    await sup.locked(rootId, async () => {
+      const tree = await sup.hold(rootId, stale);
+      if (!tree) return;
+      const running = await prisma.turn.findMany({ where: { rootId, status: 'RUNNING' }, orderBy: { depth: 'desc' } });
+      for (const turn of running) {
+        await finishIdleTurn(sup.deps, turn, 'INTERRUPTED', { code: 'INTERRUPTED', message: 'The server running this turn stopped before it finished' });
+      }
+      if (running.length) logger.warn({ turns: running.map((t) => t.id) }, 'interrupted turns whose server stopped');
+      await announceDecisions(sup, tree);
+      await resumeReady(sup, tree);
+      await sup.letGo(tree);
+    });
+  }
+}
+
+/**
+ * Finishes what a process left undone between recording a decision and acting on it (it died in
+ * between): paused trees nobody holds with decisions to announce or turns ready to resume.
+ */
+export async function retryUnfinished(sup: Supervisor): Promise<void> {
+  const roots = await sup.deps.prisma.$queryRaw<{ root_id: string }[]>`
+    SELECT DISTINCT t.root_id FROM turns t JOIN turns r ON r.id = t.root_id
+    WHERE r.runner IS NULL AND t.status = 'AWAITING_APPROVAL' AND (
+      EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status <> 'PENDING' AND a.announced_at IS NULL)
+      OR (NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status = 'PENDING')
+          AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ('RUNNING', 'AWAITING_APPROVAL'))))`;
+  for (const { root_id } of roots) await sup.afterDecision(root_id);
+}

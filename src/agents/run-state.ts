@@ -1,0 +1,102 @@
+import type { AgentContext } from '../auth/agent-context.js';
+import type { Source, UsageTotals } from '../events/agent-event.js';
+import type { ChatMessage } from '../llm/chat-model.js';
+import type { DelegationResult } from '../tools/tool.js';
+import { buildSystemPrompt } from './prompt.js';
+import type { ResolvedAgent } from './registry.js';
+
+export interface ToolLogEntry {
+  tool: string;
+  toolCallId: string;
+  arguments: unknown;
+  result: unknown;
+  isError: boolean;
+  iteration: number;
+}
+
+/** A message the turn adds to its session when it ends (the audit trail of its tool calls). */
+export interface TurnMessage {
+  type: 'tool_call' | 'tool_response';
+  content: string | null;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  toolCallId?: string;
+  toolName?: string;
+  agentName: string;
+}
+
+/** One model request of the turn, as recorded in llm_calls. */
+export interface ModelCallRecord {
+  provider: string;
+  model: string;
+  iteration: number;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  finishReason: string | null;
+  error: string | null;
+}
+
+/** A tool call the turn paused on: waiting for a human decision or for a paused child agent. */
+export interface PendingCall {
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** What the model sent: parsed arguments, or the raw text when it was not JSON. */
+  shown: unknown;
+  approvalId?: string;
+  childTurnId?: string;
+}
+
+export type Resolution =
+  | { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null }
+  | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
+
+/** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
+export interface RunState {
+  messages: ChatMessage[];
+  iterations: number;
+  usage: UsageTotals;
+  text: string;
+  toolLog: ToolLogEntry[];
+  rows: TurnMessage[];
+  llmCalls: ModelCallRecord[];
+  sources: Source[];
+  metadata: Record<string, unknown>;
+  /** Answers of child agents in this turn: the parent does not stream the same text again. */
+  childOutputs: string[];
+  pending: PendingCall[];
+  startedAt: number;
+  /** Who the turn runs for; the per-request added instruction is left out (never persisted). */
+  context: AgentContext;
+  /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
+  inheritedGates?: string[];
+}
+
+export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = []): RunState {
+  return {
+    inheritedGates,
+    messages: [{ role: 'system', content: buildSystemPrompt(agent.spec) }, ...history, { role: 'user', content: userContent }],
+    iterations: 0,
+    usage: emptyUsage(),
+    text: '',
+    toolLog: [],
+    rows: [],
+    llmCalls: [],
+    sources: [],
+    metadata: {},
+    childOutputs: [],
+    pending: [],
+    startedAt: Date.now(),
+    context: { ...ctx, addedInstruction: null },
+  };
+}
+
+export function emptyUsage(): UsageTotals {
+  return { inputTokens: 0, outputTokens: 0, requests: 0 };
+}
+
+export function addUsage(into: UsageTotals, more: UsageTotals) {
+  into.inputTokens += more.inputTokens;
+  into.outputTokens += more.outputTokens;
+  into.requests += more.requests;
+}

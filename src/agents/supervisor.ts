@@ -1,0 +1,203 @@
+import type { Turn } from '../db/generated/client.js';
+import type { Topics } from '../events/pubsub.js';
+import type { EngineDeps } from './engine-deps.js';
+import type { StopReason } from './agent-loop.js';
+import { delegate } from './delegation.js';
+import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
+import { recoverOrphans, retryUnfinished } from './recovery.js';
+import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
+
+/** A turn tree this process holds: it runs the tree's turns and numbers their events. */
+export interface HeldTree {
+  rootId: string;
+  /** Every turn of the tree open in the hub. */
+  turnIds: Set<string>;
+  runs: Set<{ run: TurnRun; done: Promise<RunResult> }>;
+  controller: AbortController;
+  cancelled: boolean;
+  /** Child turns started in the tree so far (MAX_CHILD_TURNS). */
+  childTurns: number;
+}
+
+/**
+ * Owns the life of turns on this process: launching runs, holding their trees (the database lease
+ * and the hub's numbering), cancelling, heartbeats, and letting go when nothing is left to run.
+ * Everything that changes a tree (a decision announced, a turn resumed, a cancel, letting go) runs
+ * under that tree's lock, so a process never races itself; the database lease keeps other processes
+ * out. Resume, delegation and recovery live in files named for them.
+ */
+export class Supervisor {
+  private readonly trees = new Map<string, HeldTree>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly stops: (() => void)[] = [];
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(readonly deps: EngineDeps) {
+    this.follow('turn:cancel', ({ rootId }) => {
+      if (this.trees.has(rootId)) void this.cancelTree(rootId).catch((error) => this.failed(error, rootId, 'remote cancel failed'));
+    });
+    this.follow('tree:poke', ({ rootId, holder }) => {
+      if (holder === this.processId) void this.afterDecision(rootId).catch((error) => this.failed(error, rootId, 'could not continue a tree after a decision'));
+    });
+    this.follow('session:deleted', ({ sessionId }) => {
+      for (const tree of this.trees.values()) if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
+    });
+    this.heartbeat = setInterval(() => void deps.lease.beat([...this.trees.keys()]).catch(() => {}), deps.settings.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  get processId(): string {
+    return this.deps.lease.processId;
+  }
+
+  /** Starts holding the tree of a new top-level turn (whose row already names this process). */
+  adopt(turn: Turn): HeldTree {
+    const tree: HeldTree = { rootId: turn.id, turnIds: new Set([turn.id]), runs: new Set(), controller: new AbortController(), cancelled: false, childTurns: 0 };
+    this.deps.hub.open(turn, 0);
+    this.trees.set(turn.id, tree);
+    return tree;
+  }
+
+  tree(rootId: string): HeldTree | undefined {
+    return this.trees.get(rootId);
+  }
+
+  /** Takes a tree that is free (or whose holder stopped beating before `staleBefore`) into this process. */
+  async hold(rootId: string, staleBefore?: Date): Promise<HeldTree | undefined> {
+    const held = this.trees.get(rootId);
+    if (held) return held;
+    if (!(await this.deps.lease.acquire(rootId, staleBefore))) return undefined;
+    const turns = await this.deps.lease.turns(rootId);
+    for (const turn of turns) this.deps.hub.open(turn, turn.lastSeq);
+    const tree: HeldTree = {
+      rootId,
+      turnIds: new Set(turns.map((t) => t.id)),
+      runs: new Set(),
+      controller: new AbortController(),
+      cancelled: false,
+      childTurns: turns.length - 1,
+    };
+    this.trees.set(rootId, tree);
+    return tree;
+  }
+
+  /** Runs `work` alone with respect to everything else this process does to the tree. */
+  locked<T>(rootId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(rootId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.locks.set(rootId, settled);
+    void settled.then(() => {
+      if (this.locks.get(rootId) === settled) this.locks.delete(rootId);
+    });
+    return next;
+  }
+
+  /** Runs a turn in the background; when it ends, its paused parent may continue and the tree may be let go. */
+  launch(tree: HeldTree, run: TurnRun, prepare?: () => Promise<void>): void {
+    const done = (async () => {
+      if (prepare) await prepare();
+      return executeRun(this.deps, run, (parent, request) => delegate(this, tree, parent, request));
+    })().catch((error): RunResult => {
+      this.failed(error, tree.rootId, 'turn could not run');
+      return { status: 'ERROR', content: null, usage: run.state.usage };
+    });
+    const entry = { run, done };
+    tree.runs.add(entry);
+    void done.then(async (result) => {
+      tree.runs.delete(entry);
+      this.touched(run.turn.sessionId);
+      if (result.status === 'AWAITING_APPROVAL') this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
+      await this.locked(tree.rootId, async () => {
+        // A child that finished after its own pause lets its waiting parent continue.
+        if (run.turn.parentId && result.status !== 'AWAITING_APPROVAL' && !tree.cancelled) await resumeReady(this, tree);
+        await this.letGo(tree);
+      });
+    }).catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
+  }
+
+  /**
+   * After a decision was recorded: announces it in the log and resumes what it unblocked, here if
+   * this process can hold the tree, else on the process that holds it.
+   */
+  async afterDecision(rootId: string): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const handled = await this.locked(rootId, async () => {
+        const tree = await this.hold(rootId);
+        if (!tree) return false;
+        if (!tree.cancelled) {
+          await announceDecisions(this, tree);
+          await resumeReady(this, tree);
+        }
+        await this.letGo(tree);
+        return true;
+      });
+      if (handled) return;
+      const holder = await this.deps.lease.holder(rootId);
+      if (holder) return this.deps.pubsub.publish('tree:poke', { rootId, holder });
+      // Let go of between our attempt and the question: try again.
+    }
+  }
+
+  /**
+   * Cancels a tree held here or free to hold: stops its runs, rejects what its paused turns wait
+   * for and ends them CANCELLED. Returns false when another process holds it.
+   */
+  async cancelTree(rootId: string): Promise<boolean> {
+    return this.locked(rootId, async () => {
+      const tree = await this.hold(rootId);
+      if (!tree) return false;
+      tree.cancelled = true;
+      tree.controller.abort('cancelled' satisfies StopReason);
+      await Promise.all([...tree.runs].map((r) => r.done));
+      await cancelPaused(this, tree);
+      await this.letGo(tree);
+      return true;
+    });
+  }
+
+  /** Recovery work, at start-up and then periodically (see recovery.ts). */
+  async sweep(): Promise<void> {
+    await recoverOrphans(this);
+    await retryUnfinished(this);
+  }
+
+  /** Stops every run of this process (they end INTERRUPTED), stores their events and lets go of every tree. */
+  async shutdown(): Promise<void> {
+    clearInterval(this.heartbeat);
+    for (const stop of this.stops) stop();
+    const trees = [...this.trees.values()];
+    for (const tree of trees) tree.controller.abort('shutdown' satisfies StopReason);
+    await Promise.all(trees.flatMap((tree) => [...tree.runs].map((r) => r.done)));
+    await Promise.all(trees.map((tree) => this.locked(tree.rootId, () => this.letGo(tree))));
+    await this.deps.hub.drain([]);
+  }
+
+  /** Lets go of a tree with nothing left to run here: its events stored, its turns closed, the lease released. */
+  async letGo(tree: HeldTree): Promise<void> {
+    if (tree.runs.size || this.trees.get(tree.rootId) !== tree) return;
+    await this.deps.hub.drain(tree.turnIds);
+    this.deps.hub.close(tree.turnIds);
+    this.trees.delete(tree.rootId);
+    await this.deps.lease.release(tree.rootId);
+  }
+
+  private follow<K extends 'turn:cancel' | 'tree:poke' | 'session:deleted'>(topic: K, handle: (payload: Topics[K][0]) => void) {
+    const iterator = (this.deps.pubsub.subscribe as (topic: K) => AsyncIterableIterator<Topics[K][0]>)(topic);
+    void (async () => {
+      for await (const payload of iterator) handle(payload);
+    })();
+    this.stops.push(() => void iterator.return?.());
+  }
+
+  private touched(sessionId: string) {
+    void this.deps.prisma.session
+      .findUnique({ where: { id: sessionId } })
+      .then((session) => session && this.deps.pubsub.publish('session:updated', sessionId, { session, deleted: false }))
+      .catch(() => {});
+  }
+
+  private failed(error: unknown, rootId: string, message: string) {
+    this.deps.logger.error({ err: error, rootId }, message);
+  }
+}

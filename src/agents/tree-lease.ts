@@ -1,0 +1,73 @@
+import type { PrismaClient } from '../db/generated/client.js';
+import type { HubTurn } from '../events/event-hub.js';
+
+/** A turn of a tree, with the last seq of its stored log (where numbering continues). */
+export interface TreeTurn extends HubTurn {
+  status: string;
+  lastSeq: number;
+}
+
+/**
+ * Who holds a turn tree. One process at a time runs a tree's turns and numbers their events; it is
+ * recorded on the tree's root (`runner`, refreshed through `heartbeat_at`). A process takes a tree
+ * that nobody holds, or whose holder stopped beating, with one conditional UPDATE, so exactly one
+ * of any number of competing processes gets it.
+ */
+export class TreeLease {
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly processId: string,
+  ) {}
+
+  /** Takes the tree if it is free, already ours, or (with `staleBefore`) held by a process that stopped beating. */
+  async acquire(rootId: string, staleBefore?: Date): Promise<boolean> {
+    const taken = await this.prisma.$executeRaw`
+      UPDATE turns SET runner = ${this.processId}, heartbeat_at = now()
+      WHERE id = ${rootId}::uuid AND (runner IS NULL OR runner = ${this.processId}
+        OR (${staleBefore ?? null}::timestamptz IS NOT NULL AND heartbeat_at < ${staleBefore ?? null}::timestamptz))`;
+    return taken > 0;
+  }
+
+  async release(rootId: string): Promise<void> {
+    await this.prisma.$executeRaw`UPDATE turns SET runner = NULL WHERE id = ${rootId}::uuid AND runner = ${this.processId}`;
+  }
+
+  /** The process holding a tree, or null when it is free. */
+  async holder(rootId: string): Promise<string | null> {
+    const row = await this.prisma.turn.findUnique({ where: { id: rootId }, select: { runner: true } });
+    return row?.runner ?? null;
+  }
+
+  /** Keeps this process's trees from being taken as orphans. */
+  async beat(rootIds: string[]): Promise<void> {
+    if (rootIds.length) await this.prisma.$executeRaw`UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId}`;
+  }
+
+  /** Every turn of a tree, parents before children, with its last stored seq. */
+  async turns(rootId: string): Promise<TreeTurn[]> {
+    const rows = await this.prisma.$queryRaw<
+      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number }[]
+    >`
+      SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status,
+             GREATEST(t.last_seq, COALESCE((SELECT max(e.seq) FROM turn_events e WHERE e.turn_id = t.id), 0)) AS last_seq
+      FROM turns t WHERE t.root_id = ${rootId}::uuid ORDER BY t.depth, t.started_at`;
+    return rows.map((r) => ({
+      id: r.id,
+      sessionId: r.session_id,
+      agent: r.agent,
+      depth: r.depth,
+      parentId: r.parent_id,
+      agentPath: r.agent_path,
+      status: r.status,
+      lastSeq: Number(r.last_seq),
+    }));
+  }
+
+  /** Roots of trees whose holder stopped beating before `staleBefore`. */
+  async orphans(staleBefore: Date): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND runner <> ${this.processId}
+        AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})`;
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,97 @@
+import type { AgentContext } from '../auth/agent-context.js';
+import type { Session, Turn } from '../db/generated/client.js';
+import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
+import { runAgentLoop } from './agent-loop.js';
+import type { EngineDeps } from './engine-deps.js';
+import type { ResolvedAgent } from './registry.js';
+import { emptyUsage, type Resolution, type RunState } from './run-state.js';
+
+/** One run of one turn on this process: everything the loop, the store and the supervisor need. */
+export interface TurnRun {
+  turn: Turn;
+  session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
+  agent: ResolvedAgent;
+  model: ChatModel;
+  /** The request's context: identity, and the added instruction that is never stored. */
+  ctx: AgentContext;
+  state: RunState;
+  /** The tree's signal: cancelling or shutting down stops every run of the tree. */
+  signal: AbortSignal;
+  /** Decisions and child results, when resuming from a checkpoint. */
+  resolutions?: Map<string, Resolution>;
+}
+
+export interface RunResult {
+  status: TerminalStatus | 'AWAITING_APPROVAL';
+  content: string | null;
+  usage: UsageTotals;
+}
+
+export type Delegate = (parent: TurnRun, request: DelegationRequest) => Promise<DelegationResult & { usage: UsageTotals }>;
+
+/**
+ * Runs the agent loop for one turn and stores where it got to: on a pause, the approvals and the
+ * checkpoint with the approval_needed events; at the end, the outcome with the final event. Both
+ * are stored in one transaction with their events before anyone sees those events.
+ */
+export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Delegate): Promise<RunResult> {
+  const { hub, store, settings, logger } = deps;
+  const { turn, state } = run;
+  const outcome = await runAgentLoop({
+    agent: run.agent,
+    model: run.model,
+    tools: deps.tools,
+    state,
+    signal: run.signal,
+    request: { userId: run.ctx.userId, sessionId: turn.sessionId, addedInstruction: run.ctx.addedInstruction },
+    gatedTools: new Set(state.inheritedGates ?? []),
+    maxToolCallsPerResponse: settings.maxToolCallsPerResponse,
+    resolutions: run.resolutions,
+    ports: {
+      emit: (body) => void hub.emit(turn.id, body),
+      delegate: (request) => delegate(run, request),
+      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, agentName: run.agent.name },
+      onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
+    },
+  });
+  try {
+    if (outcome.kind === 'paused') {
+      const expiresAt = settings.approvalTtlMs > 0 ? new Date(Date.now() + settings.approvalTtlMs) : null;
+      await hub.commit(
+        turn.id,
+        outcome.approvals.map((c) => ({ type: 'approval_needed', approvalId: c.approvalId!, toolCallId: c.toolCallId, name: c.name, arguments: c.shown, agentPath: turn.agentPath })),
+        store.pauseWrites(turn, state, outcome.approvals, expiresAt),
+      );
+      return { status: 'AWAITING_APPROVAL', content: null, usage: state.usage };
+    }
+    await hub.commit(
+      turn.id,
+      [{ type: 'final', status: outcome.status, content: state.text || null, sources: state.sources, usage: state.usage }],
+      store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error),
+    );
+  } catch (error) {
+    logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
+  }
+  return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage };
+}
+
+/**
+ * Ends a turn that no process is running (a paused turn cancelled, or one whose process died): an
+ * optional error event, then the final event, stored with the turn's status so every
+ * subscriber's stream completes.
+ */
+export async function finishIdleTurn(
+  deps: Pick<EngineDeps, 'hub' | 'store'>,
+  turn: Pick<Turn, 'id' | 'usage'>,
+  status: TerminalStatus,
+  error: { code: string; message: string } | null,
+): Promise<void> {
+  const usage = { ...emptyUsage(), ...(turn.usage as Partial<UsageTotals>) };
+  await deps.hub.commit(
+    turn.id,
+    [...(error ? [{ type: 'error' as const, ...error }] : []), { type: 'final', status, content: null, sources: [], usage }],
+    deps.store.idleOutcomeWrites(turn.id, status, error),
+  );
+}

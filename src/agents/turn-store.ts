@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentContext } from '../auth/agent-context.js';
+import { Prisma, type Message, type PrismaClient, type Session, type Turn } from '../db/generated/client.js';
+import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import { storable } from '../events/storable.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { ResolvedAgent } from './registry.js';
+import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+
+/** Where a new turn sits: a session's top-level turn, or a child of another turn. */
+export interface TurnPlacement {
+  session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
+  agent: ResolvedAgent;
+  model: ChatModel;
+  parent?: Pick<Turn, 'id' | 'rootId' | 'depth' | 'agentPath'>;
+}
+
+export interface NewTopLevelTurn {
+  ctx: AgentContext;
+  /** An existing session (already checked visible to the caller), or what a new one is called. */
+  session: Session | { name: string; agent: string | null };
+  agent: ResolvedAgent;
+  model: ChatModel;
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Owns what a turn stores: the turn row, the user message, the pause checkpoint with its
+ * approvals, and the outcome (tool rows, the answer, usage, model calls). Each of these is one
+ * statement, so a turn costs few round trips however busy the database is; the events that go
+ * with a checkpoint or an outcome are stored in the same transaction by the event hub.
+ */
+export class TurnStore {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly processId: string,
+  ) {}
+
+  /**
+   * Stores the user message and a RUNNING turn (and the session, when new) in one statement. The
+   * one-active-turn index makes a concurrent send to the same session fail with P2002-like
+   * `23505`, which the caller reports as SESSION_BUSY.
+   */
+  async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message }> {
+    const now = new Date();
+    const session: Session =
+      'id' in input.session
+        ? input.session
+        : {
+            id: randomUUID(),
+            name: input.session.name,
+            tenantId: input.ctx.tenantId,
+            userId: input.ctx.userId,
+            agent: input.session.agent,
+            metadata: {},
+            createdAt: now,
+            updatedAt: now,
+          };
+    const turn = this.newTurn({ session, agent: input.agent, model: input.model }, now);
+    const messageId = randomUUID();
+    const metadata = JSON.stringify(storable(input.metadata));
+    const content = storable(input.content);
+    const newSession =
+      'id' in input.session
+        ? Prisma.empty
+        : Prisma.sql`session AS (
+            INSERT INTO sessions (id, name, tenant_id, user_id, agent, created_at, updated_at)
+            VALUES (${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${now}, ${now})
+          ),`;
+    const [row] = await this.prisma.$queryRaw<{ seq: number }[]>`
+      WITH ${newSession} turn AS (
+        INSERT INTO turns (id, root_id, session_id, agent, agent_version, model, depth, agent_path, runner, heartbeat_at, tenant_id, user_id, started_at)
+        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.model}, 0, ${turn.agentPath}::text[],
+                ${turn.runner}, ${now}, ${turn.tenantId}, ${turn.userId}, ${now})
+        RETURNING id
+      )
+      INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, tenant_id, user_id, created_at)
+      SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
+             'user', ${content}, turn.id, ${metadata}::jsonb, ${session.tenantId}, ${session.userId}, ${now}
+      FROM turn
+      RETURNING seq`;
+    const userMessage: Message = {
+      id: messageId,
+      sessionId: session.id,
+      seq: row!.seq,
+      type: 'user',
+      content,
+      toolCalls: null,
+      toolCallId: null,
+      toolName: null,
+      turnId: turn.id,
+      inputTokens: null,
+      outputTokens: null,
+      latencyMs: null,
+      model: null,
+      agentName: null,
+      traceId: null,
+      spanId: null,
+      metadata: input.metadata as Prisma.JsonObject,
+      tenantId: session.tenantId,
+      userId: session.userId,
+      createdAt: now,
+    };
+    return { turn, session, userMessage };
+  }
+
+  /** Stores a RUNNING child turn under `placement.parent` (same session, one level deeper). */
+  async startChildTurn(placement: TurnPlacement & { parent: NonNullable<TurnPlacement['parent']> }): Promise<Turn> {
+    const turn = this.newTurn(placement, new Date());
+    const { error: _error, checkpoint: _checkpoint, ...columns } = turn;
+    await this.prisma.turn.create({ data: { ...columns, toolCallsLog: [], usage: {} } });
+    return turn;
+  }
+
+  /** The writes of a pause: the approvals it waits for and the checkpoint it resumes from. */
+  pauseWrites(turn: TurnRef, state: RunState, approvals: PendingCall[], expiresAt: Date | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
+    const rows = approvals.map((c) => ({ id: c.approvalId, tool_name: c.name, arguments: c.args, tool_call_id: c.toolCallId }));
+    const checkpoint = JSON.stringify(storable(state));
+    const log = JSON.stringify(storable(state.toolLog));
+    return (tx) => tx.$executeRaw`
+      WITH approvals_added AS (
+        INSERT INTO approvals (id, turn_id, session_id, tool_name, arguments, tool_call_id, agent_path, expires_at, tenant_id, user_id)
+        SELECT a.id, ${turn.id}::uuid, ${turn.sessionId}::uuid, a.tool_name, a.arguments, a.tool_call_id, ${turn.agentPath}::text[], ${expiresAt}, ${turn.tenantId}, ${turn.userId}
+        FROM jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS a(id uuid, tool_name text, arguments jsonb, tool_call_id text)
+      )
+      UPDATE turns SET status = 'AWAITING_APPROVAL', iterations = ${state.iterations}, usage = ${JSON.stringify(state.usage)}::jsonb,
+        tool_calls_log = ${log}::jsonb, checkpoint = ${checkpoint}::jsonb
+      WHERE id = ${turn.id}::uuid`;
+  }
+
+  /**
+   * The writes of a turn's end, in one statement: its tool rows, then (for a top-level turn) the
+   * answer with usage, then the turn's outcome, its model calls and the session's update time.
+   */
+  outcomeWrites(turn: TurnRef & { model: string; isChild: boolean }, state: RunState, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
+    const now = new Date();
+    const content = state.text || null;
+    const answerId = content && !turn.isChild ? randomUUID() : null;
+    const rows = [
+      ...state.rows.map((row) => ({ type: row.type, content: row.content, tool_calls: row.toolCalls ?? null, tool_call_id: row.toolCallId ?? null, tool_name: row.toolName ?? null, agent_name: row.agentName })),
+      ...(answerId
+        ? [
+            {
+              id: answerId,
+              type: 'assistant',
+              content,
+              input_tokens: state.usage.inputTokens,
+              output_tokens: state.usage.outputTokens,
+              latency_ms: now.getTime() - state.startedAt,
+              model: turn.model,
+              agent_name: turn.agent,
+              metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}) },
+            },
+          ]
+        : []),
+    ].map((row, i) => ({ ...row, ord: i + 1 }));
+    const calls = state.llmCalls.map((c) => ({
+      provider: c.provider,
+      model: c.model,
+      iteration: c.iteration,
+      input_tokens: c.inputTokens,
+      output_tokens: c.outputTokens,
+      latency_ms: c.latencyMs,
+      finish_reason: c.finishReason,
+      error: c.error,
+    }));
+    const log = JSON.stringify(storable(state.toolLog));
+    return (tx) => tx.$executeRaw`
+      WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
+      stored AS (
+        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, tenant_id, user_id, created_at)
+        SELECT COALESCE(m.id, gen_random_uuid()), ${turn.sessionId}::uuid, base.seq + m.ord, m.type::"MessageType", m.content, m.tool_calls, m.tool_call_id, m.tool_name,
+               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.tenantId}, ${turn.userId}, ${now}
+        FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
+             input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
+      ),
+      calls AS (
+        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, tenant_id, user_id, created_at)
+        SELECT ${turn.id}::uuid, ${turn.sessionId}::uuid, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.latency_ms, c.finish_reason, c.error, ${turn.tenantId}, ${turn.userId}, ${now}
+        FROM jsonb_to_recordset(${JSON.stringify(storable(calls))}::jsonb) AS c(provider text, model text, iteration int, input_tokens int, output_tokens int, latency_ms int, finish_reason text, error text)
+      ),
+      touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
+      UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
+        final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now}
+      WHERE id = ${turn.id}::uuid`;
+  }
+
+  /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */
+  idleOutcomeWrites(turnId: string, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
+    return (tx) => tx.turn.update({ where: { id: turnId }, data: { status, error: error ?? undefined, checkpoint: Prisma.DbNull, finishedAt: new Date() } });
+  }
+
+  /**
+   * Claims a paused turn for resuming once nothing it waits on is pending: exactly one caller gets
+   * it back (with its session), anyone else null.
+   */
+  async claimForResume(turnId: string): Promise<(Turn & { session: Session }) | null> {
+    const claimed = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE turns SET status = 'RUNNING'
+      WHERE id = ${turnId}::uuid AND status = 'AWAITING_APPROVAL'
+        AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = turns.id AND a.status = 'PENDING')
+        AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = turns.id AND c.status IN ('RUNNING', 'AWAITING_APPROVAL'))
+      RETURNING id`;
+    if (claimed.length === 0) return null;
+    return this.prisma.turn.findUniqueOrThrow({ where: { id: turnId }, include: { session: true } });
+  }
+
+  /** Puts a claimed turn back to waiting when it could not be resumed after all. */
+  async unclaim(turnId: string): Promise<void> {
+    await this.prisma.turn.updateMany({ where: { id: turnId, status: 'RUNNING' }, data: { status: 'AWAITING_APPROVAL' } });
+  }
+
+  /** Decisions and child results for the calls a paused run waits on, by tool call id. */
+  async resolutionsFor(state: RunState): Promise<Map<string, Resolution>> {
+    const approvalIds = state.pending.flatMap((c) => (c.approvalId ? [c.approvalId] : []));
+    const childIds = state.pending.flatMap((c) => (c.childTurnId ? [c.childTurnId] : []));
+    const [approvals, children] = await Promise.all([
+      approvalIds.length ? this.prisma.approval.findMany({ where: { id: { in: approvalIds } } }) : [],
+      childIds.length ? this.prisma.turn.findMany({ where: { id: { in: childIds } }, include: { events: { where: { type: 'final' }, orderBy: { seq: 'desc' }, take: 1 } } }) : [],
+    ]);
+    const map = new Map<string, Resolution>();
+    for (const call of state.pending) {
+      const approval = approvals.find((a) => a.id === call.approvalId);
+      if (approval) map.set(call.toolCallId, { kind: 'approval', approvalId: approval.id, approved: approval.approved === true, reason: approval.reason });
+      const child = children.find((t) => t.id === call.childTurnId);
+      if (child) {
+        const content = (child.events[0]?.payload as { content?: string | null } | undefined)?.content ?? null;
+        const usage = { ...emptyUsage(), ...(child.usage as Partial<UsageTotals>) };
+        map.set(call.toolCallId, { kind: 'child', result: { childTurnId: child.id, agent: child.agent, status: child.status, content }, usage });
+      }
+    }
+    return map;
+  }
+
+  private newTurn(placement: TurnPlacement, now: Date): Turn {
+    const id = randomUUID();
+    const { parent, session, agent, model } = placement;
+    return {
+      id,
+      sessionId: session.id,
+      parentId: parent?.id ?? null,
+      rootId: parent?.rootId ?? id,
+      agent: agent.name,
+      agentVersion: agent.version,
+      model: model.id,
+      status: 'RUNNING',
+      depth: parent ? parent.depth + 1 : 0,
+      agentPath: [...(parent?.agentPath ?? []), agent.name],
+      iterations: 0,
+      finalMessageId: null,
+      error: null,
+      toolCallsLog: [],
+      usage: {},
+      checkpoint: null,
+      lastSeq: 0,
+      runner: parent ? null : this.processId,
+      heartbeatAt: parent ? null : now,
+      tenantId: session.tenantId,
+      userId: session.userId,
+      startedAt: now,
+      finishedAt: null,
+    };
+  }
+}
+
+/** The fields of a turn its writes need. */
+export type TurnRef = Pick<Turn, 'id' | 'sessionId' | 'agent' | 'agentPath' | 'tenantId' | 'userId'>;

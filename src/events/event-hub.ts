@@ -1,0 +1,199 @@
+import type { PrismaClient } from '../db/generated/client.js';
+import type { Logger } from '../logger.js';
+import type { AgentEvent, AgentEventBody } from './agent-event.js';
+import type { EventRelay } from './event-relay.js';
+import { EventWriter, type CommitRequest } from './event-writer.js';
+import type { RemPubSub } from './pubsub.js';
+import { storable } from './storable.js';
+
+/** A turn as the hub needs to know it. */
+export interface HubTurn {
+  id: string;
+  sessionId: string;
+  agent: string;
+  depth: number;
+  parentId: string | null;
+  agentPath: string[];
+}
+
+interface HeldEvent {
+  event: AgentEvent;
+  /** False while the commit it belongs to is being stored. */
+  ready: boolean;
+}
+
+interface OpenTurn extends HubTurn {
+  /** Highest seq given out. */
+  seq: number;
+  /** Highest seq published. */
+  published: number;
+  /** Highest seq known to be stored. */
+  stored: number;
+  /** Numbered events that wait for a commit ahead of them before they may be published, in seq order. */
+  held: HeldEvent[];
+  /** Published events not yet stored, in seq order: what a late subscriber cannot read from the log. */
+  tail: AgentEvent[];
+}
+
+export interface TurnSnapshot {
+  /** Published events of the turn that are not stored yet, in seq order (every earlier one is stored). */
+  unstored: AgentEvent[];
+}
+
+export type EventListener = (event: AgentEvent) => void;
+
+export interface EventHubDeps {
+  prisma: PrismaClient;
+  /** Longest time an event waits in memory before its batch is written. */
+  flushIntervalMs: number;
+  relay: EventRelay;
+  pubsub: RemPubSub;
+  logger: Logger;
+}
+
+/**
+ * The one place where turn events are numbered, forwarded and delivered, one per process.
+ *
+ * A turn is open in the hub while this process holds its tree (runs it, or appends to it while it
+ * is paused). Emitting numbers the event in its turn's log, copies it into every open ancestor's
+ * log as a `child` event, queues all of them for the batched writer and publishes them at once:
+ * to this process's subscribers directly, to other instances through the relay, and on the
+ * session's channel. A commit (events stored together with the rows they announce: a pause
+ * checkpoint, a turn's outcome) is published only once stored, and later events of the same turns
+ * wait behind it, so every subscriber sees each turn's events in seq order.
+ *
+ * Subscribers never poll: what is stored they read once from the log, what is published but not
+ * yet stored they get from `snapshot`, and the rest arrives through `listen`.
+ */
+export class EventHub {
+  private readonly turns = new Map<string, OpenTurn>();
+  private readonly listeners = new Map<string, Set<EventListener>>();
+  readonly writer: EventWriter;
+
+  constructor(private readonly deps: EventHubDeps) {
+    this.writer = new EventWriter(deps.prisma, deps.logger, deps.flushIntervalMs, (events) => this.settled(events));
+  }
+
+  /** Starts numbering `turn`'s events after `lastSeq` (0 for a new turn, the last logged seq otherwise). */
+  open(turn: HubTurn, lastSeq: number): void {
+    if (this.turns.has(turn.id)) return;
+    this.turns.set(turn.id, { ...turn, seq: lastSeq, published: lastSeq, stored: lastSeq, held: [], tail: [] });
+  }
+
+  isOpen(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
+  /** Stops numbering for turns whose events are all stored (see `drain`). */
+  close(turnIds: Iterable<string>): void {
+    for (const id of turnIds) this.turns.delete(id);
+  }
+
+  /** Resolves once every event of these turns emitted so far is stored. */
+  drain(turnIds: Iterable<string>): Promise<void> {
+    return this.writer.drain(turnIds);
+  }
+
+  /** Highest seq published for an open turn. */
+  lastSeq(turnId: string): number | undefined {
+    return this.turns.get(turnId)?.published;
+  }
+
+  emit(turnId: string, body: AgentEventBody): AgentEvent {
+    const [event, ...copies] = this.number(turnId, body);
+    for (const e of [event!, ...copies]) {
+      this.writer.enqueue(e);
+      this.offer(this.turns.get(e.turnId)!, e, true);
+    }
+    return event!;
+  }
+
+  /**
+   * Emits `bodies` and stores them together with `persist` in one transaction, after every event
+   * emitted before them; they are published (and later events of the same turns released) once
+   * that transaction has committed, so whoever sees them can read the state they announce.
+   */
+  async commit(turnId: string, bodies: AgentEventBody[], persist?: CommitRequest['persist']): Promise<AgentEvent[]> {
+    const events = bodies.flatMap((body) => this.number(turnId, body));
+    const entries = events.map((event) => {
+      const entry: HeldEvent = { event, ready: false };
+      this.turns.get(event.turnId)!.held.push(entry);
+      return entry;
+    });
+    try {
+      await this.writer.commit({ turnId, events, persist });
+    } finally {
+      for (const entry of entries) entry.ready = true;
+      for (const id of new Set(events.map((e) => e.turnId))) this.release(this.turns.get(id));
+    }
+    return events.filter((e) => e.turnId === turnId);
+  }
+
+  /** Calls `listener` with each event of the turn published by this process from now on. */
+  listen(turnId: string, listener: EventListener): () => void {
+    let set = this.listeners.get(turnId);
+    if (!set) this.listeners.set(turnId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(turnId) === set) this.listeners.delete(turnId);
+    };
+  }
+
+  /** For a turn open here: its published events that are not stored yet. */
+  snapshot(turnId: string): TurnSnapshot | undefined {
+    const turn = this.turns.get(turnId);
+    return turn && { unstored: [...turn.tail] };
+  }
+
+  /** Numbers an event in its turn's log and copies it into every open ancestor's log. */
+  private number(turnId: string, body: AgentEventBody): AgentEvent[] {
+    const turn = this.turns.get(turnId);
+    if (!turn) throw new Error(`Turn ${turnId} is not held by this process`);
+    const event = this.stamp(turn, storable(body));
+    const out = [event];
+    // Every ancestor gets the same copy: a grandchild's event keeps its own turn, agent and path.
+    const copy: AgentEventBody =
+      event.type === 'child'
+        ? { type: 'child', childTurnId: event.childTurnId, childAgent: event.childAgent, path: event.path, event: event.event }
+        : { type: 'child', childTurnId: turn.id, childAgent: turn.agent, path: turn.agentPath, event };
+    for (let parent = this.turns.get(turn.parentId ?? ''); parent; parent = this.turns.get(parent.parentId ?? '')) out.push(this.stamp(parent, copy));
+    return out;
+  }
+
+  private stamp(turn: OpenTurn, body: AgentEventBody): AgentEvent {
+    turn.seq += 1;
+    return { seq: turn.seq, turnId: turn.id, at: new Date().toISOString(), agent: turn.agent, depth: turn.depth, ...body } as AgentEvent;
+  }
+
+  /** Publishes a ready event at once unless earlier ones of its turn are still held. */
+  private offer(turn: OpenTurn, event: AgentEvent, ready: boolean) {
+    if (turn.held.length === 0 && ready) return this.publish(turn, event);
+    turn.held.push({ event, ready });
+  }
+
+  private release(turn: OpenTurn | undefined) {
+    if (!turn) return;
+    while (turn.held[0]?.ready) this.publish(turn, turn.held.shift()!.event);
+  }
+
+  private publish(turn: OpenTurn, event: AgentEvent) {
+    turn.published = event.seq;
+    if (event.seq > turn.stored) turn.tail.push(event);
+    const listeners = this.listeners.get(turn.id);
+    if (listeners) for (const listener of listeners) listener(event);
+    if (this.deps.relay.shared) this.deps.relay.publish(event);
+    this.deps.pubsub.publish('session:event', turn.sessionId, event);
+  }
+
+  private settled(events: AgentEvent[]) {
+    for (const event of events) {
+      const turn = this.turns.get(event.turnId);
+      if (!turn || event.seq <= turn.stored) continue;
+      turn.stored = event.seq;
+      let drop = 0;
+      while (drop < turn.tail.length && turn.tail[drop]!.seq <= turn.stored) drop++;
+      if (drop) turn.tail.splice(0, drop);
+    }
+  }
+}

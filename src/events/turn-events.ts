@@ -1,0 +1,169 @@
+import type { PrismaClient } from '../db/generated/client.js';
+import type { AgentEvent } from './agent-event.js';
+import type { EventHub } from './event-hub.js';
+import type { EventRelay } from './event-relay.js';
+
+export interface TurnEventsDeps {
+  prisma: PrismaClient;
+  hub: EventHub;
+  relay: EventRelay;
+}
+
+/** How long events may stay missing before a subscriber gives up (they were lost, e.g. the holder crashed). */
+const GAP_GIVE_UP_MS = 15_000;
+/** Smallest pause between two reads that look for missing events. */
+const GAP_REREAD_MS = 100;
+const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
+
+/**
+ * A turn's events with seq > `after`, in seq order with no gap and no duplicate, ending after the
+ * turn's `final` event: the stored ones read once from the log, the published but not yet stored
+ * ones from the hub (this process holds the turn) or from the relay (another instance does), then
+ * live ones as they are published. Listening starts before anything is read, so nothing falls
+ * between the parts; duplicates between them are dropped by seq.
+ */
+export function turnEventStream(deps: TurnEventsDeps, turn: TurnRow, after = 0): AsyncGenerator<AgentEvent> {
+  // An async generator waiting for the next event would only see return() at its next yield, which
+  // for a paused turn may be hours away: stopping wakes it at once instead.
+  const stop = new AbortController();
+  const events = streamEvents(deps, turn, after, stop.signal);
+  const stopped = <T>(then: () => Promise<T>) => {
+    stop.abort();
+    return then();
+  };
+  return Object.assign(events, {
+    return: (value: unknown) => stopped(() => AsyncGeneratorProto.return.call(events, value)),
+    throw: (error: unknown) => stopped(() => AsyncGeneratorProto.throw.call(events, error)),
+  }) as AsyncGenerator<AgentEvent>;
+}
+
+type TurnRow = { id: string; status: string; lastSeq: number };
+const AsyncGeneratorProto = Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())) as AsyncGenerator<unknown>;
+
+async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+  const inbox = new Inbox<AgentEvent>(signal);
+  const stopLocal = deps.hub.listen(turn.id, (event) => inbox.push(event));
+  let stopRemote = () => {};
+  try {
+    const snapshot = deps.hub.snapshot(turn.id);
+    if (deps.relay.shared) stopRemote = await deps.relay.subscribe(turn.id, (event) => inbox.push(event));
+    if (!snapshot && TERMINAL.has(turn.status) && after >= turn.lastSeq) return;
+
+    const order = new InOrder(after);
+    if (snapshot) {
+      const first = snapshot.unstored[0]?.seq;
+      if (first === undefined || first > after + 1) order.add(await readLog(deps.prisma, turn.id, after, first === undefined ? undefined : first - 1));
+      order.add(snapshot.unstored);
+    } else {
+      order.add(await readLog(deps.prisma, turn.id, after));
+      if (deps.relay.shared && !order.sawFinal) order.add(await deps.relay.recent(turn.id, order.last));
+    }
+
+    let gapSince = 0;
+    let lastReread = 0;
+    while (!signal.aborted) {
+      for (const event of order.take()) {
+        yield event;
+        if (event.type === 'final') return;
+      }
+      if (order.waiting) {
+        // Something arrived ahead of a missing event: read what is missing, once per arrival.
+        gapSince ||= Date.now();
+        if (Date.now() - gapSince > GAP_GIVE_UP_MS) throw new Error(`Events after seq ${order.last} of turn ${turn.id} were lost`);
+        if (Date.now() - lastReread >= GAP_REREAD_MS) {
+          lastReread = Date.now();
+          order.add(await readLog(deps.prisma, turn.id, order.last, order.firstWaiting - 1));
+          if (deps.relay.shared) order.add(await deps.relay.recent(turn.id, order.last));
+          if (!order.waiting || order.ready) continue;
+        }
+      } else gapSince = 0;
+      order.add(await inbox.next(order.waiting ? GAP_REREAD_MS : undefined));
+    }
+  } finally {
+    stopLocal();
+    stopRemote();
+  }
+}
+
+/** Logged events of a turn with seq in (after, upTo], oldest first. */
+export async function readLog(prisma: PrismaClient, turnId: string, after: number, upTo?: number, limit?: number): Promise<AgentEvent[]> {
+  const rows = await prisma.turnEvent.findMany({
+    where: { turnId, seq: upTo === undefined ? { gt: after } : { gt: after, lte: upTo } },
+    orderBy: { seq: 'asc' },
+    take: limit,
+    select: { payload: true },
+  });
+  return rows.map((row) => row.payload as unknown as AgentEvent);
+}
+
+/** Puts events from several sources back in seq order, dropping what was already taken. */
+class InOrder {
+  private readonly ahead = new Map<number, AgentEvent>();
+  /** A final event was added (the turn's log is complete up to it). */
+  sawFinal = false;
+
+  constructor(public last: number) {}
+
+  add(events: AgentEvent[]) {
+    for (const event of events) {
+      if (event.seq <= this.last) continue;
+      this.ahead.set(event.seq, event);
+      if (event.type === 'final') this.sawFinal = true;
+    }
+  }
+
+  /** True when the next event in order is available. */
+  get ready(): boolean {
+    return this.ahead.has(this.last + 1);
+  }
+
+  /** True when events are held for a missing earlier one. */
+  get waiting(): boolean {
+    return this.ahead.size > 0 && !this.ready;
+  }
+
+  get firstWaiting(): number {
+    return Math.min(...this.ahead.keys());
+  }
+
+  *take(): Generator<AgentEvent> {
+    while (this.ahead.has(this.last + 1)) {
+      const event = this.ahead.get(this.last + 1)!;
+      this.ahead.delete(event.seq);
+      this.last = event.seq;
+      yield event;
+    }
+  }
+}
+
+/** An unbounded queue that a consumer awaits in batches; `signal` wakes a waiting consumer for good. */
+class Inbox<T> {
+  private items: T[] = [];
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', () => this.wake?.(), { once: true });
+  }
+
+  push(item: T) {
+    this.items.push(item);
+    this.wake?.();
+  }
+
+  /** Everything queued, waiting for at least one item (or `timeoutMs`, then possibly nothing). */
+  async next(timeoutMs?: number): Promise<T[]> {
+    if (this.items.length === 0 && !this.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+    const out = this.items;
+    this.items = [];
+    return out;
+  }
+}
