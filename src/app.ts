@@ -32,6 +32,8 @@ export interface App {
   port: number;
   db: Database;
   logger: Logger;
+  /** This process's name in the turns it holds (`turns.runner`). */
+  processId: string;
   stop(): Promise<void>;
 }
 
@@ -111,7 +113,7 @@ export async function startApp(config: Config, logger = createLogger(config.log.
       await db.close();
     })());
 
-  return { url, port, db, logger, stop };
+  return { url, port, db, logger, processId: services.supervisor.processId, stop };
 }
 
 /** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */

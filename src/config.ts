@@ -47,7 +47,7 @@ const env = z.object({
   APPROVAL_DEFAULT_DECISION: z.enum(['reject', 'approve']).default('reject'),
   /** How often expired approvals and orphaned turns are looked for. */
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
-  /** How often a process marks its running turns alive; a turn silent for 3 beats is interrupted. */
+  /** How often a process marks the turn trees it holds alive; a tree silent for 3 beats (and at least 2 s) is taken over and its running turns interrupted. */
   TURN_HEARTBEAT_MS: z.coerce.number().int().min(50).default(10_000),
   /** Deepest chain of agents asking agents (ask_agent). */
   MAX_AGENT_DEPTH: z.coerce.number().int().min(0).max(10).default(3),

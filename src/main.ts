@@ -62,7 +62,7 @@ async function serve(): Promise<number> {
   const started = performance.now();
   const app = await startApp(config, logger);
   logger.info(
-    { backend: app.db.backend, startupMs: Math.round(performance.now() - started) },
+    { backend: app.db.backend, processId: app.processId, startupMs: Math.round(performance.now() - started) },
     `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
   );
   await new Promise<void>((resolve) => {

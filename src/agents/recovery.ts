@@ -2,14 +2,17 @@ import type { Supervisor } from './supervisor.js';
 import { announceDecisions, resumeReady } from './resume.js';
 import { finishIdleTurn } from './turn-run.js';
 
+/** A holder is not given up on sooner than this, however short the heartbeat: a busy process may miss a few. */
+const MIN_SILENCE_MS = 2000;
+
 /**
- * Takes over trees whose process stopped beating (three heartbeats missed). Their running turns
+ * Takes over trees whose process stopped beating (three heartbeats missed, and at least 2 s). Their running turns
  * end INTERRUPTED rather than being replayed: a half-streamed answer or a tool call in flight
  * cannot be repeated safely. Parents that waited on those turns then continue.
  */
 export async function recoverOrphans(sup: Supervisor): Promise<void> {
   const { prisma, lease, logger, settings } = sup.deps;
-  const stale = new Date(Date.now() - 3 * settings.heartbeatMs);
+  const stale = new Date(Date.now() - Math.max(3 * settings.heartbeatMs, MIN_SILENCE_MS));
   for (const rootId of await lease.orphans(stale)) {
     await sup.locked(rootId, async () => {
       const tree = await sup.hold(rootId, stale);

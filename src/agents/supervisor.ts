@@ -42,7 +42,7 @@ export class Supervisor {
     this.follow('session:deleted', ({ sessionId }) => {
       for (const tree of this.trees.values()) if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
     });
-    this.heartbeat = setInterval(() => void deps.lease.beat([...this.trees.keys()]).catch(() => {}), deps.settings.heartbeatMs);
+    this.heartbeat = setInterval(() => void this.beat(), deps.settings.heartbeatMs);
     this.heartbeat.unref();
   }
 
@@ -188,6 +188,26 @@ export class Supervisor {
       for await (const payload of iterator) handle(payload);
     })();
     this.stops.push(() => void iterator.return?.());
+  }
+
+  /**
+   * Marks this process's trees alive. A tree taken over meanwhile (this process missed beats long
+   * enough to look dead) is stopped here: the new holder has interrupted its turns, and this
+   * process's writes to them are fenced off anyway.
+   */
+  private async beat() {
+    try {
+      for (const rootId of await this.deps.lease.beat([...this.trees.keys()])) {
+        const tree = this.trees.get(rootId);
+        if (!tree) continue;
+        this.deps.logger.warn({ rootId }, 'another process took over a turn tree this process held; stopping its runs here');
+        tree.controller.abort('shutdown' satisfies StopReason);
+        this.deps.hub.close(tree.turnIds);
+        this.trees.delete(rootId);
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'heartbeat failed');
+    }
   }
 
   private touched(sessionId: string) {

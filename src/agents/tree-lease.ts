@@ -38,9 +38,13 @@ export class TreeLease {
     return row?.runner ?? null;
   }
 
-  /** Keeps this process's trees from being taken as orphans. */
-  async beat(rootIds: string[]): Promise<void> {
-    if (rootIds.length) await this.prisma.$executeRaw`UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId}`;
+  /** Keeps this process's trees from being taken as orphans; returns those it no longer holds. */
+  async beat(rootIds: string[]): Promise<string[]> {
+    if (rootIds.length === 0) return [];
+    const kept = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId} RETURNING id`;
+    const held = new Set(kept.map((r) => r.id));
+    return rootIds.filter((id) => !held.has(id));
   }
 
   /** Every turn of a tree, parents before children, with its last stored seq. */

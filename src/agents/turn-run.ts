@@ -6,6 +6,7 @@ import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { runAgentLoop } from './agent-loop.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { ResolvedAgent } from './registry.js';
+import { TreeLostError } from './turn-store.js';
 import { emptyUsage, type Resolution, type RunState } from './run-state.js';
 
 /** One run of one turn on this process: everything the loop, the store and the supervisor need. */
@@ -72,7 +73,8 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
       store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error),
     );
   } catch (error) {
-    logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
+    if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);
+    else logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
   }
   return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage };
 }

@@ -118,7 +118,7 @@ export class TurnStore {
     const rows = approvals.map((c) => ({ id: c.approvalId, tool_name: c.name, arguments: c.args, tool_call_id: c.toolCallId }));
     const checkpoint = JSON.stringify(storable(state));
     const log = JSON.stringify(storable(state.toolLog));
-    return (tx) => tx.$executeRaw`
+    return async (tx) => this.fenced(await tx.$executeRaw`
       WITH approvals_added AS (
         INSERT INTO approvals (id, turn_id, session_id, tool_name, arguments, tool_call_id, agent_path, expires_at, tenant_id, user_id)
         SELECT a.id, ${turn.id}::uuid, ${turn.sessionId}::uuid, a.tool_name, a.arguments, a.tool_call_id, ${turn.agentPath}::text[], ${expiresAt}, ${turn.tenantId}, ${turn.userId}
@@ -126,7 +126,7 @@ export class TurnStore {
       )
       UPDATE turns SET status = 'AWAITING_APPROVAL', iterations = ${state.iterations}, usage = ${JSON.stringify(state.usage)}::jsonb,
         tool_calls_log = ${log}::jsonb, checkpoint = ${checkpoint}::jsonb
-      WHERE id = ${turn.id}::uuid`;
+      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
   }
 
   /**
@@ -166,7 +166,7 @@ export class TurnStore {
       error: c.error,
     }));
     const log = JSON.stringify(storable(state.toolLog));
-    return (tx) => tx.$executeRaw`
+    return async (tx) => this.fenced(await tx.$executeRaw`
       WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
       stored AS (
         INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, tenant_id, user_id, created_at)
@@ -183,12 +183,26 @@ export class TurnStore {
       touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
       UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
         final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now}
-      WHERE id = ${turn.id}::uuid`;
+      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
   }
 
   /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */
   idleOutcomeWrites(turnId: string, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
-    return (tx) => tx.turn.update({ where: { id: turnId }, data: { status, error: error ?? undefined, checkpoint: Prisma.DbNull, finishedAt: new Date() } });
+    return async (tx) => this.fenced(await tx.$executeRaw`
+      UPDATE turns SET status = ${status}::"TurnStatus", error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${new Date()}
+      WHERE id = ${turnId}::uuid AND ${this.holdsTree()}`);
+  }
+
+  /**
+   * Writes to a turn are fenced by its tree: a process that lost the tree (it stopped beating long
+   * enough for another to take over) must not overwrite what the new holder wrote.
+   */
+  private holdsTree(): Prisma.Sql {
+    return Prisma.sql`EXISTS (SELECT 1 FROM turns r WHERE r.id = turns.root_id AND r.runner = ${this.processId})`;
+  }
+
+  private fenced(updated: number) {
+    if (updated === 0) throw new TreeLostError();
   }
 
   /**
@@ -261,6 +275,16 @@ export class TurnStore {
       startedAt: now,
       finishedAt: null,
     };
+  }
+}
+
+/** A write to a turn whose tree this process no longer holds (or that no longer exists). */
+export class TreeLostError extends Error {
+  /** Retrying cannot help (see the event writer). */
+  readonly permanent = true;
+  constructor() {
+    super('This process no longer holds the turn (its tree was taken over, or the turn was deleted)');
+    this.name = 'TreeLostError';
   }
 }
 

@@ -203,7 +203,7 @@ export class EventWriter {
         for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((e) => e.turnId === turnId), job);
         return;
       }
-      this.logger.error({ err: error, turns: [...job.turns], events: events.length }, 'could not store a turn checkpoint or outcome');
+      // The caller hears of it (and logs it); its events are published all the same, so streams end.
       this.settle(events);
       job.reject(error);
     }
@@ -257,8 +257,12 @@ async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events:
   return events.length;
 }
 
-/** Connection trouble, serialization conflicts and resource limits pass; bad data and missing rows do not. */
+/**
+ * Connection trouble, serialization conflicts and resource limits pass; bad data, missing rows and
+ * errors marked `permanent` do not.
+ */
 function isTransient(error: unknown): boolean {
+  if ((error as { permanent?: unknown } | null)?.permanent === true) return false;
   const state = sqlStateOf(error);
   if (!state) return true;
   return ['08', '40', '53', '57', '58'].includes(state.slice(0, 2));
