@@ -42,8 +42,9 @@ export interface App {
  * websockets on one port, plus /healthz and /readyz. `stop()` shuts down in order: stop
  * accepting, close websockets (1001), drain HTTP, close the database.
  */
-export async function startApp(config: Config, logger = createLogger(config.log.level)): Promise<App> {
-  const db = await openDatabase(config.database);
+export async function startApp(config: Config, logger = createLogger(config.log.level), options: { database?: Database } = {}): Promise<App> {
+  // A caller may hand in the database it opened (e.g. a test observing queries); the app closes it on stop.
+  const db = options.database ?? (await openDatabase(config.database));
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');

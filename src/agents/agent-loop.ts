@@ -104,9 +104,6 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
       for (const call of parsed) emit({ type: 'tool_call', toolCallId: call.toolCallId, name: call.name, arguments: call.shown, iteration: state.iterations });
 
       const allowed = parsed.slice(0, input.maxToolCallsPerResponse);
-      for (const call of parsed.slice(input.maxToolCallsPerResponse)) {
-        record(call, { result: { error: `Too many tool calls in one response: at most ${input.maxToolCallsPerResponse} run; call the rest in your next response` }, isError: true });
-      }
       const gated = allowed.filter((c) => declared.has(c.name) && (input.gatedTools.has(c.name) || input.tools.requiresApproval(declared.get(c.name), c.name)));
       const immediate = allowed.filter((c) => !gated.includes(c));
       const outcomes = await Promise.all(
@@ -120,6 +117,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         if (outcome instanceof ToolPause) state.pending.push({ ...call, childTurnId: outcome.childTurnId });
         else record(call, outcome);
       });
+      for (const call of parsed.slice(input.maxToolCallsPerResponse)) {
+        record(call, { result: { error: `Too many tool calls in one response: at most ${input.maxToolCallsPerResponse} run; call the rest in your next response` }, isError: true });
+      }
       for (const call of gated) state.pending.push({ ...call, approvalId: randomUUID() });
       if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
       // Only the final answer is the turn's content; text before tool calls stays in tool_call rows.

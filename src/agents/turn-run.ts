@@ -1,5 +1,6 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Session, Turn } from '../db/generated/client.js';
+import { sqlStateOf } from '../db/sql-state.js';
 import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
@@ -74,6 +75,7 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
     );
   } catch (error) {
     if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);
+    else if (sqlStateOf(error) === '23503') logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
     else logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
   }
   return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage };

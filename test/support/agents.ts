@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Caller } from './client.js';
 import { collect, wsClient } from './client.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { startTestServer, type TestServer } from './server.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './server.js';
 import {
   RegisterAgentDocument,
   SendMessageDocument,
@@ -17,7 +17,7 @@ import {
 export type Event = EventFieldsFragment;
 
 /** A real server whose default model is the fake OpenAI server. */
-export async function startAgentServer(env: Record<string, string> = {}): Promise<{ server: TestServer; fake: FakeOpenAI }> {
+export async function startAgentServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<{ server: TestServer; fake: FakeOpenAI }> {
   const fake = await startFakeOpenAI();
   const server = await startTestServer({
     OPENAI_API_KEY: 'test-key',
@@ -26,7 +26,7 @@ export async function startAgentServer(env: Record<string, string> = {}): Promis
     LLM_RETRY_BASE_MS: '1',
     LLM_MAX_RETRIES: '2',
     ...env,
-  });
+  }, options);
   return { server, fake };
 }
 
@@ -34,10 +34,10 @@ export async function startAgentServer(env: Record<string, string> = {}): Promis
  * One agent server and fake model for a whole test file: started before the first test, stopped
  * after the last; after each test it checks that every scripted model reply was used.
  */
-export function useAgentServer(env: Record<string, string> = {}): { server: TestServer; fake: FakeOpenAI } {
+export function useAgentServer(env: Record<string, string> = {}, options: TestServerOptions = {}): { server: TestServer; fake: FakeOpenAI } {
   const ctx = {} as { server: TestServer; fake: FakeOpenAI };
   beforeAll(async () => {
-    Object.assign(ctx, await startAgentServer(env));
+    Object.assign(ctx, await startAgentServer(env, options));
   });
   afterAll(async () => {
     await ctx.server?.stop();

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { PrismaClient } from '../../src/db/generated/client.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 
 export type TestServer = App;
@@ -12,7 +14,7 @@ export type TestServer = App;
  * Starts the real server on a random port against this run's backend: the fresh PostgreSQL
  * database on the postgres backend, or a PGlite database (in memory unless `dataDir` is given).
  */
-export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string | undefined> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const databaseUrl = inject('databaseUrl');
   const config = loadConfig({
     PORT: '0',
@@ -22,7 +24,32 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });
-  return startApp(config, createLogger(config.log.level));
+  if (!options.observe) return startApp(config, createLogger(config.log.level));
+  const db = await openDatabase(config.database);
+  const observe = options.observe;
+  const prisma = db.prisma.$extends({
+    query: {
+      async $allOperations({ model, operation, args, query }) {
+        observe({ model, operation, sql: rawSql(args) });
+        return query(args);
+      },
+    },
+  }) as unknown as PrismaClient;
+  return startApp(config, createLogger(config.log.level), { database: { ...db, prisma } });
+}
+
+export interface TestServerOptions {
+  /** Sees every database operation the server makes. */
+  observe?: QueryObserver;
+}
+
+/** Told about every database operation of a test server: a model operation, or raw SQL. */
+export type QueryObserver = (query: { model?: string; operation: string; sql?: string }) => void;
+
+function rawSql(args: unknown): string | undefined {
+  if (Array.isArray(args) && Array.isArray(args[0])) return (args[0] as string[]).join('?');
+  const sql = (args as { strings?: string[] } | undefined)?.strings;
+  return sql ? sql.join('?') : undefined;
 }
 
 export async function tempDataDir(): Promise<string> {
