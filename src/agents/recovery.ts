@@ -14,6 +14,7 @@ export async function recoverOrphans(sup: Supervisor): Promise<void> {
   const { prisma, lease, logger, settings } = sup.deps;
   const stale = new Date(Date.now() - Math.max(3 * settings.heartbeatMs, MIN_SILENCE_MS));
   for (const rootId of await lease.orphans(stale)) {
+    if (sup.tree(rootId)) continue;
     await sup.locked(rootId, async () => {
       const tree = await sup.hold(rootId, stale);
       if (!tree) return;

@@ -17,6 +17,8 @@ export interface HeldTree {
   cancelled: boolean;
   /** Child turns started in the tree so far (MAX_CHILD_TURNS). */
   childTurns: number;
+  /** The root's outcome let go of the tree in the database already. */
+  released?: boolean;
 }
 
 /**
@@ -100,13 +102,14 @@ export class Supervisor {
       return executeRun(this.deps, run, (parent, request) => delegate(this, tree, parent, request));
     })().catch((error): RunResult => {
       this.failed(error, tree.rootId, 'turn could not run');
-      return { status: 'ERROR', content: null, usage: run.state.usage };
+      return { status: 'ERROR', content: null, usage: run.state.usage, at: new Date() };
     });
     const entry = { run, done };
     tree.runs.add(entry);
     void done.then(async (result) => {
       tree.runs.delete(entry);
-      this.touched(run.turn.sessionId);
+      if (run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL') tree.released = true;
+      this.deps.pubsub.publish('session:updated', run.session.id, { session: { ...run.session, updatedAt: result.at }, deleted: false });
       if (result.status === 'AWAITING_APPROVAL') this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
       await this.locked(tree.rootId, async () => {
         // A child that finished after its own pause lets its waiting parent continue.
@@ -179,7 +182,7 @@ export class Supervisor {
     await this.deps.hub.drain(tree.turnIds);
     this.deps.hub.close(tree.turnIds);
     this.trees.delete(tree.rootId);
-    await this.deps.lease.release(tree.rootId);
+    if (!tree.released) await this.deps.lease.release(tree.rootId);
   }
 
   private follow<K extends 'turn:cancel' | 'tree:poke' | 'session:deleted'>(topic: K, handle: (payload: Topics[K][0]) => void) {
@@ -208,13 +211,6 @@ export class Supervisor {
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'heartbeat failed');
     }
-  }
-
-  private touched(sessionId: string) {
-    void this.deps.prisma.session
-      .findUnique({ where: { id: sessionId } })
-      .then((session) => session && this.deps.pubsub.publish('session:updated', sessionId, { session, deleted: false }))
-      .catch(() => {});
   }
 
   private failed(error: unknown, rootId: string, message: string) {

@@ -67,11 +67,10 @@ export class TreeLease {
     }));
   }
 
-  /** Roots of trees whose holder stopped beating before `staleBefore`. */
+  /** Roots of trees whose holder stopped beating before `staleBefore` (this process included, for trees it lost track of). */
   async orphans(staleBefore: Date): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND runner <> ${this.processId}
-        AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})`;
+      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})`;
     return rows.map((r) => r.id);
   }
 }

@@ -8,12 +8,13 @@ import { runAgentLoop } from './agent-loop.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { ResolvedAgent } from './registry.js';
 import { TreeLostError } from './turn-store.js';
+import { VanishedTurnError } from '../events/event-writer.js';
 import { emptyUsage, type Resolution, type RunState } from './run-state.js';
 
 /** One run of one turn on this process: everything the loop, the store and the supervisor need. */
 export interface TurnRun {
   turn: Turn;
-  session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
+  session: Session;
   agent: ResolvedAgent;
   model: ChatModel;
   /** The request's context: identity, and the added instruction that is never stored. */
@@ -29,6 +30,8 @@ export interface RunResult {
   status: TerminalStatus | 'AWAITING_APPROVAL';
   content: string | null;
   usage: UsageTotals;
+  /** When the outcome (or the pause) was stored: the session's new update time. */
+  at: Date;
 }
 
 export type Delegate = (parent: TurnRun, request: DelegationRequest) => Promise<DelegationResult & { usage: UsageTotals }>;
@@ -58,6 +61,7 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
     },
   });
+  const at = new Date();
   try {
     if (outcome.kind === 'paused') {
       const expiresAt = settings.approvalTtlMs > 0 ? new Date(Date.now() + settings.approvalTtlMs) : null;
@@ -66,19 +70,19 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
         outcome.approvals.map((c) => ({ type: 'approval_needed', approvalId: c.approvalId!, toolCallId: c.toolCallId, name: c.name, arguments: c.shown, agentPath: turn.agentPath })),
         store.pauseWrites(turn, state, outcome.approvals, expiresAt),
       );
-      return { status: 'AWAITING_APPROVAL', content: null, usage: state.usage };
+      return { status: 'AWAITING_APPROVAL', content: null, usage: state.usage, at };
     }
     await hub.commit(
       turn.id,
       [{ type: 'final', status: outcome.status, content: state.text || null, sources: state.sources, usage: state.usage }],
-      store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error),
+      store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error, at),
     );
   } catch (error) {
     if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);
-    else if (sqlStateOf(error) === '23503') logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
+    else if (error instanceof VanishedTurnError || sqlStateOf(error) === '23503') logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
     else logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
   }
-  return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage };
+  return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage, at };
 }
 
 /**

@@ -133,8 +133,13 @@ export class TurnStore {
    * The writes of a turn's end, in one statement: its tool rows, then (for a top-level turn) the
    * answer with usage, then the turn's outcome, its model calls and the session's update time.
    */
-  outcomeWrites(turn: TurnRef & { model: string; isChild: boolean }, state: RunState, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
-    const now = new Date();
+  outcomeWrites(
+    turn: TurnRef & { model: string; isChild: boolean },
+    state: RunState,
+    status: TerminalStatus,
+    error: { code: string; message: string } | null,
+    now = new Date(),
+  ): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const content = state.text || null;
     const answerId = content && !turn.isChild ? randomUUID() : null;
     const rows = [
@@ -182,7 +187,9 @@ export class TurnStore {
       ),
       touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
       UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
-        final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now}
+        final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
+        -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
+        runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END
       WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
   }
 

@@ -38,6 +38,8 @@ interface OpenTurn extends HubTurn {
 export interface TurnSnapshot {
   /** Published events of the turn that are not stored yet, in seq order (every earlier one is stored). */
   unstored: AgentEvent[];
+  /** Every event up to this seq is stored. */
+  storedThrough: number;
 }
 
 export type EventListener = (event: AgentEvent) => void;
@@ -143,7 +145,7 @@ export class EventHub {
   /** For a turn open here: its published events that are not stored yet. */
   snapshot(turnId: string): TurnSnapshot | undefined {
     const turn = this.turns.get(turnId);
-    return turn && { unstored: [...turn.tail] };
+    return turn && { unstored: [...turn.tail], storedThrough: turn.stored };
   }
 
   /** Numbers an event in its turn's log and copies it into every open ancestor's log. */

@@ -66,6 +66,7 @@ export class EventWriter {
 
   /** Stores `request` after every event queued before it for the same turns; resolves once committed. */
   commit(request: CommitRequest): Promise<void> {
+    if (this.gone.has(request.turnId)) return Promise.reject(new VanishedTurnError(request.turnId));
     return new Promise((resolve, reject) => {
       const job: CommitJob = { ...request, turns: new Set([request.turnId, ...request.events.map((e) => e.turnId)]), resolve, reject, attempts: 0 };
       for (const turnId of job.turns) this.queueOf(turnId).push(job);
@@ -153,8 +154,7 @@ export class EventWriter {
   private async writePlain(events: AgentEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      const stored = await insertEvents(this.prisma, events);
-      if (stored < events.length) await this.dropVanished(events);
+      await insertEvents(this.prisma, events);
       this.settle(events);
     } catch (error) {
       // Find the turn(s) at fault: every turn's events on their own.
@@ -167,11 +167,16 @@ export class EventWriter {
   private async writeOneTurn(events: AgentEvent[], roundError: unknown): Promise<void> {
     const turnId = events[0]!.turnId;
     try {
-      const stored = await insertEvents(this.prisma, events);
-      if (stored < events.length) await this.dropVanished(events);
+      await insertEvents(this.prisma, events);
       this.attempts.delete(turnId);
       this.settle(events);
     } catch (error) {
+      if (sqlStateOf(error) === '23503') {
+        // The turn was deleted (with its session) while it streamed.
+        this.forget(turnId);
+        this.settle(events);
+        return;
+      }
       const attempts = (this.attempts.get(turnId) ?? 0) + 1;
       if (!isTransient(error) || attempts >= MAX_ATTEMPTS) {
         this.attempts.delete(turnId);
@@ -205,21 +210,25 @@ export class EventWriter {
       }
       // The caller hears of it (and logs it); its events are published all the same, so streams end.
       this.settle(events);
+      if (sqlStateOf(error) === '23503') this.forget(job.turnId);
       job.reject(error);
     }
   }
 
-  /** Events of turns that were deleted meanwhile (with their session) are dropped, with a log line. */
-  private async dropVanished(events: AgentEvent[]) {
-    const ids = [...new Set(events.map((e) => e.turnId))];
-    const present = await this.prisma.turn.findMany({ where: { id: { in: ids } }, select: { id: true } });
-    const alive = new Set(present.map((t) => t.id));
-    for (const id of ids) {
-      if (alive.has(id) || this.gone.has(id)) continue;
-      this.gone.add(id);
-      this.queues.delete(id);
-      this.logger.warn({ turnId: id }, 'discarding events of a turn that no longer exists (its session was deleted)');
+  /** A deleted turn's events (queued and to come) are dropped, with a log line. */
+  private forget(turnId: string) {
+    if (this.gone.has(turnId)) return;
+    this.gone.add(turnId);
+    const queue = this.queues.get(turnId) ?? [];
+    this.queues.delete(turnId);
+    for (const item of queue) {
+      if (!isCommit(item)) continue;
+      for (const other of item.turns) this.queues.set(other, (this.queues.get(other) ?? []).filter((i) => i !== item));
+      for (const [id, q] of this.queues) if (q.length === 0) this.queues.delete(id);
+      item.reject(new VanishedTurnError(turnId));
     }
+    this.settle(queue.filter((item): item is AgentEvent => !isCommit(item)));
+    this.logger.warn({ turnId }, 'discarding events of a turn that no longer exists (its session was deleted)');
   }
 
   private settle(events: AgentEvent[]) {
@@ -227,11 +236,19 @@ export class EventWriter {
   }
 }
 
+/** A write for a turn that was deleted (with its session) while it ran. */
+export class VanishedTurnError extends Error {
+  readonly permanent = true;
+  constructor(turnId: string) {
+    super(`Turn ${turnId} no longer exists (its session was deleted)`);
+    this.name = 'VanishedTurnError';
+  }
+}
+
 /**
  * One statement for any number of events: a single JSON parameter instead of five per row (much
- * cheaper to bind, above all on PGlite). Rows of turns that no longer exist are skipped rather than
- * failing the statement, and a row already stored (a retried write) is left as it was. Returns the
- * rows written.
+ * cheaper to bind, above all on PGlite). A row already stored (a retried write) is left as it was.
+ * Returns the rows written.
  */
 async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events: AgentEvent[], options: { updateLastSeq?: boolean } = {}): Promise<number> {
   if (events.length === 0) return 0;
@@ -241,7 +258,6 @@ async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events:
       INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
       SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
       FROM jsonb_array_elements(${json}::jsonb) AS e
-      WHERE EXISTS (SELECT 1 FROM turns t WHERE t.id = (e->>'turnId')::uuid)
       ON CONFLICT (turn_id, seq) DO NOTHING`;
   }
   await db.$executeRaw`

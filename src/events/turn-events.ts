@@ -51,8 +51,9 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
 
     const order = new InOrder(after);
     if (snapshot) {
-      const first = snapshot.unstored[0]?.seq;
-      if (first === undefined || first > after + 1) order.add(await readLog(deps.prisma, turn.id, after, first === undefined ? undefined : first - 1));
+      // Only what is stored and not in the snapshot comes from the log; often that is nothing.
+      const upTo = Math.min(snapshot.storedThrough, (snapshot.unstored[0]?.seq ?? Infinity) - 1);
+      if (upTo > after) order.add(await readLog(deps.prisma, turn.id, after, upTo));
       order.add(snapshot.unstored);
     } else {
       order.add(await readLog(deps.prisma, turn.id, after));
