@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolRef } from '../agents/spec.js';
+import { isAppError } from '../errors.js';
 import type { ToolSpec } from '../llm/chat-model.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { ToolPause } from './tool-pause.js';
@@ -18,7 +19,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
 
-  constructor(definitions: ToolDefinition<any>[] = []) {
+  constructor(
+    definitions: ToolDefinition<any>[] = [],
+    /** Told about tool failures that are not expected ones (the model and the user get a generic message). */
+    private readonly onFailure: (error: unknown, tool: string) => void = () => {},
+  ) {
     for (const def of definitions) this.add(def);
   }
 
@@ -63,7 +68,10 @@ export class ToolRegistry {
       return { result: (await tool.def.handler(args, ctx)) ?? null, isError: false };
     } catch (error) {
       if (error instanceof ToolPause) throw error;
-      return { result: { error: error instanceof Error ? error.message : String(error) }, isError: true };
+      // Expected failures explain themselves; anything else may carry internals (SQL, hosts, paths).
+      if (isAppError(error)) return { result: { error: error.message, code: error.code }, isError: true };
+      this.onFailure(error, name);
+      return { result: { error: `The ${name} tool failed unexpectedly`, code: 'TOOL_FAILED' }, isError: true };
     }
   }
 }

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/errors.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
+
+const tool = (handler: ToolDefinition['handler']): ToolDefinition => ({ name: 'probe', description: 'A probe.', parameters: { type: 'object' }, handler });
+const ctx = {} as ToolContext;
+
+describe('tool failures', () => {
+  it('reach the model as a generic message with a code; the details go to the failure hook only', async () => {
+    const failures: unknown[] = [];
+    const registry = new ToolRegistry([tool(async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (user app_owner)'); })], (error) => failures.push(error));
+    const outcome = await registry.execute('probe', {}, ctx);
+    expect(outcome).toEqual({ isError: true, result: { error: 'The probe tool failed unexpectedly', code: 'TOOL_FAILED' } });
+    expect(JSON.stringify(outcome)).not.toMatch(/10\.0\.0\.5|app_owner|ECONNREFUSED/);
+    expect(failures).toHaveLength(1);
+  });
+
+  it('pass expected failures on with their own message and code', async () => {
+    const registry = new ToolRegistry([tool(async () => { throw new ValidationError('query: must not be empty'); })]);
+    expect(await registry.execute('probe', {}, ctx)).toEqual({ isError: true, result: { error: 'query: must not be empty', code: 'VALIDATION_FAILED' } });
+  });
+});
