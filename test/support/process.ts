@@ -11,6 +11,12 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Every process started here that is still running: killed when this process exits, so no test leaves a server behind. */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const proc of live) proc.kill('SIGKILL');
+});
+
 /** Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would. */
 export function runCli(args: string[], env: Record<string, string>): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   // REMGRAPH_CHILD_NODE_ARGS passes extra flags to node, e.g. `--cpu-prof` when profiling a benchmark.
@@ -24,8 +30,12 @@ export function runCli(args: string[], env: Record<string, string>): { proc: Chi
   let stderr = '';
   proc.stdout!.on('data', (chunk) => (stdout += chunk));
   proc.stderr!.on('data', (chunk) => (stderr += chunk));
+  live.add(proc);
   const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    proc.on('exit', (code) => resolve({ code, stdout, stderr })),
+    proc.on('exit', (code) => {
+      live.delete(proc);
+      resolve({ code, stdout, stderr });
+    }),
   );
   return { proc, exit };
 }
@@ -35,7 +45,10 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 60_00
   const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = /listening on (http:\/\/\S+\/graphql)/.exec(output);
