@@ -113,16 +113,25 @@ async function bareRate(url: string): Promise<number> {
 
 async function throughput(server: ServerProcess, fake: FakeOpenAI, bareUrl: string, backend: string) {
   fake.enqueue({ text: Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `w${i} `) });
+  const cpuBefore = await cpuMs(server.proc.pid!);
   const turn = await runTurn(server, 'bench-throughput', 'go');
+  const serverCpuUsPerEvent = +((((await cpuMs(server.proc.pid!)) - cpuBefore) * 1000) / THROUGHPUT_EVENTS).toFixed(1);
   const span = (turn.tokens.at(-1)!.at - turn.tokens[0]!.at) / 1000;
   const remgraph = turn.tokens.length / span;
   const bare = await bareRate(bareUrl);
-  print({ bench: 'one turn, model as fast as it can: content events/s at the client', backend, events: turn.tokens.length, remgraph: Math.round(remgraph), bareGraphqlWs: Math.round(bare), ratio: +(remgraph / bare).toFixed(3) });
+  print({ bench: 'one turn, model as fast as it can: content events/s at the client', backend, events: turn.tokens.length, remgraph: Math.round(remgraph), bareGraphqlWs: Math.round(bare), ratio: +(remgraph / bare).toFixed(3), serverCpuUsPerEvent });
 }
 
-/** Peak resident memory of a process while `work` runs. */
-async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+/** CPU time (user + system) a process has used so far, in ms: a figure the machine's other load does not inflate much. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Peak resident memory and CPU time of a process while `work` runs. */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number; cpuMs: number }> {
   let peak = 0;
+  const cpuBefore = await cpuMs(pid);
   const sample = async () => {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -132,7 +141,7 @@ async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result
   try {
     const result = await work();
     await sample();
-    return { result, peakMb: Math.round(peak / 1024) };
+    return { result, peakMb: Math.round(peak / 1024), cpuMs: (await cpuMs(pid)) - cpuBefore };
   } finally {
     clearInterval(timer);
   }
@@ -147,7 +156,7 @@ async function concurrent(server: ServerProcess, fake: FakeOpenAI, backend: stri
   };
   fake.enqueue(...Array.from({ length: turns }, () => script));
   const run = `${backend}-${turns}-${Date.now()}`;
-  const { result, peakMb } = await peakRss(server.proc.pid!, () =>
+  const { result, peakMb, cpuMs: serverCpuMs } = await peakRss(server.proc.pid!, () =>
     Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(server, `bench-${run}-${i}`, `go ${run} ${i}`))),
   );
   const ok = result.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));
@@ -168,18 +177,21 @@ async function concurrent(server: ServerProcess, fake: FakeOpenAI, backend: stri
     ttftMs: pick(summarize(ttft)),
     ttftAboveModelMs: pick(summarize(ttftAboveModel)),
     serverPeakRssMb: peakMb,
+    serverCpuMsPerTurn: +(serverCpuMs / turns).toFixed(1),
   });
 }
 
 async function overhead(server: ServerProcess, fake: FakeOpenAI, backend: string) {
   const samples: number[] = [];
+  const cpuBefore = await cpuMs(server.proc.pid!);
   for (let i = 0; i < TURNS_FOR_OVERHEAD; i++) {
     fake.enqueue({ text: 'Short answer.' });
     const started = now();
     await runTurn(server, `bench-overhead-${backend}`, 'go');
     if (i >= 10) samples.push(now() - started);
   }
-  print({ bench: 'non-model time per turn (sendMessage → final at a fresh client), instant model', backend, unitMs: pick(summarize(samples)) });
+  const serverCpuMsPerTurn = +(((await cpuMs(server.proc.pid!)) - cpuBefore) / TURNS_FOR_OVERHEAD).toFixed(2);
+  print({ bench: 'non-model time per turn (sendMessage → final at a fresh client), instant model', backend, unitMs: pick(summarize(samples)), serverCpuMsPerTurn });
 }
 
 const pick = (s: ReturnType<typeof summarize>) => ({ p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1), n: s.n });

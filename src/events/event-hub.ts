@@ -6,6 +6,18 @@ import { EventWriter, type CommitRequest } from './event-writer.js';
 import type { RemPubSub } from './pubsub.js';
 import { storable } from './storable.js';
 
+let clockMs = 0;
+let clockIso = '';
+/** The current time as an ISO string; formatted once per millisecond however many events share it. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== clockMs) {
+    clockMs = ms;
+    clockIso = new Date(ms).toISOString();
+  }
+  return clockIso;
+}
+
 /** A turn as the hub needs to know it. */
 export interface HubTurn {
   id: string;
@@ -165,7 +177,7 @@ export class EventHub {
 
   private stamp(turn: OpenTurn, body: AgentEventBody): AgentEvent {
     turn.seq += 1;
-    return { seq: turn.seq, turnId: turn.id, at: new Date().toISOString(), agent: turn.agent, depth: turn.depth, ...body } as AgentEvent;
+    return { seq: turn.seq, turnId: turn.id, at: isoNow(), agent: turn.agent, depth: turn.depth, ...body } as AgentEvent;
   }
 
   /** Publishes a ready event at once unless earlier ones of its turn are still held. */
