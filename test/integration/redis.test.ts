@@ -3,7 +3,7 @@ import { caller, collect, newUser, wsClient } from '../support/client.js';
 import { followTurn, send } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
-import { CancelTurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -20,8 +20,9 @@ afterEach(async () => {
   fake.reset();
 });
 
-async function instance() {
+async function instance(env: Record<string, string> = {}) {
   const server = await spawnServer({
+    ...env,
     DATABASE_URL: inject('databaseUrl'),
     REDIS_URL,
     OPENAI_API_KEY: 'test',
@@ -54,5 +55,28 @@ describe.runIf(inject('databaseUrl'))('several instances sharing PostgreSQL and 
     const tail = (await sub.done).map((i) => i.data!.turnEvents);
     await client.dispose();
     expect(tail.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
+  });
+
+  it('gives a client of another instance that joins mid-turn the events not stored yet, exactly once and in order', async () => {
+    // A stores events only every 2 s: most of what B's client needs exists only in A's memory and
+    // the relay when it joins.
+    const [a, b] = await Promise.all([instance({ EVENT_FLUSH_MS: '2000' }), instance()]);
+    const user = newUser(a.url);
+    const onB = caller(b.url, user.headers);
+    const words = Array.from({ length: 120 }, (_, i) => `w${i} `);
+    fake.enqueue({ text: words, delayMs: 10 });
+    const sent = await send(user, { content: 'join me late' });
+    const onA = wsClient(a.url, user.headers);
+    const first = collect(onA, TurnEventsDocument, { turnId: sent.turn.id });
+    while (first.items.length < 30) await new Promise((r) => setTimeout(r, 10));
+    const storedAtJoin = (await onB.data(TurnDocument, { id: sent.turn.id })).turn!.events.length;
+    const seenAtJoin = first.items.length;
+    const late = await followTurn(b.url, onB, sent.turn.id);
+    const all = (await first.done).map((i) => i.data!.turnEvents);
+    await onA.dispose();
+    expect(storedAtJoin).toBeLessThan(seenAtJoin);
+    expect(late).toEqual(all);
+    expect(all.map((e) => (e as { seq: number }).seq)).toEqual(all.map((_, i) => i + 1));
+    expect(all.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: words.join('') });
   });
 });
