@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { AgentEvent } from '../../src/events/agent-event.js';
+import { EventWriter, VanishedTurnError } from '../../src/events/event-writer.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// The batched event writer on a real database: order per turn, commits in line, and one turn's
+// trouble kept away from the others.
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A logger that keeps what it is told. */
+function recordingLogger() {
+  const lines: { level: number; msg: string; turnId?: string }[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+async function newTurns(n: number): Promise<string[]> {
+  const prisma = server.db.prisma;
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const session = await prisma.session.create({ data: { name: 'w', tenantId: `t-${randomUUID()}` } });
+      const id = randomUUID();
+      await prisma.turn.create({ data: { id, rootId: id, sessionId: session.id, agent: 'a', tenantId: session.tenantId } });
+      return id;
+    }),
+  );
+}
+
+const event = (turnId: string, seq: number, delta = `d${seq}`): AgentEvent => ({ seq, turnId, at: new Date().toISOString(), agent: 'a', depth: 0, type: 'content', delta });
+
+async function stored(turnId: string) {
+  const rows = await server.db.prisma.turnEvent.findMany({ where: { turnId }, orderBy: { seq: 'asc' }, select: { seq: true } });
+  return rows.map((r) => r.seq);
+}
+
+describe('the event writer', () => {
+  it('stores every turn’s events in order, a commit in its place with its rows, and reports each event once', async () => {
+    const [a, b] = await newTurns(2);
+    const settled: AgentEvent[] = [];
+    const writer = new EventWriter(server.db.prisma, recordingLogger().logger, 5, (events) => settled.push(...events));
+    for (let seq = 1; seq <= 5; seq++) writer.enqueue(event(a!, seq));
+    writer.enqueue(event(b!, 1));
+    const committed = writer.commit({
+      turnId: a!,
+      events: [event(a!, 6, 'final')],
+      persist: (tx) => tx.turn.update({ where: { id: a! }, data: { iterations: 7 } }),
+    });
+    writer.enqueue(event(a!, 7));
+    await committed;
+    await writer.drain();
+    expect(await stored(a!)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await stored(b!)).toEqual([1]);
+    expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ iterations: 7, lastSeq: 6 });
+    expect(settled.filter((e) => e.turnId === a).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('keeps a turn whose events cannot be stored away from the others, and says so in the log', async () => {
+    const [good, bad] = await newTurns(2);
+    const { logger, lines } = recordingLogger();
+    const settled: AgentEvent[] = [];
+    const writer = new EventWriter(server.db.prisma, logger, 5, (events) => settled.push(...events));
+    writer.enqueue(event(good!, 1));
+    // A seq beyond PostgreSQL's integer range fails the whole statement (SQLSTATE 22003).
+    writer.enqueue(event(bad!, 2 ** 31));
+    writer.enqueue(event(good!, 2));
+    await writer.drain();
+    expect(await stored(good!)).toEqual([1, 2]);
+    expect(await stored(bad!)).toEqual([]);
+    expect(lines.filter((l) => l.level >= 50 && l.turnId === bad)).toMatchObject([{ msg: 'dropped turn events that could not be stored' }]);
+    expect(settled.map((e) => e.seq).sort()).toEqual([1, 2, 2 ** 31].sort());
+  });
+
+  it('drops the events and commits of a turn deleted meanwhile with a warning, and stores the rest', async () => {
+    const [kept] = await newTurns(1);
+    const gone = randomUUID();
+    const { logger, lines } = recordingLogger();
+    const writer = new EventWriter(server.db.prisma, logger, 5, () => {});
+    writer.enqueue(event(kept!, 1));
+    writer.enqueue(event(gone, 1));
+    await writer.drain();
+    await expect(writer.commit({ turnId: gone, events: [event(gone, 2)] })).rejects.toBeInstanceOf(VanishedTurnError);
+    writer.enqueue(event(kept!, 2));
+    await writer.drain();
+    expect(await stored(kept!)).toEqual([1, 2]);
+    expect(lines.filter((l) => l.turnId === gone)).toMatchObject([{ level: 40, msg: 'discarding events of a turn that no longer exists (its session was deleted)' }]);
+  });
+});
