@@ -1,5 +1,7 @@
 import type { UsageTotals } from '../../events/agent-event.js';
-import { readLog, turnEventStream } from '../../events/event-stream.js';
+import type { AgentEvent } from '../../events/agent-event.js';
+import { turnEventStream } from '../../events/event-stream.js';
+import type { PrismaClient } from '../../db/generated/client.js';
 import { visibleTo } from '../../auth/scope.js';
 import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
@@ -33,18 +35,35 @@ export const TurnRef = builder.prismaNode('Turn', {
     lastSeq: t.exposeInt('lastSeq', { description: 'Highest event seq written so far.' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
-    events: t.field({
-      type: [AgentEventUnion],
+    events: t.loadableList({
+      type: AgentEventUnion,
       description: 'Logged events with seq > after, oldest first.',
       args: { after: t.arg.int({ required: false }), first: t.arg.int({ required: false }) },
-      resolve: (turn, args, ctx) => {
+      // One query for the events of every turn in the response that asks with the same arguments.
+      byPath: true,
+      load: (turnIds: string[], ctx, args) => readLogs(ctx.prisma, turnIds, args.after ?? 0, args.first ?? 1000),
+      resolve: (turn, args) => {
         const first = args.first ?? 1000;
         if (first < 0 || first > 5000) throw new ValidationError('first: must be between 0 and 5000', [{ path: ['first'], message: 'must be between 0 and 5000' }]);
-        return readLog(ctx.prisma, turn.id, args.after ?? 0, undefined, first);
+        return turn.id;
       },
     }),
   }),
 });
+
+/** The logged events of several turns (seq > after, the first `limit` of each), in the order of `turnIds`. */
+async function readLogs(prisma: PrismaClient, turnIds: string[], after: number, limit: number): Promise<AgentEvent[][]> {
+  const rows = await prisma.$queryRawUnsafe<{ turn_id: string; payload: unknown }[]>(
+    `SELECT t.id::text AS turn_id, e.payload FROM unnest($1::uuid[]) AS t(id)
+     CROSS JOIN LATERAL (SELECT payload FROM "turn_events" WHERE "turn_id" = t.id AND "seq" > $2 ORDER BY "seq" LIMIT $3) e`,
+    turnIds,
+    after,
+    limit,
+  );
+  const byTurn = new Map<string, AgentEvent[]>(turnIds.map((id) => [id, []]));
+  for (const row of rows) byTurn.get(row.turn_id)!.push((typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AgentEvent);
+  return turnIds.map((id) => byTurn.get(id)!);
+}
 
 function usageOf(value: unknown): UsageTotals {
   const u = (value ?? {}) as Partial<UsageTotals>;
