@@ -191,6 +191,17 @@ async function bareYoga(): Promise<{ url: string; stop: () => void }> {
   return { url, stop: () => proc.kill() };
 }
 
+/** Sequential latency of one query: what a request costs on this machine right now, for scale. */
+async function floor(url: string, query: string, variables: unknown) {
+  const samples: number[] = [];
+  for (let i = 0; i < ITERATIONS + 20; i++) {
+    const t0 = performance.now();
+    await post(url, query, variables);
+    if (i >= 20) samples.push(performance.now() - t0);
+  }
+  return summarize(samples);
+}
+
 async function reads(url: string, backend: string) {
   const created = await post(url, 'mutation { createSession(input: {name: "bench"}) { ... on CreateSessionSuccess { session { id } } } }', {});
   const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
@@ -200,6 +211,9 @@ async function reads(url: string, backend: string) {
   try {
     const baseline = await throughput(bare.url, query, variables);
     print({ bench: 'rem-reads', backend, query: 'session(id)', clients: CONCURRENCY, remgraphPerS: remgraph, bareYogaPerS: baseline, ratio: +(remgraph / baseline).toFixed(2) });
+    // The same query answered by a bare yoga server with a constant: the HTTP floor of this machine now.
+    print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, variables)) });
+    print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'remgraph, sequential', ...(await floor(url, query, variables)) });
   } finally {
     bare.stop();
   }
