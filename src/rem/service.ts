@@ -212,52 +212,22 @@ export class RemService {
     return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
   }
 
-  /** Breadth-first over graph_edges, one indexed kv_store query per level: cycle-safe and bounded by DEPTH and LIMIT. */
+  /**
+   * Breadth-first over graph_edges in one statement (rem_traverse_custom): one indexed kv_store
+   * lookup per level inside the database, cycle-safe, bounded by DEPTH and LIMIT.
+   */
   async traverse(ctx: AgentContext, query: TraverseQuery): Promise<RemHit[]> {
-    const relType = query.relType?.toLowerCase();
-    const start = await this.kvByKeys(ctx, [query.from]);
-    const seen = new Set(start.map((r) => `${r.entity_type}:${r.entity_id}`));
-    const expanded = new Set([query.from]);
-    let frontier: { row: KvRow; path: string[]; score: number }[] = start.map((row) => ({ row, path: [row.entity_key], score: 1 }));
-    const hits: RemHit[] = [];
-    for (let depth = 1; depth <= query.depth && frontier.length > 0 && hits.length < query.limit; depth++) {
-      const wanted: { from: (typeof frontier)[number]; edge: StoredEdge }[] = [];
-      for (const node of frontier) {
-        for (const edge of edgesOf(node.row.graph_edges)) {
-          if (relType && edge.rel_type.toLowerCase() !== relType) continue;
-          if (expanded.has(edge.dst)) continue;
-          wanted.push({ from: node, edge });
-        }
-      }
-      const keys = [...new Set(wanted.map((w) => w.edge.dst))];
-      keys.forEach((k) => expanded.add(k));
-      const rows = keys.length ? await this.kvByKeys(ctx, keys) : [];
-      const byKey = new Map<string, KvRow[]>();
-      for (const row of rows) byKey.set(row.entity_key, [...(byKey.get(row.entity_key) ?? []), row]);
-      const next: typeof frontier = [];
-      for (const { from, edge } of wanted) {
-        for (const row of byKey.get(edge.dst) ?? []) {
-          const id = `${row.entity_type}:${row.entity_id}`;
-          if (seen.has(id) || hits.length >= query.limit) continue;
-          seen.add(id);
-          const node = { row, path: [...from.path, row.entity_key], score: from.score * (edge.weight ?? 1) };
-          next.push(node);
-          hits.push({ ...kvHit(row), path: node.path, relType: edge.rel_type, depth, score: round(node.score) });
-        }
-      }
-      frontier = next;
-    }
-    return hits;
-  }
-
-  private kvByKeys(ctx: AgentContext, keys: string[]): Promise<KvRow[]> {
-    return this.deps.prisma.$queryRawUnsafe<KvRow[]>(
-      `SELECT ${KV_COLUMNS} FROM "kv_store" kv WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}
-       ORDER BY kv."user_id" NULLS LAST, kv."entity_type", kv."entity_id"`,
+    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { path: string[]; rel_type: string; depth: number; score: number })[]>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, path, rel_type, depth, score
+       FROM "rem_traverse_custom"($1, $2, $3, $4, $5::int, $6::int)`,
       ctx.tenantId,
       ctx.userId,
-      keys,
+      query.from,
+      query.relType?.toLowerCase() ?? null,
+      query.depth,
+      query.limit,
     );
+    return rows.map((row) => ({ ...kvHit(row), path: row.path, relType: row.rel_type, depth: row.depth, score: round(row.score) }));
   }
 
   /**
