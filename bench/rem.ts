@@ -12,6 +12,7 @@
  *   npx tsx bench/rem.ts
  *   BENCH_BACKENDS=postgres BENCH_SIZES=10000,100000,1000000 npx tsx bench/rem.ts
  *   BENCH_ITERATIONS=200 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
+ *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies on an existing database, keys sampled from it
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -107,9 +108,9 @@ async function grow(db: Database, backend: string, from: number, size: number) {
   print({ bench: 'rem-ingest', phase: 'bulk, index dropped', backend, entities: size, written: size - from, ratePerS: Math.round((size - from) / ingestS), hnswBuildS: +hnswBuildS.toFixed(1) });
 }
 
-function queries(size: number, seed: number) {
+function queries(size: number, seed: number, keys?: string[]) {
   const random = rng(seed);
-  const key = () => keyOf(Math.floor(random() * size));
+  const key = () => (keys ? keys[Math.floor(random() * keys.length)]! : keyOf(Math.floor(random() * size)));
   const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
   const typo = (w: string) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : `${w}x`);
   return {
@@ -128,8 +129,8 @@ async function post(url: string, query: string, variables: unknown): Promise<any
   return result.data;
 }
 
-async function latencies(url: string, backend: string, size: number) {
-  for (const [mode, make] of Object.entries(queries(size, 7))) {
+async function latencies(url: string, backend: string, size: number, keys?: string[], modes = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE']) {
+  for (const [mode, make] of Object.entries(queries(size, 7, keys)).filter(([m]) => modes.includes(m))) {
     let hits = 0;
     const samples: number[] = [];
     for (let i = 0; i < ITERATIONS + 20; i++) {
@@ -258,5 +259,28 @@ async function benchBackend(backend: string) {
   }
 }
 
-for (const backend of BACKENDS) await benchBackend(backend);
+/** Latencies on a database that already holds memory (e.g. kept from an earlier run), keys sampled from it. */
+async function benchExisting(url: string) {
+  const db = await openDatabase({ url, dataDir: '', poolSize: 2 });
+  let size: number;
+  let keys: string[];
+  let vectors: number;
+  try {
+    await applyMigrations(db);
+    size = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "kv_store" WHERE "tenant_id" = $1`, TENANT))[0]!.n);
+    keys = (await db.prisma.$queryRawUnsafe<{ k: string }[]>(`SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 LIMIT 2000`, TENANT)).map((r) => r.k);
+    vectors = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM (SELECT 1 FROM "embeddings" LIMIT 1) e`))[0]!.n);
+  } finally {
+    await db.close();
+  }
+  const server = await spawnServer({ DATABASE_URL: url, LOG_LEVEL: 'info' });
+  try {
+    await latencies(server.url, 'postgres', size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
+  } finally {
+    await server.stop();
+  }
+}
+
+if (process.env.BENCH_DATABASE_URL) await benchExisting(process.env.BENCH_DATABASE_URL);
+else for (const backend of BACKENDS) await benchBackend(backend);
 process.exit(0);
