@@ -1,7 +1,9 @@
 -- REM query modes that need per-statement planner settings run as functions: the setting and the
 -- query travel in one statement (one round trip, no interactive transaction), and set_config(...,
 -- true) ends with that statement's transaction.
--- Not for SQL mode: rem_reader_custom gets no EXECUTE on them.
+-- Not for SQL mode: rem_reader_custom gets no EXECUTE on them. Their statements are planned for
+-- each call's values (force_custom_plan): a generic plan cannot see the text's trigrams and scans
+-- every key instead of using the trigram index.
 
 -- FUZZY: keys whose words resemble the text. word_similarity(text, key) is the share of the
 -- text's trigrams found in the best-matching run of whole words of the key; the GIN trigram index
@@ -9,7 +11,7 @@
 -- are ranked, so the work of one query is bounded however many keys share trigrams with the text.
 CREATE FUNCTION "rem_fuzzy_custom"(p_tenant text, p_user text, p_text text, p_threshold real, p_limit int, p_candidates int)
 RETURNS TABLE (entity_type text, entity_id uuid, entity_key text, content_summary text, graph_edges jsonb, user_id text, score real)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $fn$
 #variable_conflict use_column
 BEGIN
   PERFORM set_config('pg_trgm.word_similarity_threshold', p_threshold::text, true);
@@ -64,7 +66,7 @@ REVOKE ALL ON FUNCTION "rem_search_custom"(text, text, text, int, text, text[], 
 CREATE FUNCTION "rem_traverse_custom"(p_tenant text, p_user text, p_from text, p_rel text, p_depth int, p_limit int)
 RETURNS TABLE (entity_type text, entity_id uuid, entity_key text, content_summary text, graph_edges jsonb, user_id text,
                path text[], rel_type text, depth int, score float8)
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   seen text[];
