@@ -11,9 +11,12 @@
 -- are ranked, so the work of one query is bounded however many keys share trigrams with the text.
 CREATE FUNCTION "rem_fuzzy_custom"(p_tenant text, p_user text, p_text text, p_threshold real, p_limit int, p_candidates int)
 RETURNS TABLE (entity_type text, entity_id uuid, entity_key text, content_summary text, graph_edges jsonb, user_id text, score real)
-LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
 #variable_conflict use_column
 BEGIN
+  -- Without enable_seqscan = off, LIMIT p_candidates tempts the planner into a sequential scan that
+  -- "finds enough rows early" when it overestimates the matches, and reads every key when there
+  -- are few (18 s at 1M keys instead of a bitmap scan of the trigram index).
   PERFORM set_config('pg_trgm.word_similarity_threshold', p_threshold::text, true);
   RETURN QUERY
     SELECT c.entity_type, c.entity_id, c.entity_key, c.content_summary, c.graph_edges, c.user_id, c.score
