@@ -245,7 +245,8 @@ async function benchBackend(backend: string) {
         await db.close();
       }
       size = target;
-      const server = await spawnServer({ ...env, LOG_LEVEL: 'info' });
+      // Generous: opening a grown PGlite directory on a busy machine takes a while.
+      const server = await spawnServer({ ...env, LOG_LEVEL: 'info' }, 600_000);
       try {
         await latencies(server.url, backend, size);
         await liveIngest(server.url, backend, size);
