@@ -277,6 +277,14 @@ async function benchExisting(url: string) {
   const server = await spawnServer({ DATABASE_URL: url, LOG_LEVEL: 'info' });
   try {
     await latencies(server.url, 'postgres', size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
+    const bare = await bareYoga();
+    try {
+      const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
+      print({ bench: 'rem-floor', backend: 'postgres', query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, { id: 'x' })) });
+      print({ bench: 'rem-floor', backend: 'postgres', query: '{ viewer { userId } } (no database)', via: 'remgraph, sequential', ...(await floor(server.url, '{ viewer { userId } }', {})) });
+    } finally {
+      bare.stop();
+    }
   } finally {
     await server.stop();
   }
