@@ -1,30 +1,43 @@
 /**
- * REM query latency at 10k and 100k generated entities (with 3 edges each and embeddings), on
- * embedded PGlite and on PostgreSQL: p50/p99 of LOOKUP, FUZZY, SEARCH and TRAVERSE depth 3, through
- * the service (in process) and through GraphQL over HTTP. Prints one JSON line per figure.
+ * REM at scale. For each backend, one database grows through the sizes (default 10k → 100k; add
+ * 1000000 for PostgreSQL) with generated entities (3 edges each, embeddings), written through the
+ * `ingest` code path in batches of 1000. At each size it prints (one JSON line per figure):
+ *   - rem-ingest: bulk ingest rate with the HNSW index dropped, then the index build time (the
+ *     documented fast path for bulk loads), and the ingest rate over HTTP with the index live;
+ *   - rem: p50/p99 over GraphQL HTTP of LOOKUP, FUZZY, SEARCH (top 10) and TRAVERSE depth 3 limit 100,
+ *     against a server in its own process;
+ *   - rem-reads (first size only): `session(id)` requests/s at 32 concurrent clients, remgraph next
+ *     to a bare graphql-yoga server measured in the same run, and their ratio.
  *
- *   npx tsx bench/rem.ts                       # both backends, 10k and 100k
- *   BENCH_SIZES=10000 BENCH_BACKENDS=pglite npx tsx bench/rem.ts
+ *   npx tsx bench/rem.ts
+ *   BENCH_BACKENDS=postgres BENCH_SIZES=10000,100000,1000000 npx tsx bench/rem.ts
+ *   BENCH_ITERATIONS=200 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
+ *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies on an existing database, keys sampled from it
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, type App } from '../src/app.js';
-import { contextOf } from '../test/support/client.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { applyMigrations } from '../src/db/migrations.js';
 import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
-import { vectorLiteral } from '../src/rem/embeddings/provider.js';
-import { RemService } from '../src/rem/service.js';
+import { ingest, type MemoryItemInput } from '../src/rem/memory-store.js';
+import { contextOf } from '../test/support/client.js';
+import { spawnServer } from '../test/support/process.js';
 import { freshPostgres, summarize } from './support.js';
 
-const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
 const TENANT = 'bench';
 const USER = 'bench-user';
+const BATCH = 1000;
+const HEADERS = { 'content-type': 'application/json', 'x-user-id': USER, 'x-tenant-id': TENANT };
+const HNSW = `CREATE INDEX "embeddings_hnsw_384_custom" ON "embeddings" USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WHERE "dimension" = 384`;
 
-const ctx = contextOf({ headers: { 'x-user-id': USER, 'x-tenant-id': TENANT } });
+const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
 
 // Deterministic pseudo-random numbers (mulberry32) so that runs are comparable.
 function rng(seed: number) {
@@ -38,76 +51,67 @@ function rng(seed: number) {
 }
 
 // Pronounceable made-up words (consonant-vowel syllables): about as varied in trigrams as real words.
-const CONSONANTS = 'bcdfghjklmnprstvwxz';
-const VOWELS = 'aeiou';
-function vocabulary(size: number, random: () => number): string[] {
-  const words = new Set<string>();
+const WORDS = (() => {
+  const random = rng(42);
   const letter = (from: string) => from[Math.floor(random() * from.length)]!;
-  while (words.size < size) {
+  const words = new Set<string>();
+  while (words.size < 2000) {
     const n = 2 + Math.floor(random() * 3);
-    words.add(Array.from({ length: n }, () => letter(CONSONANTS) + letter(VOWELS)).join('') + letter(CONSONANTS));
+    words.add(Array.from({ length: n }, () => letter('bcdfghjklmnprstvwxz') + letter('aeiou')).join('') + letter('bcdfghjklmnprstvwxz'));
   }
   return [...words];
+})();
+
+/** Entity i, the same in every run: its key, name, content and edges (to entities below `size`). */
+function entity(i: number, size: number): MemoryItemInput {
+  const random = rng(i + 1);
+  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+  const name = `${pick()} ${pick()}`;
+  return {
+    entity: {
+      key: `${name} ${i}`,
+      name,
+      content: `${name} ${Array.from({ length: 12 }, pick).join(' ')}`,
+      tags: ['bench'],
+      graphEdges: ['knows', 'cites', 'part_of'].map((relType) => ({ dst: keyOf(Math.floor(random() * size)), relType, weight: +(0.5 + random() / 2).toFixed(2) })),
+    },
+  };
 }
+const keyOf = (i: number) => {
+  const random = rng(i + 1);
+  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+  return `${pick()}-${pick()}-${i}`;
+};
 
-const RELS = ['knows', 'cites', 'part_of'];
-
-async function seed(app: App, n: number): Promise<{ keys: string[]; words: string[]; seedMs: number }> {
+/** Grows the database to `size` entities through `ingest`, the vector index dropped meanwhile and rebuilt after. */
+async function grow(db: Database, backend: string, from: number, size: number) {
+  const ctx = contextOf({ headers: { 'x-user-id': USER, 'x-tenant-id': TENANT } });
+  const deps = { prisma: db.prisma, embedder: new HashedLexicalEmbedder() };
+  await db.prisma.$executeRawUnsafe('DROP INDEX IF EXISTS "embeddings_hnsw_384_custom"');
   const started = performance.now();
-  const random = rng(42);
-  const words = vocabulary(2000, random);
-  const pick = () => words[Math.floor(random() * words.length)]!;
-  const keys = Array.from({ length: n }, (_, i) => `${pick()}-${pick()}-${i}`);
-  const prisma = app.db.prisma;
-  const embedder = new HashedLexicalEmbedder();
-  await prisma.$executeRawUnsafe('DROP INDEX IF EXISTS "embeddings_hnsw_384_custom"');
-  const BATCH = 2000;
-  for (let start = 0; start < n; start += BATCH) {
-    const idx = Array.from({ length: Math.min(BATCH, n - start) }, (_, j) => start + j);
-    const names = idx.map((i) => keys[i]!.split('-').slice(0, 2).join(' '));
-    const contents = idx.map((i) => `${names[i - start]} ${Array.from({ length: 12 }, pick).join(' ')}`);
-    const edges = idx.map(() =>
-      JSON.stringify(RELS.map((rel) => ({ dst: keys[Math.floor(random() * n)]!, rel_type: rel, weight: +(0.5 + random() / 2).toFixed(2) }))),
-    );
-    const ids = await prisma.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO "entities" ("key", "name", "content", "summary", "graph_edges", "tags", "tenant_id", "user_id")
-       SELECT k, nm, c, left(c, 200), e::jsonb, ARRAY['bench'], $5, $6
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(k, nm, c, e)
-       RETURNING "id"::text AS id`,
-      idx.map((i) => keys[i]!),
-      names,
-      contents,
-      edges,
-      TENANT,
-      USER,
-    );
-    const vectors = await embedder.embed(contents.map((c, j) => `${names[j]}\n${c.slice(0, 200)}\n${c}`));
-    await prisma.$executeRawUnsafe(
-      `INSERT INTO "embeddings" ("entity_type", "entity_id", "field", "model", "dimension", "content_hash", "embedding", "tenant_id", "user_id")
-       SELECT 'entities', id, 'content', $3, 384, 'bench', v::vector, $4, $5
-       FROM unnest($1::uuid[], $2::text[]) AS t(id, v)`,
-      ids.map((r) => r.id),
-      vectors.map(vectorLiteral),
-      embedder.model,
-      TENANT,
-      USER,
-    );
+  for (let start = from; start < size; start += BATCH) {
+    const items = Array.from({ length: Math.min(BATCH, size - start) }, (_, j) => entity(start + j, size));
+    await ingest(deps, ctx, items);
+    if ((start - from) % (BATCH * 50) === 0 && start > from) {
+      print({ bench: 'rem-progress', backend, written: start, ratePerS: Math.round((start - from) / ((performance.now() - started) / 1000)) });
+    }
   }
+  const ingestS = (performance.now() - started) / 1000;
   const indexStarted = performance.now();
-  if (app.db.backend === 'postgres') await prisma.$executeRawUnsafe(`SET maintenance_work_mem = '512MB'`);
-  await prisma.$executeRawUnsafe(
-    `CREATE INDEX "embeddings_hnsw_384_custom" ON "embeddings" USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WHERE "dimension" = 384`,
-  );
-  await prisma.$executeRawUnsafe('ANALYZE');
-  const seedMs = performance.now() - started;
-  console.log(JSON.stringify({ bench: 'rem-seed', backend: app.db.backend, entities: n, seedMs: Math.round(seedMs), hnswBuildMs: Math.round(performance.now() - indexStarted) }));
-  return { keys, words, seedMs };
+  // The fast path for bulk loads: one in-memory index build instead of one graph insert per row.
+  await db.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${backend === 'postgres' ? '2GB' : '512MB'}'`);
+    await tx.$executeRawUnsafe(HNSW);
+  }, { timeout: 4 * 3600_000 });
+  const hnswBuildS = (performance.now() - indexStarted) / 1000;
+  await db.prisma.$executeRawUnsafe('ANALYZE');
+  print({ bench: 'rem-ingest', phase: 'bulk, index dropped', backend, entities: size, written: size - from, ratePerS: Math.round((size - from) / ingestS), hnswBuildS: +hnswBuildS.toFixed(1) });
 }
 
-function queries(keys: string[], words: string[], seed: number) {
+function queries(size: number, seed: number, keys?: string[]) {
   const random = rng(seed);
-  const key = () => keys[Math.floor(random() * keys.length)]!;
-  const word = () => words[Math.floor(random() * words.length)]!;
+  const key = () => (keys ? keys[Math.floor(random() * keys.length)]! : keyOf(Math.floor(random() * size)));
+  const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
   const typo = (w: string) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : `${w}x`);
   return {
     LOOKUP: () => `LOOKUP "${key()}"`,
@@ -117,58 +121,175 @@ function queries(keys: string[], words: string[], seed: number) {
   };
 }
 
-async function time(iterations: number, run: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(20, iterations); i++) await run(); // warm-up
-  const samples: number[] = [];
-  for (let i = 0; i < iterations; i++) {
-    const t0 = performance.now();
-    await run();
-    samples.push(performance.now() - t0);
-  }
-  return samples;
+async function post(url: string, query: string, variables: unknown): Promise<any> {
+  const body = JSON.stringify({ query, variables });
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body });
+  const result = (await res.json()) as { data?: any; errors?: unknown };
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  return result.data;
 }
 
-async function benchOne(backend: string, n: number) {
-  let cleanup = async () => {};
+async function latencies(url: string, backend: string, size: number, keys?: string[], modes = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE']) {
+  for (const [mode, make] of Object.entries(queries(size, 7, keys)).filter(([m]) => modes.includes(m))) {
+    let hits = 0;
+    const samples: number[] = [];
+    for (let i = 0; i < ITERATIONS + 20; i++) {
+      const t0 = performance.now();
+      const data = await post(url, 'query ($q: String!) { remQuery(query: $q) { hits { key score path } } }', { q: make() });
+      if (i >= 20) samples.push(performance.now() - t0); // the first 20 warm up
+      hits += data.remQuery.hits.length;
+    }
+    print({ bench: 'rem', backend, entities: size, mode, via: 'http', meanHits: +(hits / (ITERATIONS + 20)).toFixed(1), ...summarize(samples) });
+  }
+}
+
+/** Ingest over HTTP with the vector index live: every row is inserted into the HNSW graph as it is written. */
+async function liveIngest(url: string, backend: string, size: number) {
+  const mutation = 'mutation ($items: [MemoryItemInput!]!) { ingest(items: $items) { __typename ... on IngestSuccess { count } } }';
+  const batches = 2;
+  const items = (b: number) => Array.from({ length: 500 }, (_, j) => ({ entity: { ...entity(size + b * 500 + j, size).entity!, key: `live ${size} ${b} ${j}` } }));
+  const started = performance.now();
+  for (let b = 0; b < batches; b++) {
+    const data = await post(url, mutation, { items: items(b) });
+    if (data.ingest.__typename !== 'IngestSuccess') throw new Error(JSON.stringify(data.ingest));
+  }
+  print({ bench: 'rem-ingest', phase: 'over HTTP, index live', backend, entities: size, written: batches * 500, ratePerS: Math.round((batches * 500) / ((performance.now() - started) / 1000)) });
+}
+
+/** Requests/s of `query` at CONCURRENCY clients, each sending its next request when the last answered. */
+async function throughput(url: string, query: string, variables: unknown): Promise<number> {
+  const body = JSON.stringify({ query, variables });
+  let done = 0;
+  let stop = false;
+  const client = async () => {
+    while (!stop) {
+      const res = await fetch(url, { method: 'POST', headers: HEADERS, body });
+      const result = (await res.json()) as { errors?: unknown };
+      if (result.errors) throw new Error(JSON.stringify(result.errors));
+      done += 1;
+    }
+  };
+  const warm = Array.from({ length: CONCURRENCY }, client);
+  await new Promise((r) => setTimeout(r, 1000));
+  const counted = done;
+  const started = performance.now();
+  await new Promise((r) => setTimeout(r, READ_SECONDS * 1000));
+  const rate = (done - counted) / ((performance.now() - started) / 1000);
+  stop = true;
+  await Promise.all(warm);
+  return Math.round(rate);
+}
+
+async function bareYoga(): Promise<{ url: string; stop: () => void }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-yoga-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout.on('data', (chunk) => {
+      const match = /listening on (\S+)/.exec(String(chunk));
+      if (match) resolve(match[1]!);
+    });
+    proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+  });
+  return { url, stop: () => proc.kill() };
+}
+
+/** Sequential latency of one query: what a request costs on this machine right now, for scale. */
+async function floor(url: string, query: string, variables: unknown) {
+  const samples: number[] = [];
+  for (let i = 0; i < ITERATIONS + 20; i++) {
+    const t0 = performance.now();
+    await post(url, query, variables);
+    if (i >= 20) samples.push(performance.now() - t0);
+  }
+  return summarize(samples);
+}
+
+async function reads(url: string, backend: string) {
+  const created = await post(url, 'mutation { createSession(input: {name: "bench"}) { ... on CreateSessionSuccess { session { id } } } }', {});
+  const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
+  const variables = { id: created.createSession.session.id };
+  const remgraph = await throughput(url, query, variables);
+  const bare = await bareYoga();
+  try {
+    const baseline = await throughput(bare.url, query, variables);
+    print({ bench: 'rem-reads', backend, query: 'session(id)', clients: CONCURRENCY, remgraphPerS: remgraph, bareYogaPerS: baseline, ratio: +(remgraph / baseline).toFixed(2) });
+    // The same query answered by a bare yoga server with a constant: the HTTP floor of this machine now.
+    print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, variables)) });
+    print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'remgraph, sequential', ...(await floor(url, query, variables)) });
+  } finally {
+    bare.stop();
+  }
+}
+
+async function benchBackend(backend: string) {
   let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
   if (backend === 'postgres') {
     const db = await freshPostgres('remgraph_bench_rem');
     env = { DATABASE_URL: db.url };
-    cleanup = db.drop;
+    cleanup = process.env.BENCH_KEEP ? async () => print({ bench: 'rem-kept', url: db.url }) : db.drop;
   } else {
     const dir = await mkdtemp(join(tmpdir(), 'remgraph-bench-'));
     env = { DATA_DIR: join(dir, 'data') };
     cleanup = () => rm(dir, { recursive: true, force: true });
   }
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'warn', ...env });
-  const app = await startApp(config, createLogger('warn'));
+  const settings = { url: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '', poolSize: 4 };
   try {
-    const { keys, words } = await seed(app, n);
-    const service = new RemService({ prisma: app.db.prisma, embedder: new HashedLexicalEmbedder() }, config.rem);
-    const headers = { 'content-type': 'application/json', 'x-user-id': USER, 'x-tenant-id': TENANT };
-    for (const [mode, make] of Object.entries(queries(keys, words, 7))) {
-      let hits = 0;
-      const viaService = await time(ITERATIONS, async () => {
-        hits += (await service.query(ctx, make())).hits.length;
-      });
-      const http = await time(ITERATIONS, async () => {
-        const body = JSON.stringify({ query: 'query ($q: String!) { remQuery(query: $q) { mode hits { key score path } } }', variables: { q: make() } });
-        // A keep-alive socket the server closed while idle (during the in-process phase) is retried once.
-        const res = await fetch(app.url, { method: 'POST', headers, body }).catch(() => fetch(app.url, { method: 'POST', headers, body }));
-        const result = (await res.json()) as { errors?: unknown };
-        if (result.errors) throw new Error(JSON.stringify(result.errors));
-      });
-      const meanHits = +(hits / (ITERATIONS + Math.min(20, ITERATIONS))).toFixed(1);
-      console.log(JSON.stringify({ bench: 'rem', backend, entities: n, mode, via: 'service', meanHits, ...summarize(viaService) }));
-      console.log(JSON.stringify({ bench: 'rem', backend, entities: n, mode, via: 'http', ...summarize(http) }));
+    let size = 0;
+    for (const [i, target] of SIZES.entries()) {
+      // PGlite allows one process per data directory: grow in this process, then serve from another.
+      const db = await openDatabase(settings);
+      try {
+        await applyMigrations(db);
+        await grow(db, backend, size, target);
+      } finally {
+        await db.close();
+      }
+      size = target;
+      // Generous: opening a grown PGlite directory on a busy machine takes a while.
+      const server = await spawnServer({ ...env, LOG_LEVEL: 'info' }, 600_000);
+      try {
+        await latencies(server.url, backend, size);
+        await liveIngest(server.url, backend, size);
+        if (i === 0) await reads(server.url, backend);
+      } finally {
+        await server.stop();
+      }
     }
   } finally {
-    await app.stop();
     await cleanup();
   }
 }
 
-for (const n of SIZES) {
-  for (const backend of BACKENDS) await benchOne(backend, n);
+/** Latencies on a database that already holds memory (e.g. kept from an earlier run), keys sampled from it. */
+async function benchExisting(url: string) {
+  const db = await openDatabase({ url, dataDir: '', poolSize: 2 });
+  let size: number;
+  let keys: string[];
+  let vectors: number;
+  try {
+    await applyMigrations(db);
+    size = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "kv_store" WHERE "tenant_id" = $1`, TENANT))[0]!.n);
+    keys = (await db.prisma.$queryRawUnsafe<{ k: string }[]>(`SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 LIMIT 2000`, TENANT)).map((r) => r.k);
+    vectors = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM (SELECT 1 FROM "embeddings" LIMIT 1) e`))[0]!.n);
+  } finally {
+    await db.close();
+  }
+  const server = await spawnServer({ DATABASE_URL: url, LOG_LEVEL: 'info' });
+  try {
+    await latencies(server.url, 'postgres', size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
+    const bare = await bareYoga();
+    try {
+      const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
+      print({ bench: 'rem-floor', backend: 'postgres', query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, { id: 'x' })) });
+      print({ bench: 'rem-floor', backend: 'postgres', query: '{ viewer { userId } } (no database)', via: 'remgraph, sequential', ...(await floor(server.url, '{ viewer { userId } }', {})) });
+    } finally {
+      bare.stop();
+    }
+  } finally {
+    await server.stop();
+  }
 }
+
+if (process.env.BENCH_DATABASE_URL) await benchExisting(process.env.BENCH_DATABASE_URL);
+else for (const backend of BACKENDS) await benchBackend(backend);
 process.exit(0);

@@ -80,6 +80,8 @@ const env = z.object({
   EMBEDDING_API_KEY: z.string().optional(),
   /** SEARCH hits below this cosine similarity are dropped (per query: MIN_SIMILARITY x). */
   REM_SEARCH_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.3),
+  /** FUZZY ranks at most this many keys at or above its threshold: a bound on the work of one query. */
+  REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
   /** SQL mode: statement timeout (PostgreSQL; PGlite cannot interrupt a running statement, see REM_SQL_MAX_COST). */
   REM_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   /** SQL mode: most rows returned; more is an error telling the caller to add a LIMIT. */
@@ -133,6 +135,7 @@ export interface Config {
   rem: {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
     searchMinSimilarity: number;
+    fuzzyCandidates: number;
     sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
   };
 }
@@ -213,6 +216,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         apiKey: e.EMBEDDING_API_KEY ?? e.OPENAI_API_KEY ?? null,
       },
       searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
+      fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,

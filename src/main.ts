@@ -12,6 +12,8 @@ const USAGE = `remgraph <command>
   migrate                  apply pending database migrations and exit
   migrate:create <name>    write a migration for changes in prisma/schema.prisma (offline)
   schema:print [file]      print the GraphQL schema (SDL), or write it to a file
+  reembed <tenant>         compute the configured embedding model's vectors for every row of a
+                           tenant that lacks one, in batches, printing progress (after a model change)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -46,6 +48,13 @@ async function main(argv: string[]): Promise<number> {
       else process.stdout.write(sdl);
       return 0;
     }
+    case 'reembed': {
+      if (!rest[0]) {
+        console.error('reembed needs a tenant id, e.g. `remgraph reembed default`');
+        return 2;
+      }
+      return reembedTenant(rest[0]);
+    }
     case 'help':
     case '--help':
       console.log(USAGE);
@@ -54,6 +63,24 @@ async function main(argv: string[]): Promise<number> {
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 2;
   }
+}
+
+async function reembedTenant(tenantId: string): Promise<number> {
+  const config = loadConfig();
+  const db = await openDatabase(config.database);
+  try {
+    await applyMigrations(db);
+    const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
+    const { reembed } = await import('./rem/memory-store.js');
+    const admin = { userId: null, tenantId, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: true, authMode: 'headers' as const };
+    const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, admin, {
+      onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
+    });
+    console.log(`Done: ${result.embedded} rows embedded with ${result.model} (${result.dimension} dimensions).`);
+  } finally {
+    await db.close();
+  }
+  return 0;
 }
 
 async function serve(): Promise<number> {

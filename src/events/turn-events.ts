@@ -97,6 +97,20 @@ export async function readLog(prisma: PrismaClient, turnId: string, after: numbe
   return rows.map((row) => row.payload as unknown as AgentEvent);
 }
 
+/** The logged events of several turns (seq > after, the first `limit` of each), in the order of `turnIds`. */
+export async function readLogs(prisma: PrismaClient, turnIds: string[], after: number, limit: number): Promise<AgentEvent[][]> {
+  const rows = await prisma.$queryRawUnsafe<{ turn_id: string; payload: unknown }[]>(
+    `SELECT t.id::text AS turn_id, e.payload FROM unnest($1::uuid[]) AS t(id)
+     CROSS JOIN LATERAL (SELECT payload FROM "turn_events" WHERE "turn_id" = t.id AND "seq" > $2 ORDER BY "seq" LIMIT $3) e`,
+    turnIds,
+    after,
+    limit,
+  );
+  const byTurn = new Map<string, AgentEvent[]>(turnIds.map((id) => [id, []]));
+  for (const row of rows) byTurn.get(row.turn_id)!.push((typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AgentEvent);
+  return turnIds.map((id) => byTurn.get(id)!);
+}
+
 /** Puts events from several sources back in seq order, dropping what was already taken. */
 class InOrder {
   private readonly ahead = new Map<number, AgentEvent>();

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, visibleTo } from '../auth/scope.js';
-import { Prisma, type Entity, type Moment, type PrismaClient, type Resource } from '../db/generated/client.js';
+import type { Entity, Moment, Prisma, PrismaClient, Resource } from '../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
@@ -104,7 +104,7 @@ interface Prepared {
   kind: MemoryKind;
   owner: string | null;
   key: string;
-  /** Column values given in the input (undefined = keep on update). */
+  /** Column values given in the input, by model field (undefined = keep on update; null = clear). */
   data: Record<string, unknown>;
   path: (string | number)[];
 }
@@ -121,7 +121,7 @@ function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (str
   const data: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(rest)) {
     if (value === undefined) continue;
-    data[name] = value !== null ? value : name === 'tags' ? [] : name === 'metadata' ? {} : name === 'extractedData' ? Prisma.DbNull : null;
+    data[name] = value !== null ? value : name === 'tags' ? [] : name === 'metadata' ? {} : null;
   }
   if (graphEdges !== undefined) data.graphEdges = toStoredEdges((graphEdges ?? []) as z.output<typeof edges>);
   return { kind, owner: shared ? null : ctx.userId, key, data, path };
@@ -152,16 +152,163 @@ function delegate(tx: Tx | PrismaClient, kind: MemoryKind) {
   return (kind === 'entity' ? tx.entity : kind === 'resource' ? tx.resource : tx.moment) as unknown as {
     findFirst(args: unknown): Promise<MemoryRow | null>;
     findMany(args: unknown): Promise<MemoryRow[]>;
-    create(args: unknown): Promise<MemoryRow>;
-    update(args: unknown): Promise<MemoryRow>;
     delete(args: unknown): Promise<MemoryRow>;
   };
 }
 
+type SqlType = 'text' | 'jsonb' | 'tags' | 'timestamptz' | 'uuid';
+
+/** Writable model fields: their column and how a JSON value becomes that column's type. */
+const FIELDS: Record<string, { column: string; type: SqlType }> = {
+  name: { column: 'name', type: 'text' },
+  summary: { column: 'summary', type: 'text' },
+  content: { column: 'content', type: 'text' },
+  tags: { column: 'tags', type: 'tags' },
+  graphEdges: { column: 'graph_edges', type: 'jsonb' },
+  metadata: { column: 'metadata', type: 'jsonb' },
+  entityType: { column: 'entity_type', type: 'text' },
+  uri: { column: 'uri', type: 'text' },
+  extractedData: { column: 'extracted_data', type: 'jsonb' },
+  category: { column: 'category', type: 'text' },
+  momentType: { column: 'moment_type', type: 'text' },
+  startsAt: { column: 'starts_at', type: 'timestamptz' },
+  endsAt: { column: 'ends_at', type: 'timestamptz' },
+  sessionId: { column: 'session_id', type: 'uuid' },
+};
+
+/** Every model field of each table, so that raw RETURNING rows have the shape Prisma would return. */
+const MODEL_FIELDS: Record<MemoryKind, string[]> = {
+  entity: ['name', 'entityType', 'uri', 'content', 'summary', 'extractedData', 'tags', 'graphEdges', 'metadata'],
+  resource: ['name', 'uri', 'content', 'summary', 'category', 'tags', 'graphEdges', 'metadata'],
+  moment: ['name', 'summary', 'content', 'momentType', 'startsAt', 'endsAt', 'sessionId', 'tags', 'graphEdges', 'metadata'],
+};
+
+function returning(kind: MemoryKind): string {
+  const fields = MODEL_FIELDS[kind].map((f) => `t."${FIELDS[f]!.column}"${f === 'sessionId' ? '::text' : ''} AS "${f}"`);
+  return [
+    't."id"::text AS "id"',
+    't."key"',
+    ...fields,
+    't."tenant_id" AS "tenantId"',
+    't."user_id" AS "userId"',
+    't."created_at" AS "createdAt"',
+    't."updated_at" AS "updatedAt"',
+  ].join(', ');
+}
+
+function fromJson(field: string): string {
+  const { column, type } = FIELDS[field]!;
+  return type === 'tags' ? `ARRAY(SELECT jsonb_array_elements_text(r."${column}"))` : `r."${column}"`;
+}
+
+/**
+ * Upserts rows of one kind that give the same fields, in one statement: rows arrive as one JSON
+ * array, conflicts on the natural key (tenant, owner, key) update only the given fields.
+ */
+async function upsertRows(tx: Tx, tenantId: string, kind: MemoryKind, fields: string[], items: Prepared[]): Promise<MemoryRow[]> {
+  const table = TABLE_OF[kind];
+  const recordType = ['"key" text', '"user_id" text', ...fields.map((f) => `"${FIELDS[f]!.column}" ${FIELDS[f]!.type === 'tags' ? 'jsonb' : FIELDS[f]!.type}`)];
+  const columns = fields.map((f) => `"${FIELDS[f]!.column}"`);
+  const updates = [...columns.map((c) => `${c} = EXCLUDED.${c}`), '"updated_at" = now()'];
+  const records = items.map((item) => {
+    const record: Record<string, unknown> = { key: item.key, user_id: item.owner };
+    for (const f of fields) record[FIELDS[f]!.column] = item.data[f];
+    return record;
+  });
+  return tx.$queryRawUnsafe<MemoryRow[]>(
+    `INSERT INTO "${table}" AS t ("key", "tenant_id", "user_id"${columns.map((c) => `, ${c}`).join('')})
+     SELECT r."key", $2, r."user_id"${fields.map((f) => `, ${fromJson(f)}`).join('')}
+     FROM jsonb_to_recordset($1::jsonb) AS r(${recordType.join(', ')})
+     ON CONFLICT ("tenant_id", COALESCE("user_id", ''), "key") DO UPDATE SET ${updates.join(', ')}
+     RETURNING ${returning(kind)}`,
+    JSON.stringify(records),
+    tenantId,
+  );
+}
+
+const rowId = (kind: MemoryKind, owner: string | null, key: string) => `${kind}:${owner ?? ''}:${key}`;
+
+/** The stored text fields of the rows these items would update (read before the write transaction). */
+async function storedTexts(db: Tx | PrismaClient, tenantId: string, items: Prepared[]) {
+  const stored = new Map<string, { id: string; name: string | null; summary: string | null; content: string | null }>();
+  const needed = items.filter((i) => !('name' in i.data && 'summary' in i.data && 'content' in i.data));
+  for (const kind of ['entity', 'resource', 'moment'] as const) {
+    const ofKind = needed.filter((i) => i.kind === kind);
+    if (ofKind.length === 0) continue;
+    const rows = await db.$queryRawUnsafe<{ id: string; owner: string; key: string; name: string | null; summary: string | null; content: string | null }[]>(
+      `SELECT t."id"::text AS id, w.owner, t."key", t."name", t."summary", t."content"
+       FROM unnest($2::text[], $3::text[]) AS w(owner, key)
+       JOIN "${TABLE_OF[kind]}" t ON t."tenant_id" = $1 AND COALESCE(t."user_id", '') = w.owner AND t."key" = w.key`,
+      tenantId,
+      ofKind.map((i) => i.owner ?? ''),
+      ofKind.map((i) => i.key),
+    );
+    for (const row of rows) stored.set(rowId(kind, row.owner || null, row.key), row);
+  }
+  return stored;
+}
+
+interface PlannedVector {
+  text: string;
+  hash: string;
+  vector?: number[];
+}
+
+/**
+ * Computes, before any write, the vectors the rows will need: the text each row will have (given
+ * fields over stored ones), skipping rows whose stored vector already matches that text.
+ */
+async function planVectors(deps: MemoryDeps, tenantId: string, items: Prepared[]): Promise<Map<string, PlannedVector>> {
+  const { embedder } = deps;
+  const stored = await storedTexts(deps.prisma, tenantId, items);
+  const storedIds = [...stored.values()].map((s) => s.id);
+  const current = storedIds.length
+    ? await deps.prisma.embedding.findMany({
+        where: { model: embedder.model, field: 'content', entityId: { in: storedIds } },
+        select: { entityId: true, contentHash: true, dimension: true },
+      })
+    : [];
+  const hashOf = new Map(current.filter((c) => c.dimension === embedder.dimension).map((c) => [c.entityId, c.contentHash]));
+  const planned = new Map<string, PlannedVector>();
+  const toEmbed: PlannedVector[] = [];
+  for (const item of items) {
+    const id = rowId(item.kind, item.owner, item.key);
+    const before = stored.get(id);
+    const text = embeddingText({ ...before, ...(item.data as { name?: string | null; summary?: string | null; content?: string | null }) });
+    if (text === '') continue;
+    const plan: PlannedVector = { text, hash: hashText(embedder.model, text) };
+    planned.set(id, plan);
+    if (!before || hashOf.get(before.id) !== plan.hash) toEmbed.push(plan);
+  }
+  const vectors = await embedInChunks(embedder, toEmbed.map((p) => p.text));
+  toEmbed.forEach((p, i) => (p.vector = vectors[i]));
+  return planned;
+}
+
+const EMBED_CHUNK = 256;
+
+/** Embeds in chunks, letting other requests run between chunks (the offline embedder is CPU work). */
+export async function embedInChunks(embedder: EmbeddingProvider, texts: string[]): Promise<number[][]> {
+  const out: number[][] = [];
+  for (let i = 0; i < texts.length; i += EMBED_CHUNK) {
+    if (i > 0) await yieldToOthers();
+    out.push(...(await embedder.embed(texts.slice(i, i + EMBED_CHUNK))));
+  }
+  return out;
+}
+
+export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Writes a batch in one short transaction: per kind and set of given fields, one INSERT ... ON
+ * CONFLICT DO UPDATE; then the rows' vectors in one statement. Vectors are computed before the
+ * transaction opens, so a slow embedding endpoint never holds a connection (or, on PGlite, the
+ * whole database); a provider failure writes nothing.
+ */
 async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]): Promise<MemoryRow[]> {
   const seen = new Map<string, (string | number)[]>();
   for (const item of items) {
-    const id = `${item.kind}:${item.owner ?? ''}:${item.key}`;
+    const id = rowId(item.kind, item.owner, item.key);
     const first = seen.get(id);
     if (first) {
       throw new ValidationError(`${[...item.path, 'key'].join('.')}: the key "${item.key}" is also given at ${first.join('.')}`, [
@@ -170,18 +317,22 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]):
     }
     seen.set(id, item.path);
   }
+  const planned = await planVectors(deps, ctx.tenantId, items);
+  const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
+  for (const item of items) {
+    const fields = Object.keys(item.data).sort();
+    const group = `${item.kind}:${fields.join(',')}`;
+    if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
+    groups.get(group)!.items.push(item);
+  }
   return deps.prisma.$transaction(
     async (tx) => {
-      const rows: MemoryRow[] = [];
-      for (const item of items) {
-        const where = { tenantId: ctx.tenantId, userId: item.owner, key: item.key };
-        const existing = await delegate(tx, item.kind).findFirst({ where, select: { id: true } });
-        const row = existing
-          ? await delegate(tx, item.kind).update({ where: { id: (existing as { id: string }).id }, data: item.data })
-          : await delegate(tx, item.kind).create({ data: { ...item.data, ...where } });
-        rows.push(row);
+      const byId = new Map<string, MemoryRow>();
+      for (const { kind, fields, items: grouped } of groups.values()) {
+        for (const row of await upsertRows(tx, ctx.tenantId, kind, fields, grouped)) byId.set(rowId(kind, row.userId, row.key), row);
       }
-      await syncEmbeddings(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]! })));
+      const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
+      await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
       return rows;
     },
     { timeout: 60_000, maxWait: 10_000 },
@@ -189,9 +340,65 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]):
 }
 
 /**
- * Makes the current model's embedding of each row match its text: computes vectors only for rows
- * whose text changed (by content hash), deletes the vector of rows that have no text left.
+ * Stores the planned vectors of freshly written rows. A row whose text differs from the planned
+ * text (another writer changed a field in between) is embedded again here; a row without text
+ * loses its vector.
  */
+async function storeVectors(
+  tx: Tx,
+  embedder: EmbeddingProvider,
+  rows: { table: MemoryTable; row: MemoryRow; plan: PlannedVector | undefined }[],
+): Promise<void> {
+  const fresh: { table: MemoryTable; row: MemoryRow; plan: PlannedVector }[] = [];
+  const empty: { table: MemoryTable; id: string }[] = [];
+  for (const { table, row, plan } of rows) {
+    const text = embeddingText(row);
+    if (text === '') {
+      empty.push({ table, id: row.id });
+    } else if (!plan || plan.text !== text) {
+      fresh.push({ table, row, plan: { text, hash: hashText(embedder.model, text) } });
+    } else if (plan.vector) {
+      fresh.push({ table, row, plan });
+    }
+  }
+  const missing = fresh.filter((f) => !f.plan.vector);
+  if (missing.length) (await embedder.embed(missing.map((m) => m.plan.text))).forEach((v, i) => (missing[i]!.plan.vector = v));
+  if (empty.length) {
+    await tx.$executeRawUnsafe(
+      `DELETE FROM "embeddings" e USING unnest($1::text[], $2::uuid[]) AS d(t, id)
+       WHERE e."entity_type" = d.t AND e."entity_id" = d.id AND e."model" = $3`,
+      empty.map((e) => e.table),
+      empty.map((e) => e.id),
+      embedder.model,
+    );
+  }
+  if (fresh.length) await insertVectors(tx, embedder, fresh.map((f) => ({ table: f.table, row: f.row, hash: f.plan.hash, vector: f.plan.vector! })));
+}
+
+async function insertVectors(
+  db: Tx | PrismaClient,
+  embedder: EmbeddingProvider,
+  vectors: { table: MemoryTable; row: MemoryRow; hash: string; vector: number[] }[],
+): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO "embeddings" ("entity_type", "entity_id", "field", "model", "dimension", "content_hash", "embedding", "tenant_id", "user_id")
+     SELECT v.t, v.id, 'content', $1, $2::int, v.h, v.e::vector, v.tenant, v.u
+     FROM unnest($3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) AS v(t, id, h, e, tenant, u)
+     ON CONFLICT ("entity_type", "entity_id", "field", "model") DO UPDATE SET
+       "dimension" = EXCLUDED."dimension", "content_hash" = EXCLUDED."content_hash", "embedding" = EXCLUDED."embedding",
+       "tenant_id" = EXCLUDED."tenant_id", "user_id" = EXCLUDED."user_id", "created_at" = now()`,
+    embedder.model,
+    embedder.dimension,
+    vectors.map((v) => v.table),
+    vectors.map((v) => v.row.id),
+    vectors.map((v) => v.hash),
+    vectors.map((v) => vectorLiteral(v.vector)),
+    vectors.map((v) => v.row.tenantId),
+    vectors.map((v) => v.row.userId),
+  );
+}
+
+/** Gives rows that have text the current model's vector, where theirs is missing or stale (by content hash). */
 export async function syncEmbeddings(
   db: Tx | PrismaClient,
   embedder: EmbeddingProvider,
@@ -204,53 +411,23 @@ export async function syncEmbeddings(
   });
   const current = new Map(existing.map((e) => [`${e.entityType}:${e.entityId}`, e]));
   const stale: { table: MemoryTable; row: MemoryRow; text: string; hash: string }[] = [];
-  const empty: { table: MemoryTable; id: string }[] = [];
   for (const { table, row } of rows) {
     const text = embeddingText(row);
-    if (text === '') {
-      if (current.has(`${table}:${row.id}`)) empty.push({ table, id: row.id });
-      continue;
-    }
+    if (text === '') continue;
     const hash = hashText(embedder.model, text);
     const known = current.get(`${table}:${row.id}`);
     if (known?.contentHash === hash && known.dimension === embedder.dimension) continue;
     stale.push({ table, row, text, hash });
   }
-  for (const { table, id } of empty) {
-    await db.embedding.deleteMany({ where: { entityType: table, entityId: id, model: embedder.model } });
-  }
   if (stale.length === 0) return 0;
-  const vectors = await embedder.embed(stale.map((s) => s.text));
-  const CHUNK = 100;
-  for (let i = 0; i < stale.length; i += CHUNK) {
-    const chunk = stale.slice(i, i + CHUNK);
-    const params: unknown[] = [];
-    const values = chunk.map((s, j) => {
-      params.push(s.table, s.row.id, embedder.model, embedder.dimension, s.hash, vectorLiteral(vectors[i + j]!), s.row.tenantId, s.row.userId);
-      const b = j * 8;
-      return `($${b + 1}, $${b + 2}::uuid, 'content', $${b + 3}, $${b + 4}::int, $${b + 5}, $${b + 6}::vector, $${b + 7}, $${b + 8})`;
-    });
-    await db.$executeRawUnsafe(
-      `INSERT INTO "embeddings" ("entity_type", "entity_id", "field", "model", "dimension", "content_hash", "embedding", "tenant_id", "user_id")
-       VALUES ${values.join(', ')}
-       ON CONFLICT ("entity_type", "entity_id", "field", "model") DO UPDATE SET
-         "dimension" = EXCLUDED."dimension", "content_hash" = EXCLUDED."content_hash", "embedding" = EXCLUDED."embedding",
-         "tenant_id" = EXCLUDED."tenant_id", "user_id" = EXCLUDED."user_id", "created_at" = now()`,
-      ...params,
-    );
-  }
+  const vectors = await embedInChunks(embedder, stale.map((s) => s.text));
+  await insertVectors(db, embedder, stale.map((s, i) => ({ table: s.table, row: s.row, hash: s.hash, vector: vectors[i]! })));
   return stale.length;
 }
 
 async function upsertOne<R extends MemoryRow>(deps: MemoryDeps, ctx: AgentContext, kind: MemoryKind, input: unknown): Promise<R> {
-  const item = prepare(ctx, kind, input, ['input']);
-  try {
-    return (await writeAll(deps, ctx, [item]))[0] as R;
-  } catch (error) {
-    // Two writers created the same key at once: the loser updates the winner's row.
-    if ((error as { code?: string }).code === 'P2002') return (await writeAll(deps, ctx, [item]))[0] as R;
-    throw error;
-  }
+  // ON CONFLICT makes concurrent writers of one key update the same row rather than fail.
+  return (await writeAll(deps, ctx, [prepare(ctx, kind, input, ['input'])]))[0] as R;
 }
 
 export const upsertEntity = (deps: MemoryDeps, ctx: AgentContext, input: EntityInput) => upsertOne<Entity>(deps, ctx, 'entity', input);
@@ -319,12 +496,29 @@ export interface ReembedResult {
   embedded: number;
 }
 
+/** How far a long-running memory job has got. */
+export interface MemoryProgress {
+  table: MemoryTable;
+  /** Rows looked at so far (all tables). */
+  scanned: number;
+  /** Rows that got a vector so far (all tables). */
+  embedded: number;
+}
+
 /**
  * Computes the current model's vectors for rows that have none (after a model change, or rows
  * written by SQL outside the API). Admins re-embed the whole tenant; other callers their own rows.
+ * Works in batches, each its own short statement, yielding between them so that other requests
+ * (on PGlite, every other query) run in between; `onProgress` hears after each batch.
  */
-export async function reembed(deps: MemoryDeps, ctx: AgentContext, batchSize = 256): Promise<ReembedResult> {
+export async function reembed(
+  deps: MemoryDeps,
+  ctx: AgentContext,
+  options: { batchSize?: number; onProgress?: (progress: MemoryProgress) => void } = {},
+): Promise<ReembedResult> {
+  const batchSize = options.batchSize ?? 256;
   let embedded = 0;
+  let scanned = 0;
   for (const table of ['entities', 'resources', 'moments'] as const) {
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
@@ -344,7 +538,10 @@ export async function reembed(deps: MemoryDeps, ctx: AgentContext, batchSize = 2
       const kind = table === 'entities' ? 'entity' : table === 'resources' ? 'resource' : 'moment';
       const rows = await delegate(deps.prisma, kind).findMany({ where: { id: { in: ids.map((r) => r.id) } } });
       embedded += await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      scanned += ids.length;
+      options.onProgress?.({ table, scanned, embedded });
       if (ids.length < batchSize) break;
+      await yieldToOthers();
     }
   }
   return { model: deps.embedder.model, dimension: deps.embedder.dimension, embedded };

@@ -24,6 +24,8 @@ import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
 export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
   searchMinSimilarity: number;
+  /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */
+  fuzzyCandidates: number;
   sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
   parse?: Partial<RemParseOptions>;
 }
@@ -135,12 +137,23 @@ export class RemService {
       list.push({ ...kvHit(row), name: row.name, content: row.content, score: 1 });
       hits.set(row.entity_key, list);
     }
+    // One query for every message key asked; a key names (session, seq).
+    const asked = new Map<string, string[]>();
     for (const key of messageKeys) {
       const [, sessionId, seq] = MESSAGE_KEY.exec(key)!;
-      const message = await this.deps.prisma.message.findFirst({
-        where: { sessionId, seq: Number(seq), session: { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] } },
-      });
-      if (message) {
+      const id = `${sessionId}:${Number(seq)}`;
+      asked.set(id, [...(asked.get(id) ?? []), key]);
+    }
+    const messages = asked.size
+      ? await this.deps.prisma.message.findMany({
+          where: {
+            OR: [...asked.keys()].map((id) => ({ sessionId: id.split(':')[0]!, seq: Number(id.split(':')[1]) })),
+            session: { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] },
+          },
+        })
+      : [];
+    for (const message of messages) {
+      for (const key of asked.get(`${message.sessionId}:${message.seq}`) ?? []) {
         hits.set(key, [
           {
             ...emptyHit(),
@@ -159,117 +172,62 @@ export class RemService {
     return query.keys.flatMap((key) => (hits.get(key) ?? []).sort((a, b) => ownFirst(rows, a, b)));
   }
 
-  /** pg_trgm over keys and summaries (GIN trigram indexes on kv_store). */
+  /**
+   * Keys whose words resemble the text (pg_trgm word_similarity, GIN trigram index on keys): a hit's
+   * score is the share of the text's trigrams found in the best-matching run of whole words of its
+   * key; hits score at least THRESHOLD, best first. At most `fuzzyCandidates` keys at or above the
+   * threshold are ranked, which bounds the work of one query.
+   */
   async fuzzy(ctx: AgentContext, query: FuzzyQuery): Promise<RemHit[]> {
-    const threshold = query.threshold;
-    const rows = await this.deps.prisma.$transaction(async (tx) => {
-      await tx.$queryRawUnsafe(
-        `SELECT set_config('pg_trgm.similarity_threshold', $1, true), set_config('pg_trgm.word_similarity_threshold', $1, true)`,
-        String(threshold),
-      );
-      return tx.$queryRawUnsafe<(KvRow & { score: number })[]>(
-        `SELECT * FROM (
-           SELECT ${KV_COLUMNS},
-                  GREATEST(similarity(kv."entity_key", $4), word_similarity($3, kv."entity_key"),
-                           word_similarity($3, COALESCE(kv."content_summary", ''))) AS score
-           FROM "kv_store" kv
-           WHERE ${SCOPE('kv')} AND (kv."entity_key" % $4 OR $3 <% kv."entity_key" OR $3 <% kv."content_summary")
-         ) f
-         WHERE f.score >= $5
-         ORDER BY f.score DESC, f.entity_key
-         LIMIT $6`,
-        ctx.tenantId,
-        ctx.userId,
-        query.text.toLowerCase(),
-        query.text.toLowerCase().replace(/\s+/g, '-'),
-        threshold,
-        query.limit,
-      );
-    });
+    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { score: number })[]>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, score
+       FROM "rem_fuzzy_custom"($1, $2, $3, $4::real, $5::int, $6::int)`,
+      ctx.tenantId,
+      ctx.userId,
+      query.text,
+      query.threshold,
+      query.limit,
+      Math.max(query.limit, this.settings.fuzzyCandidates),
+    );
     return rows.map((row) => ({ ...kvHit(row), score: round(row.score) }));
   }
 
-  /** Cosine similarity over the current model's vectors (HNSW index per dimension). */
+  /** Cosine similarity over the current model's vectors (HNSW index per dimension), one statement. */
   async search(ctx: AgentContext, query: SearchQuery): Promise<RemHit[]> {
     const { embedder } = this.deps;
     const [vector] = await embedder.embed([query.text]);
-    const dim = embedder.dimension;
     const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
-    const tables = query.table ? [query.table] : ['entities', 'resources', 'moments'];
-    const rows = await this.deps.prisma.$transaction(async (tx) => {
-      // Filters (tenant, user, table) are applied while walking the index, not after a fixed top-k.
-      await tx.$queryRawUnsafe(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
-      return tx.$queryRawUnsafe<(KvRow & { distance: number; name: string | null })[]>(
-        `WITH nearest AS MATERIALIZED (
-           SELECT e."entity_type", e."entity_id", e."embedding"::vector(${dim}) <=> $3::vector(${dim}) AS distance
-           FROM "embeddings" e
-           WHERE e."dimension" = ${dim} AND e."model" = $4 AND e."field" = 'content'
-             AND e."entity_type" = ANY($5::text[]) AND ${SCOPE('e')}
-           ORDER BY e."embedding"::vector(${dim}) <=> $3::vector(${dim})
-           LIMIT $6
-         )
-         SELECT ${KV_COLUMNS}, n.distance, NULL::text AS name
-         FROM nearest n JOIN "kv_store" kv ON kv."entity_type" = n."entity_type" AND kv."entity_id" = n."entity_id"
-         WHERE n.distance <= $7
-         ORDER BY n.distance, kv."entity_key"`,
-        ctx.tenantId,
-        ctx.userId,
-        vectorLiteral(vector!),
-        embedder.model,
-        tables,
-        query.limit,
-        1 - minSimilarity,
-      );
-    });
+    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { distance: number })[]>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance
+       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8)`,
+      ctx.tenantId,
+      ctx.userId,
+      vectorLiteral(vector!),
+      embedder.dimension,
+      embedder.model,
+      query.table ? [query.table] : ['entities', 'resources', 'moments'],
+      query.limit,
+      1 - minSimilarity,
+    );
     return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
   }
 
-  /** Breadth-first over graph_edges, one indexed kv_store query per level: cycle-safe and bounded by DEPTH and LIMIT. */
+  /**
+   * Breadth-first over graph_edges in one statement (rem_traverse_custom): one indexed kv_store
+   * lookup per level inside the database, cycle-safe, bounded by DEPTH and LIMIT.
+   */
   async traverse(ctx: AgentContext, query: TraverseQuery): Promise<RemHit[]> {
-    const relType = query.relType?.toLowerCase();
-    const start = await this.kvByKeys(ctx, [query.from]);
-    const seen = new Set(start.map((r) => `${r.entity_type}:${r.entity_id}`));
-    const expanded = new Set([query.from]);
-    let frontier: { row: KvRow; path: string[]; score: number }[] = start.map((row) => ({ row, path: [row.entity_key], score: 1 }));
-    const hits: RemHit[] = [];
-    for (let depth = 1; depth <= query.depth && frontier.length > 0 && hits.length < query.limit; depth++) {
-      const wanted: { from: (typeof frontier)[number]; edge: StoredEdge }[] = [];
-      for (const node of frontier) {
-        for (const edge of edgesOf(node.row.graph_edges)) {
-          if (relType && edge.rel_type.toLowerCase() !== relType) continue;
-          if (expanded.has(edge.dst)) continue;
-          wanted.push({ from: node, edge });
-        }
-      }
-      const keys = [...new Set(wanted.map((w) => w.edge.dst))];
-      keys.forEach((k) => expanded.add(k));
-      const rows = keys.length ? await this.kvByKeys(ctx, keys) : [];
-      const byKey = new Map<string, KvRow[]>();
-      for (const row of rows) byKey.set(row.entity_key, [...(byKey.get(row.entity_key) ?? []), row]);
-      const next: typeof frontier = [];
-      for (const { from, edge } of wanted) {
-        for (const row of byKey.get(edge.dst) ?? []) {
-          const id = `${row.entity_type}:${row.entity_id}`;
-          if (seen.has(id) || hits.length >= query.limit) continue;
-          seen.add(id);
-          const node = { row, path: [...from.path, row.entity_key], score: from.score * (edge.weight ?? 1) };
-          next.push(node);
-          hits.push({ ...kvHit(row), path: node.path, relType: edge.rel_type, depth, score: round(node.score) });
-        }
-      }
-      frontier = next;
-    }
-    return hits;
-  }
-
-  private kvByKeys(ctx: AgentContext, keys: string[]): Promise<KvRow[]> {
-    return this.deps.prisma.$queryRawUnsafe<KvRow[]>(
-      `SELECT ${KV_COLUMNS} FROM "kv_store" kv WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}
-       ORDER BY kv."user_id" NULLS LAST, kv."entity_type", kv."entity_id"`,
+    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { path: string[]; rel_type: string; depth: number; score: number })[]>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, path, rel_type, depth, score
+       FROM "rem_traverse_custom"($1, $2, $3, $4, $5::int, $6::int)`,
       ctx.tenantId,
       ctx.userId,
-      keys,
+      query.from,
+      query.relType?.toLowerCase() ?? null,
+      query.depth,
+      query.limit,
     );
+    return rows.map((row) => ({ ...kvHit(row), path: row.path, relType: row.rel_type, depth: row.depth, score: round(row.score) }));
   }
 
   /**

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentify } from '../../src/auth/identify.js';
 import { loadConfig } from '../../src/config.js';
-import type { PrismaClient } from '../../src/db/generated/client.js';
-import type { AppServices } from '../../src/graphql/context.js';
-import { createGraphQLServer } from '../../src/graphql/server.js';
-import { createLogger } from '../../src/logger.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { OpenAIEmbedder } from '../../src/rem/embeddings/openai.js';
 import { ingest, reembed } from '../../src/rem/memory-store.js';
@@ -29,6 +23,7 @@ import {
 } from '../generated/graphql.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { contextOf, newUser, type Caller } from '../support/client.js';
+import { countingGraphQL } from '../support/query-count.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -205,6 +200,7 @@ describe('connections', () => {
 
   it('resolves edge targets in one batched query, whatever the page size (no N+1)', async () => {
     const alice = newUser(server.url);
+    const graphql = countingGraphQL(server.db.prisma);
     const n = 12;
     await alice.data(IngestDocument, {
       items: Array.from({ length: n }, (_, i) => ({
@@ -219,35 +215,11 @@ describe('connections', () => {
         },
       })),
     });
-    let queries = 0;
-    const counting = server.db.prisma.$extends({
-      query: {
-        async $allOperations({ args, query }) {
-          queries += 1;
-          return query(args);
-        },
-      },
-    }) as unknown as PrismaClient;
-    const config = loadConfig({ LOG_LEVEL: 'silent' });
-    const services = {
-      prisma: counting,
-      rem: new RemService({ prisma: counting, embedder: new HashedLexicalEmbedder() }, config.rem),
-    } as unknown as AppServices;
-    const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false });
-    const run = async (first: number) => {
-      queries = 0;
-      const res = await yoga.fetch('http://localhost/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...alice.headers },
-        body: JSON.stringify({ query: print(EntitiesWithTargetsDocument), variables: { first } }),
-      });
-      const body = (await res.json()) as { data: { entities: { edges: { node: { key: string; graphEdges: { dst: string; target: { key: string } | null }[] } }[] } } };
-      return { body, queries };
-    };
+    const run = (first: number) => graphql(alice, EntitiesWithTargetsDocument, { first });
     const small = await run(2);
     const large = await run(n);
-    expect(large.body.data.entities.edges).toHaveLength(n);
-    for (const { node } of large.body.data.entities.edges) {
+    expect(large.data.entities.edges).toHaveLength(n);
+    for (const { node } of large.data.entities.edges) {
       for (const edge of node.graphEdges) {
         expect(edge.target?.key ?? null).toBe(edge.dst === 'missing-target' ? null : edge.dst);
       }

@@ -23,7 +23,7 @@ afterAll(async () => {
 function serviceWith(sql: Partial<{ rowCap: number; maxCost: number }>) {
   return new RemService(
     { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
-    { searchMinSimilarity: 0.3, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6, ...sql } },
+    { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6, ...sql } },
   );
 }
 
@@ -97,15 +97,32 @@ describe('REM query modes', () => {
     expect(resource.hits[0]).toMatchObject({ entityType: 'resources', key: 'invoice-policy' });
   });
 
-  it('FUZZY matches keys and summaries with typos, above the threshold', async () => {
+  it('FUZZY matches keys by word similarity with typos, above the threshold', async () => {
     const result = await rem(alice, 'FUZZY "sara chen" THRESHOLD 0.4 LIMIT 5');
     expect(result.mode).toBe('FUZZY');
     expect(result.hits[0]!.key).toBe('sarah-chen');
     expect(result.hits.every((h) => h.score! >= 0.4)).toBe(true);
-    const summary = await rem(alice, 'FUZZY "quarterly"');
-    expect(summary.hits.map((h) => h.key)).toEqual(expect.arrayContaining(['quarterly-report', 'q3-review-meeting']));
+    // One word of a longer key is enough: word similarity compares the text with runs of the key's words.
+    const word = await rem(alice, 'FUZZY "quartrly"');
+    expect(word.hits.map((h) => h.key)).toEqual(['quarterly-report']);
+    // Summaries and content are not matched (SEARCH is for text): "suppliers" is only in finance-team's content.
+    expect((await rem(alice, 'FUZZY "suppliers"')).hits).toEqual([]);
     const strict = await rem(alice, 'FUZZY "zzzz qqqq" THRESHOLD 0.9');
     expect(strict.hits).toEqual([]);
+  });
+
+  it('FUZZY bounds its candidates, never below LIMIT', async () => {
+    const user = newUser(server.url);
+    await ingest(user, Array.from({ length: 30 }, (_, i) => ({ entity: { key: `report ${i}` } })));
+    const bounded = new RemService(
+      { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
+      { searchMinSimilarity: 0.3, fuzzyCandidates: 5, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6 } },
+    );
+    const hits = (await bounded.query(contextOf(user), 'FUZZY "report" LIMIT 20')).hits;
+    expect(hits).toHaveLength(20);
+    const few = (await bounded.query(contextOf(user), 'FUZZY "report" LIMIT 3')).hits;
+    expect(few).toHaveLength(3);
+    expect(few.every((h) => h.key.startsWith('report-') && h.score === 1)).toBe(true);
   });
 
   it('SEARCH ranks by cosine similarity within a table, above the minimum similarity', async () => {
@@ -291,8 +308,10 @@ describe('REM scoping', () => {
 
   it('FUZZY', async () => {
     expect(keysOf(await rem(bob, 'FUZZY "alice" THRESHOLD 0.1 LIMIT 50'))).not.toContain('alice-secret');
-    expect(keysOf(await rem(bob, 'FUZZY "zebras" THRESHOLD 0.1 LIMIT 50'))).toEqual(['bob-plan', 'shared-handbook']);
-    expect(keysOf(await rem(eve, 'FUZZY "zebras" THRESHOLD 0.1 LIMIT 50'))).toEqual([]);
+    const everyKey = 'FUZZY "plan handbook secret notes" THRESHOLD 0.1 LIMIT 50';
+    expect(keysOf(await rem(bob, everyKey))).toEqual(['bob-plan', 'shared-handbook']);
+    expect(keysOf(await rem(alice, everyKey))).toEqual(['alice-notes', 'alice-secret', 'shared-handbook']);
+    expect(keysOf(await rem(eve, everyKey))).toEqual([]);
   });
 
   it('SEARCH', async () => {

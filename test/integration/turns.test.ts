@@ -293,7 +293,8 @@ describe('scoping', () => {
 
   it('rejects bad input without starting anything', async () => {
     const user = newUser(env.server.url);
-    const before = await env.server.db.prisma.turn.count();
+    // Counted for this user only: other suites may start turns in the same database meanwhile.
+    const turnsOfUser = () => env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } });
     const empty = await user.data(SendMessageDocument, { input: { content: '   ' } });
     expect(empty.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'content'] }] });
     const noAgent = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'no-such-agent' } });
@@ -301,7 +302,7 @@ describe('scoping', () => {
     const badModel = await user.data(SendMessageDocument, { input: { content: 'hi', model: 'nowhere:gpt' } });
     expect(badModel.sendMessage).toMatchObject({ __typename: 'ValidationError' });
     expect((badModel.sendMessage as any).message).toMatch(/nowhere/);
-    expect(await env.server.db.prisma.turn.count()).toBe(before);
+    expect(await turnsOfUser()).toBe(0);
   });
 });
 

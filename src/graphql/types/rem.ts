@@ -26,57 +26,12 @@ import { pageSize } from '../pagination.js';
 
 const memoryDeps = (ctx: GraphQLContext): MemoryDeps => ({ prisma: ctx.prisma, embedder: ctx.rem.embedder });
 
-/**
- * Batches edge-target lookups of one request into one query per tick: a page of entities with their
- * edges' targets costs one query for the targets, not one per edge.
- */
-const targetLoaders = new WeakMap<object, (key: string) => Promise<Entity | null>>();
-function loadTarget(ctx: GraphQLContext, key: string): Promise<Entity | null> {
-  let load = targetLoaders.get(ctx);
-  if (!load) {
-    load = keyLoader(ctx.prisma, ctx.viewer);
-    targetLoaders.set(ctx, load);
-  }
-  return load(key);
-}
-
-function keyLoader(prisma: PrismaClient, viewer: AgentContext) {
-  const cache = new Map<string, Promise<Entity | null>>();
-  let pending: Map<string, (row: Entity | null) => void> | null = null;
-  let failPending: ((error: unknown) => void)[] = [];
-  const flush = async (batch: Map<string, (row: Entity | null) => void>, fail: ((error: unknown) => void)[]) => {
-    try {
-      const rows = await prisma.entity.findMany({ where: { key: { in: [...batch.keys()] }, ...visibleTo(viewer) } });
-      const byKey = new Map<string, Entity>();
-      // The caller's own row wins over the shared row with the same key.
-      for (const row of rows) if (!byKey.has(row.key) || row.userId !== null) byKey.set(row.key, row);
-      for (const [key, resolve] of batch) resolve(byKey.get(key) ?? null);
-    } catch (error) {
-      fail.forEach((reject) => reject(error));
-    }
-  };
-  return (key: string) => {
-    const cached = cache.get(key);
-    if (cached) return cached;
-    if (!pending) {
-      const batch = new Map<string, (row: Entity | null) => void>();
-      const fail: ((error: unknown) => void)[] = [];
-      pending = batch;
-      failPending = fail;
-      setImmediate(() => {
-        pending = null;
-        void flush(batch, fail);
-      });
-    }
-    const batch = pending;
-    const fail = failPending;
-    const promise = new Promise<Entity | null>((resolve, reject) => {
-      batch.set(key, resolve);
-      fail.push(reject);
-    });
-    cache.set(key, promise);
-    return promise;
-  };
+/** The entity each key names for this caller: their own row over the tenant's shared one; null when none. */
+async function entitiesByKey(prisma: PrismaClient, viewer: AgentContext, keys: readonly string[]): Promise<(Entity | null)[]> {
+  const rows = await prisma.entity.findMany({ where: { key: { in: [...keys] }, ...visibleTo(viewer) } });
+  const byKey = new Map<string, Entity>();
+  for (const row of rows) if (!byKey.has(row.key) || row.userId !== null) byKey.set(row.key, row);
+  return keys.map((key) => byKey.get(key) ?? null);
 }
 
 const GraphEdgeRef = builder.objectRef<StoredEdge>('GraphEdge');
@@ -161,11 +116,12 @@ GraphEdgeRef.implement({
     relType: t.string({ resolve: (e) => e.rel_type }),
     weight: t.float({ resolve: (e) => e.weight ?? 1 }),
     properties: t.field({ type: 'JSON', nullable: true, resolve: (e) => e.properties ?? null }),
-    target: t.field({
+    target: t.loadable({
       type: EntityRef,
       nullable: true,
       description: 'The entity the key names, if the caller can see one (batched per request).',
-      resolve: (e, _args, ctx) => loadTarget(ctx, e.dst),
+      load: (keys: string[], ctx) => entitiesByKey(ctx.prisma, ctx.viewer, keys),
+      resolve: (e) => e.dst,
     }),
   }),
 });

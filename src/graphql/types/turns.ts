@@ -1,5 +1,5 @@
 import type { UsageTotals } from '../../events/agent-event.js';
-import { readLog, turnEventStream } from '../../events/turn-events.js';
+import { readLogs, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
@@ -33,14 +33,17 @@ export const TurnRef = builder.prismaNode('Turn', {
     lastSeq: t.int({ description: 'Highest event seq published so far.', resolve: (turn, _args, ctx) => ctx.hub.lastSeq(turn.id) ?? turn.lastSeq }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
-    events: t.field({
-      type: [AgentEventUnion],
+    events: t.loadableList({
+      type: AgentEventUnion,
       description: 'Logged events with seq > after, oldest first.',
       args: { after: t.arg.int({ required: false }), first: t.arg.int({ required: false }) },
-      resolve: (turn, args, ctx) => {
+      // One query for the events of every turn in the response that asks with the same arguments.
+      byPath: true,
+      load: (turnIds: string[], ctx, args) => readLogs(ctx.prisma, turnIds, args.after ?? 0, args.first ?? 1000),
+      resolve: (turn, args) => {
         const first = args.first ?? 1000;
         if (first < 0 || first > 5000) throw new ValidationError('first: must be between 0 and 5000', [{ path: ['first'], message: 'must be between 0 and 5000' }]);
-        return readLog(ctx.prisma, turn.id, args.after ?? 0, undefined, first);
+        return turn.id;
       },
     }),
   }),

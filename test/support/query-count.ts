@@ -1,0 +1,44 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { createIdentify } from '../../src/auth/identify.js';
+import { loadConfig } from '../../src/config.js';
+import type { PrismaClient } from '../../src/db/generated/client.js';
+import type { AppServices } from '../../src/graphql/context.js';
+import { createGraphQLServer } from '../../src/graphql/server.js';
+import { createLogger } from '../../src/logger.js';
+import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { RemService } from '../../src/rem/service.js';
+import type { Caller } from './client.js';
+
+/**
+ * A GraphQL endpoint (in process, no socket) over a Prisma client that counts every database
+ * operation, model queries and raw SQL alike: for asserting that list fields batch their reads.
+ */
+export function countingGraphQL(prisma: PrismaClient) {
+  let queries = 0;
+  const counting = prisma.$extends({
+    query: {
+      async $allOperations({ args, query }) {
+        queries += 1;
+        return query(args);
+      },
+    },
+  }) as unknown as PrismaClient;
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const services = {
+    prisma: counting,
+    rem: new RemService({ prisma: counting, embedder: new HashedLexicalEmbedder() }, config.rem),
+  } as unknown as AppServices;
+  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false });
+  return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {
+    queries = 0;
+    const res = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...user.headers },
+      body: JSON.stringify({ query: print(document), variables }),
+    });
+    const body = (await res.json()) as { data: T; errors?: unknown };
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+    return { data: body.data, queries };
+  };
+}
