@@ -112,8 +112,11 @@ export class Supervisor {
       this.deps.pubsub.publish('session:updated', run.session.id, { session: { ...run.session, updatedAt: result.at }, deleted: false });
       if (result.status === 'AWAITING_APPROVAL') this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
       await this.locked(tree.rootId, async () => {
-        // A child that finished after its own pause lets its waiting parent continue.
-        if (run.turn.parentId && result.status !== 'AWAITING_APPROVAL' && !tree.cancelled) await resumeReady(this, tree);
+        // A run that ended may unblock a paused turn of its tree: a child that finished after its
+        // own pause lets its parent continue, and a parent that paused on children which already
+        // finished meanwhile (a decision came in while a sibling still ran) continues at once.
+        const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
+        if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
         await this.letGo(tree);
       });
     }).catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
@@ -199,10 +202,12 @@ export class Supervisor {
    * process's writes to them are fenced off anyway.
    */
   private async beat() {
+    const held = new Map(this.trees);
     try {
-      for (const rootId of await this.deps.lease.beat([...this.trees.keys()])) {
+      for (const rootId of await this.deps.lease.beat([...held.keys()])) {
+        // Let go of meanwhile (and perhaps taken again since): not lost.
         const tree = this.trees.get(rootId);
-        if (!tree) continue;
+        if (!tree || tree !== held.get(rootId)) continue;
         this.deps.logger.warn({ rootId }, 'another process took over a turn tree this process held; stopping its runs here');
         tree.controller.abort('shutdown' satisfies StopReason);
         this.deps.hub.close(tree.turnIds);

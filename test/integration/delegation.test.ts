@@ -126,6 +126,50 @@ describe('ask_agent delegation', () => {
     expect(all.map((e) => (e as { seq: number }).seq)).toEqual(all.map((_, i) => i + 1));
   });
 
+  it('takes a decision for one child while its sibling still streams: both finish, the parent continues, the log stays gap-free', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, agent('coordinator', ['ask_agent']));
+    await registerAgent(user, `name: researcher\ndescription: You are researcher.\ntools:\n  - name: action\n    requires_approval: true\n`);
+    await registerAgent(user, agent('writer', ['register_metadata']));
+    const draft = Array.from({ length: 30 }, (_, i) => `word${i} `);
+    // The two children ask in either order: each gets the reply meant for it.
+    const child = (request: { body: { messages: { content: string }[] } }) =>
+      String(request.body.messages[0]!.content).includes('You are researcher.')
+        ? { text: 'Checking. ', toolCalls: [{ id: 'publish', name: 'action', arguments: { type: 'publish' } }] }
+        : { text: draft, delayMs: 60 };
+    env.fake.enqueue(
+      { toolCalls: [...ask('researcher', 'ask-r').toolCalls, ...ask('writer', 'ask-w').toolCalls] },
+      child,
+      child,
+      { text: 'Published.' },
+      { text: 'Both done.' },
+    );
+    const sent = await send(user, { content: 'split the work', agent: 'coordinator' });
+    const client = wsClient(env.server.url, user.headers);
+    const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
+    let needed: { approvalId: string } | undefined;
+    await until(() => {
+      needed = childEvents(sub.items.map((i) => i.data!.turnEvents)).find((c) => c.event.__typename === 'ApprovalNeededEvent')?.event as { approvalId: string } | undefined;
+      return needed !== undefined;
+    });
+    const writerBefore = childEvents(sub.items.map((i) => i.data!.turnEvents)).filter((c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent').length;
+    await user.data(DecideApprovalDocument, { id: needed!.approvalId, approve: true });
+    const events = (await sub.done).map((i) => i.data!.turnEvents);
+    await client.dispose();
+
+    expect(writerBefore).toBeLessThan(draft.length);
+    expect(events.map((e) => (e as { seq: number }).seq)).toEqual(events.map((_, i) => i + 1));
+    const finals = childEvents(events).filter((c) => c.event.__typename === 'FinalEvent');
+    expect(finals.map((c) => [c.childAgent, (c.event as { status: string }).status]).sort()).toEqual([['researcher', 'COMPLETED'], ['writer', 'COMPLETED']]);
+    const writerText = childEvents(events).filter((c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent').map((c) => (c.event as { delta: string }).delta).join('');
+    expect(writerText).toBe(draft.join(''));
+    const results = events.filter((e) => e.__typename === 'ToolResultEvent') as { toolCallId: string; isError: boolean }[];
+    expect(results.map((r) => [r.toolCallId, r.isError]).sort()).toEqual([['ask-r', false], ['ask-w', false]]);
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Both done.' });
+    const tree = (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!;
+    expect(tree.children.map((c) => c.status)).toEqual(['COMPLETED', 'COMPLETED']);
+  });
+
   it('cancels the children with the parent', async () => {
     const user = newUser(env.server.url);
     await team(user);
