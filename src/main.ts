@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { startApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
@@ -60,7 +59,11 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.log.level);
   const started = performance.now();
-  const app = await startApp(config, logger);
+  // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
+  // modules while it runs.
+  const opening = openDatabase(config.database);
+  const { startApp } = await import('./app.js');
+  const app = await startApp(config, logger, opening);
   logger.info(
     { backend: app.db.backend, startupMs: Math.round(performance.now() - started) },
     `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newUser, type Caller } from '../support/client.js';
+import { GATED_AGENT, registerAgent, useAgentServer } from '../support/agents.js';
+import type { DynamicScript, Script } from '../support/fake-openai.js';
+import { launchChromium, type Browser, type OpenPage } from './chromium.js';
+
+const env = useAgentServer();
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const appUrl = () => new URL('/', env.server.url).href;
+const identity = (user: Caller) => ({ mode: 'headers', userId: user.headers['x-user-id'], tenantId: user.headers['x-tenant-id'] });
+
+async function openApp(user: Caller): Promise<OpenPage> {
+  const page = await browser.open(appUrl(), identity(user));
+  await page.getByTestId('message-input').waitFor();
+  return page;
+}
+
+async function say(page: OpenPage, text: string) {
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('message-input').press('Enter');
+}
+
+const turn = (page: OpenPage, status?: string) => page.locator(`[data-testid=turn]${status ? `[data-status=${status}]` : ''}`).last();
+
+/** Status and answer text of the last turn, read in one go. */
+const lastTurnState = (page: OpenPage) =>
+  turn(page).evaluate((el: any) => ({
+    status: el.dataset.status as string,
+    answer: [...el.querySelectorAll(':scope > .run > [data-testid=answer]')].map((a: any) => a.innerText).join('\n'),
+  }));
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the chat app in Chromium', () => {
+  it('streams an answer into the page as the model writes it, rendered as markdown', async () => {
+    const user = newUser(env.server.url);
+    const words = Array.from({ length: 24 }, (_, i) => `word${i} `);
+    env.fake.enqueue({ text: ['Here is **bold** text: ', ...words], delayMs: 120 });
+    const page = await openApp(user);
+    await say(page, 'Stream something');
+
+    const partial = await until(() => lastTurnState(page), (s) => s.answer.length > 0);
+    expect(partial.status).toBe('RUNNING');
+    await browser.screenshot(page, 'chat-streaming');
+    await turn(page, 'COMPLETED').waitFor();
+    const full = await lastTurnState(page);
+    expect(full.answer).toBe(`Here is bold text: ${words.join('').trim()}`);
+    expect(full.answer.startsWith(partial.answer.replace(/▍$/, '').trim())).toBe(true);
+    expect(partial.answer.length).toBeLessThan(full.answer.length);
+    expect(await turn(page).locator('strong').innerText()).toBe('bold');
+    await browser.screenshot(page, 'chat-streamed');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows an approval card that survives a reload, and finishes the turn once approved', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'publish', payload: { post: 'release notes' } } }] });
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('careful');
+    await say(page, 'Publish the release notes');
+
+    const card = page.getByTestId('approval-card');
+    await card.waitFor();
+    expect(await card.innerText()).toContain('careful wants to run action');
+    await turn(page, 'AWAITING_APPROVAL').waitFor();
+    await browser.screenshot(page, 'approval-pending');
+
+    await page.reload();
+    await card.waitFor();
+    expect(await card.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
+    await browser.screenshot(page, 'approval-after-reload');
+
+    env.fake.enqueue({ text: 'Published the release notes.' });
+    await card.getByPlaceholder('Reason (optional)').fill('checked the notes');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await card.innerText()).toContain('Approved');
+    expect(await card.innerText()).toContain('checked the notes');
+    expect((await lastTurnState(page)).answer).toBe('Published the release notes.');
+    await browser.screenshot(page, 'approval-done');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('resumes a turn after a reload mid-stream, with nothing missing or repeated', async () => {
+    const user = newUser(env.server.url);
+    const words = Array.from({ length: 40 }, (_, i) => `w${i} `);
+    env.fake.enqueue({ text: words, delayMs: 100 });
+    const page = await openApp(user);
+    await say(page, 'Write a long answer');
+
+    const before = await until(() => lastTurnState(page), (s) => s.answer.split(' ').length >= 5);
+    expect(before.status).toBe('RUNNING');
+    await browser.screenshot(page, 'reload-before');
+    await page.reload();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe(words.join('').trim());
+    await browser.screenshot(page, 'reload-after');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows the child agents live, nested, with a child’s approval card while another child streams', async () => {
+    const user = newUser(env.server.url);
+    const agent = (name: string, tools: string) => `name: ${name}\ndescription: You are ${name}.\ntools:\n${tools}`;
+    await registerAgent(user, agent('coordinator', '  - name: ask_agent\n'));
+    await registerAgent(user, agent('researcher', '  - name: action\n    requires_approval: true\n'));
+    await registerAgent(user, agent('writer', '  - name: register_metadata\n'));
+    const ask = (name: string, input: string) => ({ id: `ask-${name}`, name: 'ask_agent', arguments: { agent_name: name, input_text: input } });
+    const draft = 'Revenue grew **12%** in Q3, led by the new subscription tier; churn fell to 2.1%. '.split(/(?<= )/);
+    // The two children ask the model at once, in either order: each gets the reply meant for it.
+    const children: DynamicScript = (request) => {
+      const replies: Record<string, Script> = {
+        researcher: {
+          text: 'I will check the ledger before publishing. ',
+          toolCalls: [{ id: 'publish', name: 'action', arguments: { type: 'publish_figures', payload: { quarter: 'Q3' } } }],
+        },
+        writer: { text: [...draft, ...draft], delayMs: 200 },
+      };
+      const system = String(request.body.messages[0].content);
+      return replies[Object.keys(replies).find((name) => system.includes(`You are ${name}.`))!]!;
+    };
+    env.fake.enqueue(
+      { text: 'Let me split this up. ', toolCalls: [ask('researcher', 'Verify the Q3 figures'), ask('writer', 'Draft the Q3 summary')] },
+      children,
+      children,
+      { text: 'Figures verified and published.' },
+      { text: 'The Q3 report is verified, published and summarised.' },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('coordinator');
+    await say(page, 'Prepare the Q3 report');
+
+    const researcher = page.locator('[data-testid=child-run][data-agent=researcher]');
+    const writer = page.locator('[data-testid=child-run][data-agent=writer]');
+    await researcher.getByTestId('approval-card').waitFor();
+    await writer.getByTestId('answer').waitFor();
+    expect(await researcher.locator('summary').first().innerText()).toContain('coordinator → researcher');
+    await browser.screenshot(page, 'delegation-approval');
+
+    await researcher.getByRole('button', { name: 'Approve' }).click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toContain('The Q3 report is verified, published and summarised.');
+    expect(await researcher.getByTestId('approval-card').innerText()).toContain('Approved');
+    // Both children are finished (the researcher's own status is the engine's to get right).
+    expect(await researcher.locator('.status').first().innerText()).not.toMatch(/running|awaiting/);
+    expect(await writer.locator('.status').first().innerText()).toBe('completed');
+    expect(await writer.getByTestId('answer').innerText()).toBe(draft.join('').repeat(2).replaceAll('**', '').trim());
+    await browser.screenshot(page, 'delegation-done');
+    expect(page.problems).toEqual([]);
+  });
+});
