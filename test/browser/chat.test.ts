@@ -1,6 +1,7 @@
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
-import { GATED_AGENT, registerAgent, useAgentServer } from '../support/agents.js';
+import { GATED_AGENT, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
 import type { DynamicScript, Script } from '../support/fake-openai.js';
 import { launchChromium, type Browser, type OpenPage } from './chromium.js';
 
@@ -162,5 +163,38 @@ describe('the chat app in Chromium', () => {
     expect(await writer.getByTestId('answer').innerText()).toBe(draft.join('').repeat(2).replaceAll('**', '').trim());
     await browser.screenshot(page, 'delegation-done');
     expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app with JWT auth', () => {
+  const SECRET = 'browser-suite-secret-of-at-least-32-chars';
+  let jwt: Awaited<ReturnType<typeof startAgentServer>>;
+  beforeAll(async () => {
+    jwt = await startAgentServer({ AUTH_JWT_SECRET: SECRET });
+  });
+  afterAll(async () => {
+    await jwt?.server.stop();
+    await jwt?.fake.close();
+  });
+
+  it('asks for a token, then chats as the token’s user over HTTP and websockets', async () => {
+    const token = await new SignJWT({ sub: 'jwt-user', tenant_id: 'jwt-tenant' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(SECRET));
+    jwt.fake.enqueue({ text: ['Signed ', 'in ', 'and ', 'streaming.'], delayMs: 50 });
+    const page = await browser.open(new URL('/', jwt.server.url).href);
+    await page.getByTestId('token-input').fill(token);
+    await browser.screenshot(page, 'jwt-sign-in');
+    await page.getByRole('button', { name: 'Use' }).click();
+    expect(await page.getByTestId('identity').innerText()).toBe('jwt-user@jwt-tenant · JWT');
+
+    await say(page, 'Hello with a token');
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('Signed in and streaming.');
+    await browser.screenshot(page, 'jwt-chat');
+    expect(jwt.fake.pending).toBe(0);
+    // The 401 before signing in is the only expected failure.
+    expect(page.problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 });
