@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
@@ -116,7 +117,8 @@ describe('the chat app in Chromium', () => {
   });
 
   it('shows the child agents live, nested, with a child’s approval card while another child streams', async () => {
-    const user = newUser(env.server.url);
+    // A readable identity: this test's screenshot is the README's.
+    const user = newUser(env.server.url, `acme-${randomUUID().slice(0, 6)}`, { 'x-user-id': 'dana' });
     const agent = (name: string, tools: string) => `name: ${name}\ndescription: You are ${name}.\ntools:\n${tools}`;
     await registerAgent(user, agent('coordinator', '  - name: ask_agent\n'));
     await registerAgent(user, agent('researcher', '  - name: action\n    requires_approval: true\n'));
