@@ -9,7 +9,7 @@
 // Type checking is `npm run typecheck` (and `npm test`); this build only strips types.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -62,11 +62,14 @@ export async function ensureBuilt(names = Object.keys(parts), { force = false, l
 async function buildServer(outdir) {
   const require = createRequire(import.meta.url);
   const esbuild = await import(pathToFileURL(require.resolve('esbuild')).href);
-  const entryPoints = walk(join(root, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const src = join(root, 'src');
+  const [entryPoints, others] = partition(walk(src), (f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  // Plain JavaScript and data files (a worker script, say) are used as they are.
+  for (const file of others) cpSync(file, join(outdir, relative(src, file)));
   await esbuild.build({
     entryPoints,
     outdir,
-    outbase: join(root, 'src'),
+    outbase: src,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -95,6 +98,10 @@ function swapIn(tmp, out) {
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   }
   rmSync(old, { recursive: true, force: true });
+}
+
+function partition(items, test) {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 function walk(dir) {

@@ -1,5 +1,9 @@
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
+import { openPglite } from './pglite.js';
 import { runScriptsWhole } from './script-runner.js';
 
 export type Backend = 'pglite' | 'postgres';
@@ -28,9 +32,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir);
 }
 
-// Each backend's driver is loaded only when it is used: start-up pays for one of them.
 async function openEmbedded(dataDir: string): Promise<Database> {
-  const [{ openPglite }, { PrismaPGlite }] = await Promise.all([import('./pglite.js'), import('pglite-prisma-adapter')]);
   const client = await openPglite(dataDir);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   return {
@@ -48,7 +50,6 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 const MIGRATION_LOCK_KEY = 7_241_902_311;
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   await pool.query('SELECT 1');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

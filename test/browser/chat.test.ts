@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { GATED_AGENT, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
 import type { DynamicScript, Script } from '../support/fake-openai.js';
+import { UpsertEntityDocument } from '../generated/graphql.js';
 import { launchChromium, type Browser, type OpenPage } from './chromium.js';
 
 const env = useAgentServer();
@@ -166,6 +167,56 @@ describe('the chat app in Chromium', () => {
     // Not asserted: the children's own final states. Events a sibling emits while the tree is
     // paused for an approval do not reach the parent's log yet (an engine issue, reported).
     await browser.screenshot(page, 'delegation-done');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s sessions, cancel and memory panel', () => {
+  it('creates, renames and deletes sessions, and cancels a running turn', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    await page.getByTestId('new-session').click();
+    const session = page.getByTestId('session');
+    await expect.poll(() => session.count()).toBe(1);
+
+    await session.getByTitle('Rename').click({ force: true });
+    await session.locator('input').fill('Quarterly planning');
+    await session.locator('input').press('Enter');
+    await session.getByText('Quarterly planning').waitFor();
+
+    env.fake.enqueue({ text: ['Thinking ', 'about ', 'it'], stallAfterChunks: 2 });
+    await say(page, 'Plan the quarter');
+    await until(() => lastTurnState(page), (s) => s.answer.startsWith('Thinking about'));
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await turn(page, 'CANCELLED').waitFor();
+    await browser.screenshot(page, 'sessions-cancelled');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await session.getByTitle('Delete').click({ force: true });
+    await expect.poll(() => session.count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('runs REM queries and shows an entity with its edges', async () => {
+    const user = newUser(env.server.url);
+    for (const input of [
+      { key: 'Sarah Chen', name: 'Sarah Chen', entityType: 'person', summary: 'Head of finance; approves invoices over 10k', tags: ['finance'], graphEdges: [{ dst: 'Finance Team', relType: 'leads' }] },
+      { key: 'Finance Team', name: 'Finance Team', entityType: 'team', summary: 'Pays and approves invoices' },
+    ]) {
+      const result = await user.data(UpsertEntityDocument, { input });
+      expect(result.upsertEntity.__typename).toBe('UpsertEntitySuccess');
+    }
+    const page = await openApp(user);
+    await page.getByTestId('rem-query').fill('SEARCH "who approves invoices" LIMIT 5');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('rem-hit').first().waitFor();
+    expect(await page.getByTestId('rem-hit').allInnerTexts()).toContainEqual(expect.stringContaining('Sarah Chen'));
+    await page.getByTestId('rem-hit').filter({ hasText: 'Sarah Chen' }).click();
+    const details = page.getByTestId('rem-details');
+    await details.getByText('leads').waitFor();
+    expect(await details.innerText()).toContain('Head of finance');
+    expect(await details.innerText()).toContain('Finance Team');
+    await browser.screenshot(page, 'memory-panel');
     expect(page.problems).toEqual([]);
   });
 });

@@ -115,27 +115,35 @@ export function App() {
 
   const send = async (content: string, agent: string | null, model: string | null) => {
     setProblem(null);
-    const data = await request(WebSendMessageDocument, {
-      input: { content, sessionId, agent: agent || undefined, model: model || undefined },
-    });
-    const result = data.sendMessage;
-    if (result.__typename !== 'SendMessagePayload') return setProblem(result.message);
-    const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
-    if (result.session.id !== sessionId) {
-      // A new session: the session effect loads it (and follows the turn) once the hash changes.
+    try {
+      const data = await request(WebSendMessageDocument, {
+        input: { content, sessionId, agent: agent || undefined, model: model || undefined },
+      });
+      const result = data.sendMessage;
+      if (result.__typename !== 'SendMessagePayload') return setProblem(result.message);
+      if (result.session.id !== sessionId) {
+        // A new session: the session effect loads it (and follows the turn) once the hash changes.
+        await refreshSessions();
+        return openSession(result.session.id);
+      }
+      const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
+      setEntries((list) => [...list, { kind: 'user', id: result.userMessage.id, content }, { kind: 'turn', view }]);
+      follow(view);
       await refreshSessions();
-      return openSession(result.session.id);
+    } catch (error) {
+      setProblem((error as Error).message);
     }
-    setEntries((list) => [...list, { kind: 'user', id: result.userMessage.id, content }, { kind: 'turn', view }]);
-    follow(view);
-    void refreshSessions();
   };
 
   const active = entries.flatMap((e) => (e.kind === 'turn' && !e.view.finished ? [e.view] : []));
   const cancel = async () => {
-    for (const view of active) {
-      const data = await request(WebCancelTurnDocument, { id: view.run.turnId });
-      if (data.cancelTurn.__typename !== 'CancelTurnSuccess') setProblem(data.cancelTurn.message);
+    try {
+      for (const view of active) {
+        const data = await request(WebCancelTurnDocument, { id: view.run.turnId });
+        if (data.cancelTurn.__typename !== 'CancelTurnSuccess') setProblem(data.cancelTurn.message);
+      }
+    } catch (error) {
+      setProblem((error as Error).message);
     }
   };
 

@@ -16,6 +16,7 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
   const [editing, setEditing] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [agent, setAgent] = useState('');
+  const report = (error: Error) => onProblem(error.message);
 
   const create = async () => {
     const data = await request(WebCreateSessionDocument, { input: { agent: agent || undefined } });
@@ -43,7 +44,7 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
   return (
     <aside class="sessions">
       <div class="new-session">
-        <button onClick={() => void create()} data-testid="new-session">
+        <button onClick={() => void create().catch(report)} data-testid="new-session">
           New chat
         </button>
         <select value={agent} onChange={(e) => setAgent(e.currentTarget.value)} title="Agent of the new chat">
@@ -62,7 +63,7 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
               <form
                 onSubmit={(e) => {
                   e.preventDefault();
-                  void rename(s.id);
+                  void rename(s.id).catch(report);
                 }}
               >
                 <input value={name} onInput={(e) => setName(e.currentTarget.value)} autoFocus onBlur={() => setEditing(null)} />
@@ -83,7 +84,7 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
                   >
                     ✎
                   </button>
-                  <button title="Delete" onClick={() => void remove(s)}>
+                  <button title="Delete" onClick={() => void remove(s).catch(report)}>
                     ✕
                   </button>
                 </span>
