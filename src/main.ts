@@ -62,6 +62,8 @@ async function serve(): Promise<number> {
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
   // modules while it runs.
   const opening = openDatabase(config.database);
+  // startApp handles a failure to open; until it is loaded, keep that failure from counting as unhandled.
+  opening.catch(() => {});
   const { startApp } = await import('./app.js');
   const app = await startApp(config, logger, opening);
   logger.info(

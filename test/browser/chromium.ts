@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Debian's chromium (apt-get install chromium); playwright never downloads a browser here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -66,4 +67,27 @@ export async function launchChromium(): Promise<Browser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** One Chromium for a whole test file: launched before the first test, closed after the last. */
+export function useChromium(): Omit<Browser, 'close'> {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const launched = () => browser ?? raise('Chromium is not running: use the browser in tests, not at import time');
+  return {
+    get context() {
+      return launched().context;
+    },
+    open: (url, identity) => launched().open(url, identity),
+    screenshot: (page, name) => launched().screenshot(page, name),
+  };
+}
+
+function raise(message: string): never {
+  throw new Error(message);
 }

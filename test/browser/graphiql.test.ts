@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newUser } from '../support/client.js';
 import { send, useAgentServer } from '../support/agents.js';
 import type { Page } from 'playwright-core';
-import { launchChromium, type Browser } from './chromium.js';
+import { useChromium } from './chromium.js';
 
 const env = useAgentServer();
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 /** The response pane's text (Monaco draws spaces as no-break spaces). */
 const responseText = async (page: Page) => (await page.locator('.graphiql-response').innerText()).replaceAll('\u00a0', ' ');

@@ -39,7 +39,7 @@ export function runCli(
 }
 
 /** Starts `remgraph serve` in its own process on a random port and waits until it listens. */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 60_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
+export async function spawnServer(env: Record<string, string>, timeoutMs = 120_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
   const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env }, entry);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

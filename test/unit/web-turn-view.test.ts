@@ -74,5 +74,11 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     gappy.apply(ev({ __typename: 'ContentEvent', delta: 'Hel' }));
     gappy.apply(ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Hello', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
     expect(gappy.run.steps).toEqual([{ kind: 'text', text: 'Hello' }]);
+
+    const failed = new TurnView('t3', 'boss', 'RUNNING');
+    failed.apply(ev({ __typename: 'ContentEvent', delta: 'Partial ' }));
+    failed.apply(ev({ __typename: 'ErrorEvent', code: 'MODEL_ERROR', message: 'timed out' }));
+    failed.apply(ev({ __typename: 'FinalEvent', status: 'ERROR', content: 'Partial', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
+    expect(failed.run.steps).toEqual([{ kind: 'text', text: 'Partial' }, { kind: 'error', code: 'MODEL_ERROR', message: 'timed out' }]);
   });
 });

@@ -147,9 +147,9 @@ function applyStep(run: AgentRun, event: StepFieldsFragment): void {
       // The final answer is authoritative: it replaces the streamed text of the last model call
       // (identical unless events were lost), and is shown when nothing was streamed, as when a
       // parent repeats its child's answer verbatim.
-      const last = run.steps.at(-1);
+      const streamed = lastAnswer(run);
       if (event.content?.trim()) {
-        if (last?.kind === 'text') last.text = event.content;
+        if (streamed) streamed.text = event.content;
         else run.steps.push({ kind: 'text', text: event.content });
       }
       break;
@@ -157,6 +157,16 @@ function applyStep(run: AgentRun, event: StepFieldsFragment): void {
     case 'ChildEvent':
       break;
   }
+}
+
+/** The text streamed by the run's last model call: the last text step, unless work followed it. */
+function lastAnswer(run: AgentRun): Extract<Step, { kind: 'text' }> | undefined {
+  for (let i = run.steps.length - 1; i >= 0; i--) {
+    const step = run.steps[i]!;
+    if (step.kind === 'text') return step;
+    if (step.kind !== 'error' && step.kind !== 'thought') return undefined;
+  }
+  return undefined;
 }
 
 function addSources(run: AgentRun, sources: Source[]): void {
