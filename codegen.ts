@@ -1,22 +1,37 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
-// Typed documents for the operations in test/operations (and, later, examples/). The tests import
-// them, so a schema change that breaks a client breaks the build; test/unit/codegen.test.ts fails
-// when the committed output is stale (`npm run codegen` refreshes it).
+// Typed documents for the operations of the tests (test/operations), the chat app (web/src) and the
+// typed client example (examples/). A schema change that breaks a client breaks the build;
+// test/unit/codegen.test.ts fails when the committed output is stale (`npm run codegen` refreshes it).
+const typedDocuments = {
+  useTypeImports: true,
+  enumsAsTypes: true,
+  emitLegacyCommonJSImports: false,
+  scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
+};
+
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/operations/**/*.graphql'],
   ignoreNoDocuments: true,
   generates: {
     'test/generated/': {
+      documents: ['test/operations/**/*.graphql'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
-      config: {
-        useTypeImports: true,
-        enumsAsTypes: true,
-        emitLegacyCommonJSImports: false,
-        scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
-      },
+      config: typedDocuments,
+    },
+    // The browser and the example send documents as strings: no graphql-js in the page or script.
+    'web/src/generated/': {
+      documents: ['web/src/**/*.graphql'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { ...typedDocuments, documentMode: 'string' },
+    },
+    'examples/generated/': {
+      documents: ['examples/**/*.graphql'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { ...typedDocuments, documentMode: 'string' },
     },
   },
 };

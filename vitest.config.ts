@@ -1,12 +1,29 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { CHROMIUM } from './test/browser/chromium.js';
 
 const require = createRequire(import.meta.url);
 
-// Unit suites run once; integration suites run twice, against embedded PGlite and against the
-// PostgreSQL server named by TEST_POSTGRES_URL (a fresh database is created for each run).
+// Unit suites run once; integration suites run against embedded PGlite and, when TEST_POSTGRES_URL
+// names a PostgreSQL server (with pgvector), against it too (a fresh database for each run). The
+// multi-instance suite also needs TEST_REDIS_URL; the browser suite needs Debian's chromium. What
+// cannot run here is skipped with one line saying how to run it, so `npm test` passes with only Node.
 // REMGRAPH_TEST_BACKENDS=pglite (or postgres) narrows a local run to one backend.
-const backends = (process.env.REMGRAPH_TEST_BACKENDS ?? 'pglite,postgres').split(',').map((b) => b.trim());
+const requested = (process.env.REMGRAPH_TEST_BACKENDS ?? 'pglite,postgres').split(',').map((b) => b.trim());
+const postgres = Boolean(process.env.TEST_POSTGRES_URL);
+const backends = requested.filter((b) => b !== 'postgres' || postgres);
+const browser = existsSync(CHROMIUM);
+
+const skipped = [
+  requested.includes('postgres') && !postgres && 'PostgreSQL suites (set TEST_POSTGRES_URL=postgresql://… to a server with pgvector)',
+  backends.includes('postgres') && !process.env.TEST_REDIS_URL && 'multi-instance Redis suite (set TEST_REDIS_URL=redis://…)',
+  !browser && `browser suite (no ${CHROMIUM}: apt-get install chromium)`,
+].filter(Boolean);
+// Vitest evaluates this file once per project: say it once.
+const state = globalThis as { remgraphSkipsShown?: boolean };
+if (!state.remgraphSkipsShown) for (const line of skipped) console.log(`\x1b[33mskipped:\x1b[0m ${line}`);
+state.remgraphSkipsShown = true;
 
 export default defineConfig({
   resolve: {
@@ -29,6 +46,21 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
         },
       })),
+      ...(browser
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'browser',
+                include: ['test/browser/**/*.test.ts'],
+                env: { TEST_BACKEND: 'pglite' },
+                globalSetup: ['test/support/global-setup.ts', 'test/browser/build-app.ts'],
+                // One Chromium at a time: the suites share two cores with the servers they drive.
+                fileParallelism: false,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -22,6 +22,8 @@ import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
+import { graphiqlOptions } from './graphql/graphiql.js';
+import { createChatApp } from './http/chat-app.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
@@ -40,11 +42,16 @@ export interface App {
 /**
  * Opens the database (applying pending migrations), then serves GraphQL over HTTP, SSE and
  * websockets on one port, plus /healthz and /readyz. `stop()` shuts down in order: stop
- * accepting, close websockets (1001), drain HTTP, close the database.
+ * accepting, close websockets (1001), drain HTTP, close the database. `opening` lets a caller start
+ * opening the database before it has loaded this module.
  */
-export async function startApp(config: Config, logger = createLogger(config.log.level), options: { database?: Database } = {}): Promise<App> {
-  // A caller may hand in the database it opened (e.g. a test observing queries); the app closes it on stop.
-  const db = options.database ?? (await openDatabase(config.database));
+export async function startApp(
+  config: Config,
+  logger = createLogger(config.log.level),
+  // A caller may also hand in a database it opened itself (e.g. a test observing queries); the app closes it on stop.
+  opening: Promise<Database> = openDatabase(config.database),
+): Promise<App> {
+  const db = await opening;
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
@@ -72,10 +79,13 @@ export async function startApp(config: Config, logger = createLogger(config.log.
   }
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
-  const yoga = createGraphQLServer({ services, identify, logger, graphiql: config.server.graphiql });
+  const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
+  const chatApp = config.server.webApp ? createChatApp() : () => false;
   const httpServer = createServer((req, res) => {
+    if (chatApp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (tooLarge(req, config.server.maxRequestBytes)) {

@@ -21,6 +21,8 @@ const env = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHIQL: bool.default(true),
+  /** Serve the reference chat app (built into web/dist) at / and /chat. */
+  WEB_APP: bool.default(true),
   MAX_REQUEST_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters for HS256').optional(),
   AUTH_JWKS_URL: z.url().optional(),
@@ -110,7 +112,7 @@ export interface LlmProvider {
 
 
 export interface Config {
-  server: { port: number; host: string; graphiql: boolean; maxRequestBytes: number; shutdownGraceMs: number };
+  server: { port: number; host: string; graphiql: boolean; webApp: boolean; maxRequestBytes: number; shutdownGraceMs: number };
   agents: {
     defaultAgent: string;
     agentsDir?: string;
@@ -165,6 +167,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       port: e.PORT,
       host: e.HOST,
       graphiql: e.GRAPHIQL,
+      webApp: e.WEB_APP,
       maxRequestBytes: e.MAX_REQUEST_BYTES,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },

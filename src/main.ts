@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { startApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
@@ -87,7 +86,13 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.log.level);
   const started = performance.now();
-  const app = await startApp(config, logger);
+  // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
+  // modules while it runs.
+  const opening = openDatabase(config.database);
+  // startApp handles a failure to open; until it is loaded, keep that failure from counting as unhandled.
+  opening.catch(() => {});
+  const { startApp } = await import('./app.js');
+  const app = await startApp(config, logger, opening);
   logger.info(
     { backend: app.db.backend, processId: app.processId, startupMs: Math.round(performance.now() - started) },
     `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,

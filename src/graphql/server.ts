@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import type { WebSocketServer } from 'ws';
 import type { AgentContext } from '../auth/agent-context.js';
@@ -9,13 +9,15 @@ import { isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AppServices, GraphQLContext } from './context.js';
 import { createMaskError, toGraphQLError } from './errors.js';
+import { offlineGraphiQL } from './graphiql.js';
 import { schema } from './schema.js';
 
 export interface GraphQLServerDeps {
   services: AppServices;
   identify: Identify;
   logger: Logger;
-  graphiql: boolean;
+  /** GraphiQL's settings (see graphiql.ts), or false to not serve it. */
+  graphiql: GraphiQLOptions | false;
 }
 
 /** Context given to yoga by the websocket transport: the identity established at connection_init. */
@@ -37,9 +39,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
-    graphiql: deps.graphiql
-      ? { title: 'remgraph', subscriptionsProtocol: 'WS', defaultQuery: DEFAULT_QUERY }
-      : false,
+    graphiql: deps.graphiql,
+    renderGraphiQL: offlineGraphiQL(),
     maskedErrors: { maskError: createMaskError(deps.logger) },
     logging: {
       debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
@@ -117,10 +118,3 @@ export function serveGraphQLOverWebSocket(
     wsServer,
   );
 }
-
-const DEFAULT_QUERY = `# Welcome to remgraph. Subscriptions run over websockets (graphql-ws).
-query Me {
-  viewer { userId tenantId authMode }
-  sessions(first: 10) { edges { node { id name updatedAt } } }
-}
-`;

@@ -10,8 +10,6 @@ declare module 'vitest' {
   }
 }
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
 /**
  * On the postgres backend: creates a fresh database for this run, applies the migrations once,
  * and drops it afterwards. PGlite suites need nothing: each server opens its own database.
@@ -21,19 +19,21 @@ export default async function setup(project: TestProject) {
     project.provide('databaseUrl', '');
     return;
   }
+  // vitest.config.ts adds the postgres project only when TEST_POSTGRES_URL is set.
+  const adminUrl = process.env.TEST_POSTGRES_URL!;
   const name = `remgraph_test_${Date.now()}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   try {
     await admin.connect();
   } catch (error) {
     throw new Error(
-      `The postgres test backend needs a PostgreSQL server at ${ADMIN_URL} (set TEST_POSTGRES_URL, ` +
-        `or REMGRAPH_TEST_BACKENDS=pglite to skip it): ${(error as Error).message}`,
+      `The postgres test backend cannot reach TEST_POSTGRES_URL=${adminUrl} (unset it, ` +
+        `or set REMGRAPH_TEST_BACKENDS=pglite, to skip it): ${(error as Error).message}`,
     );
   }
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = await openDatabase({ url: url.toString(), dataDir: '' });
   try {
@@ -44,7 +44,7 @@ export default async function setup(project: TestProject) {
   project.provide('databaseUrl', url.toString());
 
   return async () => {
-    const cleanup = new pg.Client({ connectionString: ADMIN_URL });
+    const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();
     await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await cleanup.end();

@@ -17,11 +17,19 @@ process.on('exit', () => {
   for (const proc of live) proc.kill('SIGKILL');
 });
 
+/** How the CLI is run: its TypeScript through tsx (as `npm run dev`), or the compiled dist/ (as `npm start`). */
+export type CliEntry = 'tsx' | 'compiled';
+
 /** Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would. */
-export function runCli(args: string[], env: Record<string, string>): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  entry: CliEntry = 'tsx',
+): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   // REMGRAPH_CHILD_NODE_ARGS passes extra flags to node, e.g. `--cpu-prof` when profiling a benchmark.
   const nodeArgs = (process.env.REMGRAPH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', ...args], {
+  const main = entry === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['bin/remgraph.js'];
+  const proc = spawn(process.execPath, [...nodeArgs, ...main, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,8 +49,8 @@ export function runCli(args: string[], env: Record<string, string>): { proc: Chi
 }
 
 /** Starts `remgraph serve` in its own process on a random port and waits until it listens. */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+export async function spawnServer(env: Record<string, string>, timeoutMs = 120_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
+  const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env }, entry);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -35,7 +35,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, createLogger(config.log.level), { database: { ...db, prisma } });
+  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }));
 }
 
 export interface TestServerOptions {

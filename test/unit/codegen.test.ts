@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import config from '../../codegen.js';
 
 describe('generated client documents', () => {
-  it('match the committed output in test/generated (run `npm run codegen` after changing operations)', async () => {
+  it('match the committed output in */generated (run `npm run codegen` after changing operations)', async () => {
     const files = await generate({ ...config, cwd: new URL('../../', import.meta.url).pathname, silent: true }, false);
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {

@@ -1,0 +1,141 @@
+// Builds what `npm start` runs: the server (src/ → dist/, TypeScript transpiled by esbuild, one
+// file per module, so paths relative to import.meta.url stay the same) and the chat app
+// (web/ → web/dist/, by Vite). Each part is rebuilt only when its sources changed since its last
+// build, so calling this on every start costs a few milliseconds.
+//
+//   node scripts/build.mjs            both parts, when stale
+//   node scripts/build.mjs server     one part (server | web); add --force to rebuild anyway
+//
+// Type checking is `npm run typecheck` (and `npm test`); this build only strips types.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const STAMP = '.build-stamp';
+
+/** The parts, with the files whose change makes them stale. */
+export const parts = {
+  server: {
+    out: join(root, 'dist'),
+    inputs: () => [...walk(join(root, 'src')), join(root, 'scripts/build.mjs'), join(root, 'package.json')],
+    build: buildServer,
+  },
+  web: {
+    out: join(root, 'web/dist'),
+    inputs: () => [
+      ...walk(join(root, 'web/src')),
+      ...['web/index.html', 'web/vite.config.ts', 'scripts/build.mjs', 'package-lock.json'].map((f) => join(root, f)),
+    ],
+    build: buildWeb,
+  },
+};
+
+/** Builds each named part whose stamp does not match its inputs. Returns the names it built. */
+export async function ensureBuilt(names = Object.keys(parts), { force = false, log = (m) => process.stderr.write(`${m}\n`) } = {}) {
+  const built = [];
+  for (const name of names) {
+    const part = parts[name];
+    const stamp = signature(part.inputs());
+    if (!force && readStamp(part.out) === stamp) continue;
+    const started = performance.now();
+    log(`remgraph: building ${name} (${relative(root, part.out)}/)…`);
+    // Build next to the target and swap it in, so a concurrent start never sees half a build.
+    const tmp = `${part.out}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    try {
+      await part.build(tmp);
+      writeFileSync(join(tmp, STAMP), stamp);
+      swapIn(tmp, part.out);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    log(`remgraph: built ${name} in ${Math.round(performance.now() - started)} ms`);
+    built.push(name);
+  }
+  return built;
+}
+
+async function buildServer(outdir) {
+  const require = createRequire(import.meta.url);
+  const esbuild = await import(pathToFileURL(require.resolve('esbuild')).href);
+  const src = join(root, 'src');
+  const [entryPoints, others] = partition(walk(src), (f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  // Plain JavaScript and data files (a worker script, say) are used as they are.
+  for (const file of others) cpSync(file, join(outdir, relative(src, file)));
+  await esbuild.build({
+    entryPoints,
+    outdir,
+    outbase: src,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
+async function buildWeb(outdir) {
+  const require = createRequire(import.meta.url);
+  const vite = join(dirname(require.resolve('vite/package.json')), 'bin/vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--outDir', outdir, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`vite build failed (exit ${result.status})`);
+}
+
+function swapIn(tmp, out) {
+  const old = `${out}.old-${process.pid}`;
+  if (existsSync(out)) renameSync(out, old);
+  try {
+    renameSync(tmp, out);
+  } catch (error) {
+    // Another process swapped in the same build first.
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+  }
+  rmSync(old, { recursive: true, force: true });
+}
+
+function partition(items, test) {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}
+
+function walk(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+/** Paths, sizes and modification times of the inputs: changes when any input is added, removed or edited. */
+function signature(files) {
+  const hash = createHash('sha256');
+  for (const file of files.sort()) {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    hash.update(`${relative(root, file)}:${stat?.size ?? -1}:${stat?.mtimeMs ?? -1}\n`);
+  }
+  return hash.digest('hex');
+}
+
+function readStamp(out) {
+  try {
+    return readFileSync(join(out, STAMP), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const names = args.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !(n in parts));
+  if (unknown.length) {
+    console.error(`Unknown part ${unknown.join(', ')}: use ${Object.keys(parts).join(' | ')}`);
+    process.exit(2);
+  }
+  await ensureBuilt(names.length ? names : undefined, { force: args.includes('--force') });
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newUser, type Caller } from '../support/client.js';
+import { GATED_AGENT, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
+import type { DynamicScript, Script } from '../support/fake-openai.js';
+import { UpsertEntityDocument } from '../generated/graphql.js';
+import { useChromium, type OpenPage } from './chromium.js';
+
+const env = useAgentServer();
+const browser = useChromium();
+
+const appUrl = () => new URL('/', env.server.url).href;
+const identity = (user: Caller) => ({ mode: 'headers', userId: user.headers['x-user-id'], tenantId: user.headers['x-tenant-id'] });
+
+async function openApp(user: Caller): Promise<OpenPage> {
+  const page = await browser.open(appUrl(), identity(user));
+  await page.getByTestId('message-input').waitFor();
+  return page;
+}
+
+async function say(page: OpenPage, text: string) {
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('message-input').press('Enter');
+}
+
+const turn = (page: OpenPage, status?: string) => page.locator(`[data-testid=turn]${status ? `[data-status=${status}]` : ''}`).last();
+
+/** Status and answer text of the last turn, read in one go. */
+const lastTurnState = (page: OpenPage) =>
+  turn(page).evaluate((el: any) => ({
+    status: el.dataset.status as string,
+    answer: [...el.querySelectorAll(':scope > .run > [data-testid=answer]')].map((a: any) => a.innerText).join('\n'),
+  }));
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the chat app in Chromium', () => {
+  it('streams an answer into the page as the model writes it, rendered as markdown', async () => {
+    const user = newUser(env.server.url);
+    const words = Array.from({ length: 24 }, (_, i) => `word${i} `);
+    env.fake.enqueue({ text: ['Here is **bold** text: ', ...words], delayMs: 120 });
+    const page = await openApp(user);
+    await say(page, 'Stream something');
+
+    const partial = await until(() => lastTurnState(page), (s) => s.answer.length > 0);
+    expect(partial.status).toBe('RUNNING');
+    await browser.screenshot(page, 'chat-streaming');
+    await turn(page, 'COMPLETED').waitFor();
+    const full = await lastTurnState(page);
+    expect(full.answer).toBe(`Here is bold text: ${words.join('').trim()}`);
+    expect(full.answer.startsWith(partial.answer.replace(/▍$/, '').trim())).toBe(true);
+    expect(partial.answer.length).toBeLessThan(full.answer.length);
+    expect(await turn(page).locator('strong').innerText()).toBe('bold');
+    await browser.screenshot(page, 'chat-streamed');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows an approval card that survives a reload, and finishes the turn once approved', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'publish', payload: { post: 'release notes' } } }] });
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('careful');
+    await say(page, 'Publish the release notes');
+
+    const card = page.getByTestId('approval-card');
+    await card.waitFor();
+    expect(await card.innerText()).toContain('careful wants to run action');
+    await turn(page, 'AWAITING_APPROVAL').waitFor();
+    await browser.screenshot(page, 'approval-pending');
+
+    await page.reload();
+    await card.waitFor();
+    expect(await card.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
+    await browser.screenshot(page, 'approval-after-reload');
+
+    env.fake.enqueue({ text: 'Published the release notes.' });
+    await card.getByPlaceholder('Reason (optional)').fill('checked the notes');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await card.innerText()).toContain('Approved');
+    expect(await card.innerText()).toContain('checked the notes');
+    expect((await lastTurnState(page)).answer).toBe('Published the release notes.');
+    await browser.screenshot(page, 'approval-done');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('resumes a turn after a reload mid-stream, with nothing missing or repeated', async () => {
+    const user = newUser(env.server.url);
+    const words = Array.from({ length: 40 }, (_, i) => `w${i} `);
+    env.fake.enqueue({ text: words, delayMs: 100 });
+    const page = await openApp(user);
+    await say(page, 'Write a long answer');
+
+    const before = await until(() => lastTurnState(page), (s) => s.answer.split(' ').length >= 5);
+    expect(before.status).toBe('RUNNING');
+    await browser.screenshot(page, 'reload-before');
+    await page.reload();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe(words.join('').trim());
+    await browser.screenshot(page, 'reload-after');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows the child agents live, nested, with a child’s approval card while another child streams', async () => {
+    // A readable identity: this test's screenshot is the README's.
+    const user = newUser(env.server.url, `acme-${randomUUID().slice(0, 6)}`, { 'x-user-id': 'dana' });
+    const agent = (name: string, tools: string) => `name: ${name}\ndescription: You are ${name}.\ntools:\n${tools}`;
+    await registerAgent(user, agent('coordinator', '  - name: ask_agent\n'));
+    await registerAgent(user, agent('researcher', '  - name: action\n    requires_approval: true\n'));
+    await registerAgent(user, agent('writer', '  - name: register_metadata\n'));
+    const ask = (name: string, input: string) => ({ id: `ask-${name}`, name: 'ask_agent', arguments: { agent_name: name, input_text: input } });
+    const draft = 'Revenue grew **12%** in Q3, led by the new subscription tier; churn fell to 2.1%. '.split(/(?<= )/);
+    // The two children ask the model at once, in either order: each gets the reply meant for it.
+    const children: DynamicScript = (request) => {
+      const replies: Record<string, Script> = {
+        researcher: {
+          // Slower than the writer, so the screenshot shows the writer well under way.
+          text: 'I will check the ledger before publishing. '.split(/(?<= )/),
+          delayMs: 300,
+          toolCalls: [{ id: 'publish', name: 'action', arguments: { type: 'publish_figures', payload: { quarter: 'Q3' } } }],
+        },
+        writer: { text: [...draft, ...draft], delayMs: 200 },
+      };
+      const system = String(request.body.messages[0].content);
+      return replies[Object.keys(replies).find((name) => system.includes(`You are ${name}.`))!]!;
+    };
+    env.fake.enqueue(
+      { text: 'Let me split this up. ', toolCalls: [ask('researcher', 'Verify the Q3 figures'), ask('writer', 'Draft the Q3 summary')] },
+      children,
+      children,
+      { text: 'Figures verified and published.' },
+      { text: 'The Q3 report is verified, published and summarised.' },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('coordinator');
+    await say(page, 'Prepare the Q3 report');
+
+    const researcher = page.locator('[data-testid=child-run][data-agent=researcher]');
+    const writer = page.locator('[data-testid=child-run][data-agent=writer]');
+    await researcher.getByTestId('approval-card').waitFor();
+    await writer.getByTestId('answer').waitFor();
+    expect(await researcher.locator('summary').first().innerText()).toContain('coordinator → researcher');
+    expect(await writer.locator('.status').first().innerText()).toBe('running');
+    await browser.screenshot(page, 'delegation-approval');
+
+    await researcher.getByRole('button', { name: 'Approve' }).click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toContain('The Q3 report is verified, published and summarised.');
+    expect(await researcher.getByTestId('approval-card').innerText()).toContain('Approved');
+    expect(await writer.getByTestId('answer').innerText()).toMatch(/^Revenue/);
+    // Not asserted: the children's own final states. Events a sibling emits while the tree is
+    // paused for an approval do not reach the parent's log yet (an engine issue, reported).
+    await browser.screenshot(page, 'delegation-done');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s sessions, cancel and memory panel', () => {
+  it('creates, renames and deletes sessions, and cancels a running turn', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    await page.getByTestId('new-session').click();
+    const session = page.getByTestId('session');
+    await expect.poll(() => session.count()).toBe(1);
+
+    await session.hover();
+    await session.getByTitle('Rename').click();
+    await session.locator('input').fill('Quarterly planning');
+    await session.locator('input').press('Enter');
+    await session.getByText('Quarterly planning').waitFor();
+
+    env.fake.enqueue({ text: ['Thinking ', 'about ', 'it'], stallAfterChunks: 2 });
+    await say(page, 'Plan the quarter');
+    expect(await until(() => lastTurnState(page), (s) => s.answer.length > 0)).toEqual({ status: 'RUNNING', answer: 'Thinking' });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await turn(page, 'CANCELLED').waitFor();
+    await browser.screenshot(page, 'sessions-cancelled');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await session.hover();
+    await session.getByTitle('Delete').click();
+    await expect.poll(() => session.count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('runs REM queries and shows an entity with its edges', async () => {
+    const user = newUser(env.server.url);
+    for (const input of [
+      { key: 'Sarah Chen', name: 'Sarah Chen', entityType: 'person', summary: 'Head of finance; approves invoices over 10k', tags: ['finance'], graphEdges: [{ dst: 'Finance Team', relType: 'leads' }] },
+      { key: 'Finance Team', name: 'Finance Team', entityType: 'team', summary: 'Pays and approves invoices' },
+    ]) {
+      const result = await user.data(UpsertEntityDocument, { input });
+      expect(result.upsertEntity.__typename).toBe('UpsertEntitySuccess');
+    }
+    const page = await openApp(user);
+    await page.getByTestId('rem-query').fill('SEARCH "who approves invoices" LIMIT 5');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('rem-hit').first().waitFor();
+    expect(await page.getByTestId('rem-hit').allInnerTexts()).toContainEqual(expect.stringContaining('sarah-chen'));
+    await page.getByTestId('rem-hit').filter({ hasText: 'sarah-chen' }).click();
+    const details = page.getByTestId('rem-details');
+    await details.getByText('leads').waitFor();
+    expect(await details.innerText()).toContain('Head of finance');
+    expect(await details.innerText()).toContain('Finance Team');
+    await browser.screenshot(page, 'memory-panel');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app with JWT auth', () => {
+  const SECRET = 'browser-suite-secret-of-at-least-32-chars';
+  let jwt: Awaited<ReturnType<typeof startAgentServer>>;
+  beforeAll(async () => {
+    jwt = await startAgentServer({ AUTH_JWT_SECRET: SECRET });
+  });
+  afterAll(async () => {
+    await jwt?.server.stop();
+    await jwt?.fake.close();
+  });
+
+  it('asks for a token, then chats as the token’s user over HTTP and websockets', async () => {
+    const token = await new SignJWT({ sub: 'jwt-user', tenant_id: 'jwt-tenant' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(SECRET));
+    jwt.fake.enqueue({ text: ['Signed ', 'in ', 'and ', 'streaming.'], delayMs: 50 });
+    const page = await browser.open(new URL('/', jwt.server.url).href);
+    await page.getByTestId('token-input').fill(token);
+    await browser.screenshot(page, 'jwt-sign-in');
+    await page.getByRole('button', { name: 'Use' }).click();
+    expect(await page.getByTestId('identity').innerText()).toBe('jwt-user@jwt-tenant · JWT');
+
+    await say(page, 'Hello with a token');
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('Signed in and streaming.');
+    await browser.screenshot(page, 'jwt-chat');
+    expect(jwt.fake.pending).toBe(0);
+    // The 401 before signing in is the only expected failure.
+    expect(page.problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+});

@@ -1,0 +1,215 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, loadIdentity, request, saveIdentity, type Identity } from '../api.js';
+import { followTurn, type Connection } from '../follow.js';
+import {
+  WebAgentsDocument,
+  WebCancelTurnDocument,
+  WebConversationDocument,
+  WebSendMessageDocument,
+  WebSessionsDocument,
+  WebViewerDocument,
+  type WebAgentsQuery,
+  type WebSessionFragment,
+  type WebViewerQuery,
+} from '../generated/graphql.js';
+import { TurnView } from '../turn-view.js';
+import { Composer } from './composer.js';
+import { Conversation, type Entry } from './conversation.js';
+import { IdentityBar, SignIn } from './identity.js';
+import { MemoryPanel } from './memory.js';
+import { SessionList } from './sessions.js';
+
+type Viewer = WebViewerQuery['viewer'];
+export type AgentInfo = WebAgentsQuery['agents']['edges'][number]['node'];
+
+const sessionFromHash = () => /^#\/session\/(.+)$/.exec(location.hash)?.[1] ?? null;
+
+export function App() {
+  const [identity, setIdentity] = useState<Identity>(loadIdentity);
+  const [viewer, setViewer] = useState<Viewer | null>(null);
+  const [authError, setAuthError] = useState<string | null>(null);
+  const [sessions, setSessions] = useState<WebSessionFragment[]>([]);
+  const [agents, setAgents] = useState<AgentInfo[]>([]);
+  const [sessionId, setSessionId] = useState<string | null>(sessionFromHash);
+  const [entries, setEntries] = useState<Entry[]>([]);
+  const [connection, setConnection] = useState<Connection>('closed');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [memoryQuery, setMemoryQuery] = useState<string | null>(null);
+  const [, setTick] = useState(0);
+  const rerender = useCallback(() => setTick((t) => t + 1), []);
+  const followers = useRef<(() => void)[]>([]);
+
+  const refreshSessions = useCallback(async () => {
+    const data = await request(WebSessionsDocument);
+    setSessions(data.sessions.edges.map((e) => e.node));
+  }, []);
+
+  const follow = useCallback(
+    (view: TurnView) => {
+      followers.current.push(
+        followTurn(view, {
+          changed: () => {
+            rerender();
+            if (view.finished) void refreshSessions().catch(() => {});
+          },
+          connection: setConnection,
+          failed: setProblem,
+        }),
+      );
+    },
+    [rerender, refreshSessions],
+  );
+
+  // Who are we? A 401 in JWT mode (or a refused identity) shows the sign-in form.
+  useEffect(() => {
+    setViewer(null);
+    request(WebViewerDocument)
+      .then(async (data) => {
+        setViewer(data.viewer);
+        setAuthError(null);
+        const [, agentList] = await Promise.all([refreshSessions(), request(WebAgentsDocument)]);
+        setAgents(agentList.agents.edges.map((e) => e.node));
+      })
+      .catch((error: ApiError) => setAuthError(error.code === 'UNAUTHENTICATED' ? 'Sign in with a token to continue.' : error.message));
+  }, [identity, refreshSessions]);
+
+  useEffect(() => {
+    const onHash = () => setSessionId(sessionFromHash());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  // Loads the open session: past turns are rebuilt from their event logs, unfinished ones resumed.
+  useEffect(() => {
+    const stopAll = () => followers.current.splice(0).forEach((stop) => stop());
+    stopAll();
+    setEntries([]);
+    setProblem(null);
+    if (!sessionId || !viewer) return stopAll;
+    let cancelled = false;
+    request(WebConversationDocument, { id: sessionId })
+      .then((data) => {
+        if (cancelled) return;
+        if (!data.session) return setProblem('This session does not exist (or is not yours).');
+        const users = data.session.messages.edges
+          .filter((e) => e.node.type === 'user')
+          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '' }, at: e.node.createdAt }));
+        const turns = data.session.turns.edges.map(({ node }) => {
+          const view = new TurnView(node.id, node.agent, node.status);
+          for (const event of node.events) view.apply(event);
+          if (!view.finished || view.lastSeq < node.lastSeq) follow(view);
+          return { entry: { kind: 'turn' as const, view }, at: node.startedAt };
+        });
+        setEntries(interleave(users, turns));
+      })
+      .catch((error: Error) => setProblem(error.message));
+    return () => {
+      cancelled = true;
+      stopAll();
+    };
+  }, [sessionId, viewer, follow]);
+
+  const openSession = (id: string | null) => {
+    location.hash = id ? `#/session/${id}` : '';
+  };
+
+  const send = async (content: string, agent: string | null, model: string | null) => {
+    setProblem(null);
+    try {
+      const data = await request(WebSendMessageDocument, {
+        input: { content, sessionId, agent: agent || undefined, model: model || undefined },
+      });
+      const result = data.sendMessage;
+      if (result.__typename !== 'SendMessagePayload') return setProblem(result.message);
+      if (result.session.id !== sessionId) {
+        // A new session: the session effect loads it (and follows the turn) once the hash changes.
+        await refreshSessions();
+        return openSession(result.session.id);
+      }
+      const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
+      setEntries((list) => [...list, { kind: 'user', id: result.userMessage.id, content }, { kind: 'turn', view }]);
+      follow(view);
+      await refreshSessions();
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+
+  const active = entries.flatMap((e) => (e.kind === 'turn' && !e.view.finished ? [e.view] : []));
+  const cancel = async () => {
+    try {
+      for (const view of active) {
+        const data = await request(WebCancelTurnDocument, { id: view.run.turnId });
+        if (data.cancelTurn.__typename !== 'CancelTurnSuccess') setProblem(data.cancelTurn.message);
+      }
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+
+  const changeIdentity = (next: Identity) => {
+    saveIdentity(next);
+    setIdentity(next);
+  };
+
+  if (!viewer) {
+    return authError ? <SignIn identity={identity} message={authError} onChange={changeIdentity} /> : <div class="loading">Connecting…</div>;
+  }
+  const current = sessions.find((s) => s.id === sessionId);
+  const models = [...new Set([viewer.defaultModel, 'demo', ...agents.map((a) => a.model)].filter((m): m is string => Boolean(m)))];
+  return (
+    <div class="app">
+      <header class="topbar">
+        <span class="brand">remgraph</span>
+        <span class="title">{current?.name ?? (sessionId ? '' : 'New chat')}</span>
+        <span class={`connection ${connection}`} data-testid="connection">
+          {active.length ? (connection === 'reconnecting' ? 'reconnecting…' : 'live') : ''}
+        </span>
+        <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
+        <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">GraphiQL</a>
+      </header>
+      <SessionList
+        sessions={sessions}
+        currentId={sessionId}
+        agents={agents}
+        onOpen={openSession}
+        onChanged={refreshSessions}
+        onProblem={setProblem}
+      />
+      <main class="chat">
+        {problem && (
+          <div class="problem" role="alert">
+            {problem}
+          </div>
+        )}
+        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={setMemoryQuery} />
+        <Composer
+          agents={agents}
+          models={models}
+          sessionAgent={current?.agent ?? null}
+          busy={active.length > 0}
+          onSend={send}
+          onCancel={cancel}
+        />
+      </main>
+      <MemoryPanel query={memoryQuery} />
+    </div>
+  );
+}
+
+/**
+ * Puts each user message before the turn it started. The turn is created just before its message,
+ * so a turn's message is the one stored after the turn started and before the next turn did.
+ */
+function interleave(users: { entry: Entry; at: string }[], turns: { entry: Entry; at: string }[]): Entry[] {
+  const out: Entry[] = [];
+  let u = 0;
+  turns.forEach((turn, i) => {
+    const next = turns[i + 1]?.at;
+    const own: Entry[] = [];
+    while (u < users.length && users[u]!.at < turn.at) out.push(users[u++]!.entry);
+    while (u < users.length && (next === undefined || users[u]!.at < next)) own.push(users[u++]!.entry);
+    out.push(...own, turn.entry);
+  });
+  return [...out, ...users.slice(u).map((m) => m.entry)];
+}

@@ -1,0 +1,211 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { request } from '../api.js';
+import { WebDecideApprovalDocument } from '../generated/graphql.js';
+import { renderMarkdown } from '../markdown.js';
+import { isFinished, type AgentRun, type Source, type Step, type TurnView } from '../turn-view.js';
+
+export type Entry = { kind: 'user'; id: string; content: string } | { kind: 'turn'; view: TurnView };
+
+interface Props {
+  entries: Entry[];
+  onChanged(): void;
+  onProblem(message: string): void;
+  onSource(query: string): void;
+}
+
+export function Conversation({ entries, onChanged, onProblem, onSource }: Props) {
+  const end = useRef<HTMLDivElement>(null);
+  const last = entries.at(-1);
+  const size = last?.kind === 'turn' ? last.view.lastSeq : entries.length;
+  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [entries.length, size]);
+  if (!entries.length) return <div class="conversation empty">Ask something to start.</div>;
+  return (
+    <div class="conversation">
+      {entries.map((entry) =>
+        entry.kind === 'user' ? (
+          <div class="message user" key={entry.id}>
+            <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.content) }} />
+          </div>
+        ) : (
+          <TurnBlock key={entry.view.run.turnId} view={entry.view} onChanged={onChanged} onProblem={onProblem} onSource={onSource} />
+        ),
+      )}
+      <div ref={end} />
+    </div>
+  );
+}
+
+function TurnBlock({ view, ...rest }: { view: TurnView } & Omit<Props, 'entries'>) {
+  const waiting = view.pendingApprovals().length > 0;
+  const status = waiting && !view.finished ? 'AWAITING_APPROVAL' : view.run.status;
+  return (
+    <div class="message assistant" data-testid="turn" data-status={status} data-turn-id={view.run.turnId}>
+      <div class="turn-head">
+        <span class="agent">{view.run.agent}</span>
+        <span class={`status ${status.toLowerCase()}`}>{statusLabel(status)}</span>
+        {view.run.usage && (
+          <span class="usage">
+            {view.run.usage.inputTokens + view.run.usage.outputTokens} tokens · {view.run.usage.requests} model calls
+          </span>
+        )}
+      </div>
+      <RunSteps run={view.run} {...rest} />
+    </div>
+  );
+}
+
+function RunSteps({ run, ...rest }: { run: AgentRun } & Omit<Props, 'entries'>) {
+  const running = !isFinished(run.status);
+  return (
+    <div class="run">
+      {run.steps.map((step, i) => (
+        <StepView
+          key={i}
+          step={step}
+          streaming={running && i === run.steps.length - 1}
+          gate={step.kind === 'tool' ? gateOf(run, step.toolCallId) : undefined}
+          {...rest}
+        />
+      ))}
+      {running && run.steps.length === 0 && <div class="typing">…</div>}
+      {run.sources.length > 0 && <Sources sources={run.sources} onSource={rest.onSource} />}
+    </div>
+  );
+}
+
+/** The approval step of a gated tool call, if it has one. */
+function gateOf(run: AgentRun, toolCallId: string) {
+  return run.steps.find((s): s is Extract<Step, { kind: 'approval' }> => s.kind === 'approval' && s.toolCallId === toolCallId);
+}
+
+type StepProps = { step: Step; streaming: boolean; gate?: Extract<Step, { kind: 'approval' }> } & Omit<Props, 'entries'>;
+
+function StepView({ step, streaming, gate, ...rest }: StepProps) {
+  switch (step.kind) {
+    case 'text':
+      return <div class={`md answer${streaming ? ' streaming' : ''}`} data-testid="answer" dangerouslySetInnerHTML={{ __html: renderMarkdown(step.text) }} />;
+    case 'thought':
+      return (
+        <details class="thought">
+          <summary>Thinking</summary>
+          <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(step.text) }} />
+        </details>
+      );
+    case 'tool':
+      return (
+        <details class={`tool${step.isError ? ' failed' : ''}`} data-testid="tool-call">
+          <summary>
+            <code>{step.name}</code> <ToolState step={step} gate={gate} />
+          </summary>
+          <Json label="arguments" value={step.arguments} />
+          {step.result !== undefined && <Json label="result" value={step.result} />}
+        </details>
+      );
+    case 'action':
+      return (
+        <details class="action">
+          <summary>
+            action <code>{step.actionType}</code>
+          </summary>
+          <Json label="payload" value={step.payload} />
+        </details>
+      );
+    case 'approval':
+      return <ApprovalCard step={step} {...rest} />;
+    case 'child':
+      return (
+        <details class="child" open data-testid="child-run" data-agent={step.run.agent}>
+          <summary>
+            <span class="agent">{step.run.path.join(' → ')}</span>
+            <span class={`status ${step.run.status.toLowerCase()}`}>{statusLabel(step.run.status)}</span>
+          </summary>
+          <RunSteps run={step.run} {...rest} />
+        </details>
+      );
+    case 'error':
+      return (
+        <div class="error" role="alert">
+          {step.code}: {step.message}
+        </div>
+      );
+  }
+}
+
+function ToolState({ step, gate }: { step: Extract<Step, { kind: 'tool' }>; gate?: Extract<Step, { kind: 'approval' }> }) {
+  if (step.result !== undefined) return <span>{step.isError ? 'failed' : 'done'}</span>;
+  if (gate && !gate.decision) return <span class="pending">awaiting approval</span>;
+  if (gate?.decision && !gate.decision.approved) return <span>rejected</span>;
+  return <span class="pending">running…</span>;
+}
+
+function ApprovalCard({ step, onChanged, onProblem }: { step: Extract<Step, { kind: 'approval' }> } & Omit<Props, 'entries' | 'onSource'>) {
+  const [reason, setReason] = useState('');
+  const [sending, setSending] = useState(false);
+  const decide = async (approve: boolean) => {
+    setSending(true);
+    try {
+      const data = await request(WebDecideApprovalDocument, { id: step.approvalId, approve, reason: reason || undefined });
+      const result = data.decideApproval;
+      if (result.__typename !== 'DecideApprovalSuccess') onProblem(result.message);
+      // The turn's stream reports the decision (approval_result) and the work that follows.
+      onChanged();
+    } catch (error) {
+      onProblem((error as Error).message);
+    } finally {
+      setSending(false);
+    }
+  };
+  const decided = step.decision;
+  return (
+    <div class={`approval ${decided ? (decided.approved ? 'approved' : 'rejected') : 'pending'}`} data-testid="approval-card">
+      <div class="approval-head">
+        <strong>{step.agentPath.join(' → ')}</strong> wants to run <code>{step.name}</code>
+      </div>
+      <Json label="arguments" value={step.arguments} open />
+      {decided ? (
+        <div class="decision">
+          {decided.approved ? 'Approved' : 'Rejected'}
+          {decided.decidedBy ? ` by ${decided.decidedBy}` : ''}
+          {decided.reason ? `: ${decided.reason}` : ''}
+        </div>
+      ) : (
+        <div class="approval-actions">
+          <input placeholder="Reason (optional)" value={reason} onInput={(e) => setReason(e.currentTarget.value)} disabled={sending} />
+          <button class="approve" onClick={() => decide(true)} disabled={sending}>
+            Approve
+          </button>
+          <button class="reject" onClick={() => decide(false)} disabled={sending}>
+            Reject
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Sources({ sources, onSource }: { sources: Source[]; onSource(query: string): void }) {
+  return (
+    <div class="sources" data-testid="sources">
+      <span class="label">Sources</span>
+      {sources.map((s) => (
+        <button key={s.key} class="source" title={s.snippet ?? s.key} onClick={() => onSource(`LOOKUP "${s.key}"`)}>
+          {s.title ?? s.key}
+          {s.score != null && <span class="score">{s.score.toFixed(2)}</span>}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function Json({ label, value, open = false }: { label: string; value: unknown; open?: boolean }) {
+  return (
+    <div class="json">
+      <span class="label">{label}</span>
+      <pre class={open ? 'open' : ''}>{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>
+    </div>
+  );
+}
+
+function statusLabel(status: string): string {
+  return status === 'AWAITING_APPROVAL' ? 'awaiting approval' : status.toLowerCase().replace('_', ' ');
+}

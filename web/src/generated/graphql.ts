@@ -1,0 +1,1247 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+export type ApprovalStatus =
+  | 'APPROVED'
+  | 'EXPIRED'
+  | 'PENDING'
+  | 'REJECTED';
+
+export type AuthMode =
+  /** Identity from X-User-Id headers (development only) */
+  | 'HEADERS'
+  | 'JWT';
+
+export type CreateSessionInput = {
+  agent?: string | null | undefined;
+  metadata?: unknown;
+  name?: string | null | undefined;
+};
+
+export type ErrorCode =
+  | 'ALREADY_DECIDED'
+  | 'FORBIDDEN'
+  | 'LIMIT_EXCEEDED'
+  | 'MODEL_ERROR'
+  | 'NOT_FOUND'
+  | 'QUERY_SYNTAX'
+  | 'RATE_LIMITED'
+  | 'SESSION_BUSY'
+  | 'UNAUTHENTICATED'
+  | 'VALIDATION_FAILED';
+
+export type MessageType =
+  | 'assistant'
+  | 'memory'
+  | 'observation'
+  | 'system'
+  | 'think'
+  | 'tool_call'
+  | 'tool_response'
+  | 'user';
+
+export type RemMode =
+  | 'FUZZY'
+  | 'LOOKUP'
+  | 'SEARCH'
+  | 'SQL'
+  | 'TRAVERSE';
+
+export type SendMessageInput = {
+  /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
+  agent?: string | null | undefined;
+  content: string;
+  metadata?: unknown;
+  /** `provider:model`, a bare model of the default provider, or `demo`. */
+  model?: string | null | undefined;
+  /** Omit to start a new session. */
+  sessionId?: string | null | undefined;
+};
+
+export type TurnStatus =
+  | 'AWAITING_APPROVAL'
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'ERROR'
+  | 'INTERRUPTED'
+  | 'MAX_ITERATIONS'
+  | 'RUNNING';
+
+type WebError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
+
+type WebError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
+
+type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
+
+type WebError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
+
+type WebError_RateLimitedError_Fragment = { __typename: 'RateLimitedError', code: ErrorCode, message: string };
+
+type WebError_SessionBusyError_Fragment = { __typename: 'SessionBusyError', code: ErrorCode, message: string };
+
+type WebError_ValidationError_Fragment = { __typename: 'ValidationError', code: ErrorCode, message: string };
+
+export type WebErrorFragment =
+  | WebError_AlreadyDecidedError_Fragment
+  | WebError_ForbiddenError_Fragment
+  | WebError_NotFoundError_Fragment
+  | WebError_QuerySyntaxError_Fragment
+  | WebError_RateLimitedError_Fragment
+  | WebError_SessionBusyError_Fragment
+  | WebError_ValidationError_Fragment
+;
+
+export type WebSessionFragment = { id: string, name: string, agent: string | null, updatedAt: string };
+
+type StepFields_ActionEvent_Fragment = { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown };
+
+type StepFields_ApprovalNeededEvent_Fragment = { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> };
+
+type StepFields_ApprovalResultEvent_Fragment = { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null };
+
+type StepFields_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number, agent: string, depth: number };
+
+type StepFields_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string };
+
+type StepFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
+
+type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+
+type StepFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
+
+type StepFields_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> };
+
+type StepFields_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string };
+
+type StepFields_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown };
+
+type StepFields_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean };
+
+export type StepFieldsFragment =
+  | StepFields_ActionEvent_Fragment
+  | StepFields_ApprovalNeededEvent_Fragment
+  | StepFields_ApprovalResultEvent_Fragment
+  | StepFields_ChildEvent_Fragment
+  | StepFields_ContentEvent_Fragment
+  | StepFields_ErrorEvent_Fragment
+  | StepFields_FinalEvent_Fragment
+  | StepFields_ResumeEvent_Fragment
+  | StepFields_SourcesEvent_Fragment
+  | StepFields_ThoughtEvent_Fragment
+  | StepFields_ToolCallEvent_Fragment
+  | StepFields_ToolResultEvent_Fragment
+;
+
+export type WebSourceFragment = { key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null };
+
+type WebEvent_ActionEvent_Fragment = { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown };
+
+type WebEvent_ApprovalNeededEvent_Fragment = { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> };
+
+type WebEvent_ApprovalResultEvent_Fragment = { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null };
+
+type WebEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', childTurnId: string, childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, event:
+    | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+    | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+    | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+    | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
+    | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+    | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+    | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+    | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+   };
+
+type WebEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string };
+
+type WebEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
+
+type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+
+type WebEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
+
+type WebEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> };
+
+type WebEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string };
+
+type WebEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown };
+
+type WebEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean };
+
+export type WebEventFragment =
+  | WebEvent_ActionEvent_Fragment
+  | WebEvent_ApprovalNeededEvent_Fragment
+  | WebEvent_ApprovalResultEvent_Fragment
+  | WebEvent_ChildEvent_Fragment
+  | WebEvent_ContentEvent_Fragment
+  | WebEvent_ErrorEvent_Fragment
+  | WebEvent_FinalEvent_Fragment
+  | WebEvent_ResumeEvent_Fragment
+  | WebEvent_SourcesEvent_Fragment
+  | WebEvent_ThoughtEvent_Fragment
+  | WebEvent_ToolCallEvent_Fragment
+  | WebEvent_ToolResultEvent_Fragment
+;
+
+export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
+    | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+    | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+    | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+    | { __typename: 'ChildEvent', childTurnId: string, childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, event:
+        | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+        | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+        | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+        | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
+        | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+        | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+        | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+        | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+        | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+       }
+    | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+    | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+    | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+    | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+  > };
+
+export type WebViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebViewerQuery = { viewer: { userId: string | null, tenantId: string, authMode: AuthMode, defaultModel: string | null } };
+
+export type WebAgentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebAgentsQuery = { agents: { edges: Array<{ node: { name: string, description: string, model: string | null, tools: Array<{ name: string, requiresApproval: boolean }> } }> } };
+
+export type WebSessionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebSessionsQuery = { sessions: { edges: Array<{ node: { id: string, name: string, agent: string | null, updatedAt: string } }> } };
+
+export type WebConversationQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebConversationQuery = { session: { id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
+            | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+            | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+            | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+            | { __typename: 'ChildEvent', childTurnId: string, childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, event:
+                | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+                | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+                | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+                | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
+                | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+                | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+                | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+                | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+                | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+                | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+                | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+                | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+               }
+            | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+            | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+            | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+            | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+            | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+            | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+            | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+            | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+          > } }> } } | null };
+
+export type WebTurnEventsQueryVariables = Exact<{
+  id: string;
+  after?: number | null | undefined;
+}>;
+
+
+export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, events: Array<
+      | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+      | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+      | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+      | { __typename: 'ChildEvent', childTurnId: string, childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, event:
+          | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+          | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+          | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+          | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
+          | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+          | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+          | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+          | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+          | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+          | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+          | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+          | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+         }
+      | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+      | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+      | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+      | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+      | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+      | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+      | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+      | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+    > } | null };
+
+export type WebCreateSessionMutationVariables = Exact<{
+  input: CreateSessionInput;
+}>;
+
+
+export type WebCreateSessionMutation = { createSession:
+    | { __typename: 'CreateSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebRenameSessionMutationVariables = Exact<{
+  id: string;
+  name: string;
+}>;
+
+
+export type WebRenameSessionMutation = { renameSession:
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RenameSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebDeleteSessionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebDeleteSessionMutation = { deleteSession:
+    | { __typename: 'DeleteSessionSuccess' }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebSendMessageMutationVariables = Exact<{
+  input: SendMessageInput;
+}>;
+
+
+export type WebSendMessageMutation = { sendMessage:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string }, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
+    | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebCancelTurnMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebCancelTurnMutation = { cancelTurn:
+    | { __typename: 'CancelTurnSuccess' }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebDecideApprovalMutationVariables = Exact<{
+  id: string;
+  approve: boolean;
+  reason?: string | null | undefined;
+}>;
+
+
+export type WebDecideApprovalMutation = { decideApproval:
+    | { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string }
+    | { __typename: 'DecideApprovalSuccess', approval: { id: string, status: ApprovalStatus } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebFollowTurnSubscriptionVariables = Exact<{
+  turnId: string;
+  after?: number | null | undefined;
+}>;
+
+
+export type WebFollowTurnSubscription = { turnEvents:
+    | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+    | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+    | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+    | { __typename: 'ChildEvent', childTurnId: string, childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, event:
+        | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
+        | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
+        | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+        | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
+        | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+        | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+        | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+        | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+        | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+       }
+    | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
+    | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
+    | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
+    | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, toolCallId: string, name: string, result: unknown, isError: boolean }
+   };
+
+export type WebRemQueryQueryVariables = Exact<{
+  query: string;
+}>;
+
+
+export type WebRemQueryQuery = { remQuery: { mode: RemMode, tookMs: number, rows: unknown, truncated: boolean, hits: Array<{ id: string, key: string, entityType: string, name: string | null, summary: string | null, content: string | null, score: number | null, path: Array<string> | null, relType: string | null }> } };
+
+export type WebEntityQueryVariables = Exact<{
+  key: string;
+}>;
+
+
+export type WebEntityQuery = { entity: { key: string, name: string | null, entityType: string | null, summary: string | null, content: string | null, tags: Array<string>, uri: string | null, extractedData: unknown, updatedAt: string, graphEdges: Array<{ dst: string, relType: string, weight: number, target: { key: string, name: string | null, entityType: string | null } | null }> } | null };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const WebErrorFragmentDoc = new TypedDocumentString(`
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}
+    `, {"fragmentName":"WebError"}) as unknown as TypedDocumentString<WebErrorFragment, unknown>;
+export const WebSessionFragmentDoc = new TypedDocumentString(`
+    fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}
+    `, {"fragmentName":"WebSession"}) as unknown as TypedDocumentString<WebSessionFragment, unknown>;
+export const WebSourceFragmentDoc = new TypedDocumentString(`
+    fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}
+    `, {"fragmentName":"WebSource"}) as unknown as TypedDocumentString<WebSourceFragment, unknown>;
+export const StepFieldsFragmentDoc = new TypedDocumentString(`
+    fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+    fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}`, {"fragmentName":"StepFields"}) as unknown as TypedDocumentString<StepFieldsFragment, unknown>;
+export const WebEventFragmentDoc = new TypedDocumentString(`
+    fragment WebEvent on AgentEvent {
+  ...StepFields
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    path
+    event {
+      ...StepFields
+    }
+  }
+}
+    fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}`, {"fragmentName":"WebEvent"}) as unknown as TypedDocumentString<WebEventFragment, unknown>;
+export const WebTurnFragmentDoc = new TypedDocumentString(`
+    fragment WebTurn on Turn {
+  id
+  status
+  agent
+  model
+  startedAt
+  lastSeq
+  events(first: 5000) {
+    ...WebEvent
+  }
+}
+    fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}
+fragment WebEvent on AgentEvent {
+  ...StepFields
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    path
+    event {
+      ...StepFields
+    }
+  }
+}`, {"fragmentName":"WebTurn"}) as unknown as TypedDocumentString<WebTurnFragment, unknown>;
+export const WebViewerDocument = new TypedDocumentString(`
+    query WebViewer {
+  viewer {
+    userId
+    tenantId
+    authMode
+    defaultModel
+  }
+}
+    `) as unknown as TypedDocumentString<WebViewerQuery, WebViewerQueryVariables>;
+export const WebAgentsDocument = new TypedDocumentString(`
+    query WebAgents {
+  agents(first: 100) {
+    edges {
+      node {
+        name
+        description
+        model
+        tools {
+          name
+          requiresApproval
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebAgentsQuery, WebAgentsQueryVariables>;
+export const WebSessionsDocument = new TypedDocumentString(`
+    query WebSessions {
+  sessions(first: 100) {
+    edges {
+      node {
+        ...WebSession
+      }
+    }
+  }
+}
+    fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}`) as unknown as TypedDocumentString<WebSessionsQuery, WebSessionsQueryVariables>;
+export const WebConversationDocument = new TypedDocumentString(`
+    query WebConversation($id: ID!) {
+  session(id: $id) {
+    ...WebSession
+    messages(last: 100) {
+      edges {
+        node {
+          id
+          type
+          content
+          createdAt
+        }
+      }
+    }
+    turns(last: 30) {
+      edges {
+        node {
+          ...WebTurn
+        }
+      }
+    }
+  }
+}
+    fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}
+fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}
+fragment WebEvent on AgentEvent {
+  ...StepFields
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    path
+    event {
+      ...StepFields
+    }
+  }
+}
+fragment WebTurn on Turn {
+  id
+  status
+  agent
+  model
+  startedAt
+  lastSeq
+  events(first: 5000) {
+    ...WebEvent
+  }
+}`) as unknown as TypedDocumentString<WebConversationQuery, WebConversationQueryVariables>;
+export const WebTurnEventsDocument = new TypedDocumentString(`
+    query WebTurnEvents($id: ID!, $after: Int) {
+  turn(id: $id) {
+    id
+    status
+    events(after: $after, first: 5000) {
+      ...WebEvent
+    }
+  }
+}
+    fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}
+fragment WebEvent on AgentEvent {
+  ...StepFields
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    path
+    event {
+      ...StepFields
+    }
+  }
+}`) as unknown as TypedDocumentString<WebTurnEventsQuery, WebTurnEventsQueryVariables>;
+export const WebCreateSessionDocument = new TypedDocumentString(`
+    mutation WebCreateSession($input: CreateSessionInput!) {
+  createSession(input: $input) {
+    __typename
+    ... on CreateSessionSuccess {
+      session {
+        ...WebSession
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}
+fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}`) as unknown as TypedDocumentString<WebCreateSessionMutation, WebCreateSessionMutationVariables>;
+export const WebRenameSessionDocument = new TypedDocumentString(`
+    mutation WebRenameSession($id: ID!, $name: String!) {
+  renameSession(id: $id, name: $name) {
+    __typename
+    ... on RenameSessionSuccess {
+      session {
+        ...WebSession
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}
+fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}`) as unknown as TypedDocumentString<WebRenameSessionMutation, WebRenameSessionMutationVariables>;
+export const WebDeleteSessionDocument = new TypedDocumentString(`
+    mutation WebDeleteSession($id: ID!) {
+  deleteSession(id: $id) {
+    __typename
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebDeleteSessionMutation, WebDeleteSessionMutationVariables>;
+export const WebSendMessageDocument = new TypedDocumentString(`
+    mutation WebSendMessage($input: SendMessageInput!) {
+  sendMessage(input: $input) {
+    __typename
+    ... on SendMessagePayload {
+      session {
+        ...WebSession
+      }
+      userMessage {
+        id
+        type
+        content
+        createdAt
+      }
+      turn {
+        id
+        status
+        agent
+        model
+        startedAt
+        lastSeq
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}
+fragment WebSession on Session {
+  id
+  name
+  agent
+  updatedAt
+}`) as unknown as TypedDocumentString<WebSendMessageMutation, WebSendMessageMutationVariables>;
+export const WebCancelTurnDocument = new TypedDocumentString(`
+    mutation WebCancelTurn($id: ID!) {
+  cancelTurn(id: $id) {
+    __typename
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebCancelTurnMutation, WebCancelTurnMutationVariables>;
+export const WebDecideApprovalDocument = new TypedDocumentString(`
+    mutation WebDecideApproval($id: ID!, $approve: Boolean!, $reason: String) {
+  decideApproval(id: $id, approve: $approve, reason: $reason) {
+    __typename
+    ... on DecideApprovalSuccess {
+      approval {
+        id
+        status
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebDecideApprovalMutation, WebDecideApprovalMutationVariables>;
+export const WebFollowTurnDocument = new TypedDocumentString(`
+    subscription WebFollowTurn($turnId: ID!, $after: Int) {
+  turnEvents(turnId: $turnId, after: $after) {
+    ...WebEvent
+  }
+}
+    fragment StepFields on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on SourcesEvent {
+    sources {
+      ...WebSource
+    }
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    sources {
+      ...WebSource
+    }
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    toolCallId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ResumeEvent {
+    approvalId
+  }
+}
+fragment WebSource on Source {
+  key
+  title
+  uri
+  snippet
+  score
+  entityType
+}
+fragment WebEvent on AgentEvent {
+  ...StepFields
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    path
+    event {
+      ...StepFields
+    }
+  }
+}`) as unknown as TypedDocumentString<WebFollowTurnSubscription, WebFollowTurnSubscriptionVariables>;
+export const WebRemQueryDocument = new TypedDocumentString(`
+    query WebRemQuery($query: String!) {
+  remQuery(query: $query) {
+    mode
+    tookMs
+    rows
+    truncated
+    hits {
+      id
+      key
+      entityType
+      name
+      summary
+      content
+      score
+      path
+      relType
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebRemQueryQuery, WebRemQueryQueryVariables>;
+export const WebEntityDocument = new TypedDocumentString(`
+    query WebEntity($key: String!) {
+  entity(key: $key) {
+    key
+    name
+    entityType
+    summary
+    content
+    tags
+    uri
+    extractedData
+    updatedAt
+    graphEdges {
+      dst
+      relType
+      weight
+      target {
+        key
+        name
+        entityType
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebEntityQuery, WebEntityQueryVariables>;
