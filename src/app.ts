@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createIdentify } from './auth/identify.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { ValidationError } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, pendingMigrations } from './db/migrations.js';
 import { AgentRegistry } from './agents/registry.js';
@@ -12,6 +13,8 @@ import { startMaintenance } from './agents/maintenance.js';
 import { Supervisor } from './agents/supervisor.js';
 import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
+import { loadRoutingFile } from './agents/routing-file.js';
+import { Router } from './agents/routing.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -159,12 +162,23 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
-  const turns = new TurnService(engine, supervisor);
+  const router = new Router(engine, await routingRules(config), { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent });
+  const turns = new TurnService(engine, supervisor, router);
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
   return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
+}
+
+/** routing.yaml's rules; a file that is missing or invalid stops start-up with its located problems. */
+async function routingRules(config: Config) {
+  try {
+    return await loadRoutingFile(config.workflow.routingFile);
+  } catch (error) {
+    const problems = error instanceof ValidationError ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`) : [(error as Error).message];
+    throw new ConfigError(problems.map((p) => `ROUTING_FILE ${config.workflow.routingFile}: ${p}`));
+  }
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -90,6 +90,11 @@ const env = z.object({
   REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
+  // --- workflow: routing, dreaming, experiments ---
+  /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
+  ROUTING_FILE: z.string().min(1).optional(),
+  /** Agent (structured output {agent, reason}) that picks the active agent of sessions with routing on. */
+  ROUTING_CLASSIFIER_AGENT: z.string().min(1).default('router'),
 });
 
 const llmProviders = z.record(
@@ -127,6 +132,7 @@ export interface Config {
     maxToolCallsPerResponse: number;
     maxChildTurns: number;
   };
+  workflow: { routingFile?: string; classifierAgent: string };
   database: { url?: string; dataDir: string; poolSize: number };
   pubsub: { redisUrl?: string };
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
@@ -185,6 +191,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxToolCallsPerResponse: e.MAX_TOOL_CALLS_PER_RESPONSE,
       maxChildTurns: e.MAX_CHILD_TURNS,
     },
+    workflow: { routingFile: e.ROUTING_FILE, classifierAgent: e.ROUTING_CLASSIFIER_AGENT },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     pubsub: { redisUrl: e.REDIS_URL },
     log: { level: e.LOG_LEVEL },

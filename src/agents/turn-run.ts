@@ -57,7 +57,7 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
     ports: {
       emit: (body) => void hub.emit(turn.id, body),
       delegate: (request) => delegate(run, request),
-      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, agentName: run.agent.name },
+      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, jobId: null, agentName: run.agent.name },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
     },
   });

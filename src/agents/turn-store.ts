@@ -5,6 +5,7 @@ import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from './registry.js';
+import type { RoutedBy } from './routing.js';
 import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** Where a new turn sits: a session's top-level turn, or a child of another turn. */
@@ -23,6 +24,8 @@ export interface NewTopLevelTurn {
   model: ChatModel;
   content: string;
   metadata: Record<string, unknown>;
+  /** How the agent was chosen (and by which rule). */
+  routing: { routedBy: RoutedBy; rule: string | null };
 }
 
 /**
@@ -53,11 +56,13 @@ export class TurnStore {
             tenantId: input.ctx.tenantId,
             userId: input.ctx.userId,
             agent: input.session.agent,
+            routing: false,
+            activeAgent: null,
             metadata: {},
             createdAt: now,
             updatedAt: now,
           };
-    const turn = this.newTurn({ session, agent: input.agent, model: input.model }, now);
+    const turn = { ...this.newTurn({ session, agent: input.agent, model: input.model }, now), routedBy: input.routing.routedBy, routingRule: input.routing.rule };
     const messageId = randomUUID();
     const metadata = JSON.stringify(storable(input.metadata));
     const content = storable(input.content);
@@ -70,8 +75,8 @@ export class TurnStore {
           ),`;
     const [row] = await this.prisma.$queryRaw<{ seq: number }[]>`
       WITH ${newSession} turn AS (
-        INSERT INTO turns (id, root_id, session_id, agent, agent_version, model, depth, agent_path, runner, heartbeat_at, tenant_id, user_id, started_at)
-        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.model}, 0, ${turn.agentPath}::text[],
+        INSERT INTO turns (id, root_id, session_id, agent, agent_version, routed_by, routing_rule, model, depth, agent_path, runner, heartbeat_at, tenant_id, user_id, started_at)
+        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
                 ${turn.runner}, ${now}, ${turn.tenantId}, ${turn.userId}, ${now})
         RETURNING id
       )
@@ -264,6 +269,8 @@ export class TurnStore {
       rootId: parent?.rootId ?? id,
       agent: agent.name,
       agentVersion: agent.version,
+      routedBy: null,
+      routingRule: null,
       model: model.id,
       status: 'RUNNING',
       depth: parent ? parent.depth + 1 : 0,

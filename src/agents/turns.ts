@@ -10,6 +10,7 @@ import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
 import { historyFor } from './history.js';
 import { freshState } from './run-state.js';
+import type { RouteDecision, Router } from './routing.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
 
@@ -42,16 +43,19 @@ export class TurnService {
   constructor(
     private readonly deps: EngineDeps,
     private readonly supervisor: Supervisor,
+    readonly router: Router,
   ) {}
 
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
-    const { agents, models, store, settings } = this.deps;
+    const { agents, models, store } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
     if (existing && existing.userId === null && !ctx.isAdmin) throw new ForbiddenError('Only admins may send messages into a shared session');
-    const agent = await agents.load(ctx, input.agent ?? ctx.agentSchemaUri ?? existing?.agent ?? settings.defaultAgent);
-    const model = models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
+    const metadata = input.metadata ?? {};
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true });
+    const agent = await agents.load(ctx, route.agent);
+    const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
 
     let started: SendMessageOutcome;
     try {
@@ -61,7 +65,9 @@ export class TurnService {
         agent,
         model,
         content: input.content,
-        metadata: input.metadata ?? {},
+        // What a structured preprocessor read from the content fills the fields the caller left out.
+        metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
+        routing: { routedBy: route.routedBy, rule: route.rule },
       });
     } catch (error) {
       const state = sqlStateOf(error);
@@ -70,14 +76,29 @@ export class TurnService {
       throw error;
     }
 
-    const { turn, session } = started;
+    const { turn } = started;
+    const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
     const tree = this.supervisor.adopt(turn);
-    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content), signal: tree.controller.signal };
+    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], route.content), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage.seq), input.content);
+      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage.seq), route.content);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
-    return started;
+    return { ...started, session };
+  }
+
+  /** Which agent `sendMessage` would run for this input, and why, without running or storing anything. */
+  async routeMessage(ctx: AgentContext, raw: SendMessageInput): Promise<RouteDecision> {
+    const input = parseInput(sendInput, raw, ['input']);
+    const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
+    await this.deps.agents.load(ctx, route.agent);
+    return route;
+  }
+
+  /** Stores the routing classifier's new choice of active agent on the session. */
+  private activate(session: Session, agent: string): Promise<Session> {
+    return this.deps.prisma.session.update({ where: { id: session.id }, data: { activeAgent: agent } });
   }
 
   /** A turn the caller can see; NOT_FOUND otherwise. */

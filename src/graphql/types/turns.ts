@@ -2,6 +2,7 @@ import type { UsageTotals } from '../../events/agent-event.js';
 import { readLogs, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
+import type { SendMessageInput as SendInput } from '../../agents/turns.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
 import { pageSize } from '../pagination.js';
@@ -63,7 +64,7 @@ builder.prismaObjectField('Session', 'turns', (t) =>
   }),
 );
 
-const SendMessageInput = builder.inputType('SendMessageInput', {
+export const SendMessageInput = builder.inputType('SendMessageInput', {
   fields: (t) => ({
     sessionId: t.id({ required: false, description: 'Omit to start a new session.' }),
     content: t.string(),
@@ -72,6 +73,17 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
     metadata: t.field({ type: 'JSON', required: false }),
   }),
 });
+
+/** A SendMessageInput as the turn service takes it (global session id decoded). */
+export function sendInputOf(input: typeof SendMessageInput.$inferInput): SendInput {
+  return {
+    sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : null,
+    content: input.content,
+    agent: input.agent,
+    model: input.model,
+    metadata: input.metadata as Record<string, unknown> | null | undefined,
+  };
+}
 
 const SendMessagePayload = builder
   .objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload')
@@ -103,13 +115,7 @@ builder.mutationFields((t) => ({
     errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError], directResult: true },
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) =>
-      ctx.turns.sendMessage(ctx.viewer, {
-        sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : null,
-        content: input.content,
-        agent: input.agent,
-        model: input.model,
-        metadata: input.metadata as Record<string, unknown> | null | undefined,
-      }),
+      ctx.turns.sendMessage(ctx.viewer, sendInputOf(input)),
   }),
   cancelTurn: t.field({
     type: TurnRef,

@@ -1,0 +1,82 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { AgentContext } from '../auth/agent-context.js';
+import { LimitExceededError, ModelError } from '../errors.js';
+import type { UsageTotals } from '../events/agent-event.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { EngineDeps } from './engine-deps.js';
+import { runAgentLoop } from './agent-loop.js';
+import { structuredOutputSchema } from './prompt.js';
+import type { ResolvedAgent } from './registry.js';
+import type { AgentSpec } from './spec.js';
+import { freshState } from './run-state.js';
+
+export interface DetachedRunInput {
+  agent: ResolvedAgent;
+  /** The agent's own model (or the default) when absent. */
+  model?: ChatModel;
+  ctx: AgentContext;
+  content: string;
+  /** The background job this run belongs to: memory its tools write records it as the source. */
+  jobId?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface DetachedRunResult {
+  /** The answer's text (for a structured agent, the JSON as sent). */
+  text: string;
+  /** The validated JSON object of a structured agent. */
+  output: Record<string, unknown> | null;
+  usage: UsageTotals;
+  model: string;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+const validators = new WeakMap<AgentSpec, ValidateFunction>();
+
+/**
+ * Runs an agent once outside any session or turn: the routing classifier, evaluators, dreaming.
+ * The same loop and tools as a turn, with nothing streamed or stored; a tool that needs a human
+ * decision or another agent is refused (nobody is there to decide). A structured agent's answer
+ * must parse and match its properties, else MODEL_ERROR.
+ */
+export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger'>, input: DetachedRunInput): Promise<DetachedRunResult> {
+  const { agent, ctx } = input;
+  const model = input.model ?? deps.models.resolve(agent.spec.model ?? null);
+  const state = freshState(agent, ctx, [], input.content);
+  const outcome = await runAgentLoop({
+    agent,
+    model,
+    tools: deps.tools,
+    state,
+    signal: input.signal ?? new AbortController().signal,
+    request: { userId: ctx.userId, sessionId: null, addedInstruction: null },
+    gatedTools: new Set(),
+    maxToolCallsPerResponse: 8,
+    ports: {
+      emit: () => {},
+      delegate: () => Promise.reject(new LimitExceededError('ask_agent is not available to background runs')),
+      toolContext: { agent: state.context, prisma: deps.prisma, turnId: null, sessionId: null, jobId: input.jobId ?? null, agentName: agent.name },
+      onUnexpected: (error) => deps.logger.error({ err: error, agent: agent.name }, 'background agent run failed'),
+    },
+  });
+  if (outcome.kind === 'paused') throw new ModelError(`${agent.name} asked for a tool that needs a human decision, which background runs cannot get`);
+  if (outcome.status !== 'COMPLETED') throw new ModelError(`${agent.name} did not finish: ${outcome.error?.message ?? outcome.status}`);
+  return { text: state.text, output: agent.spec.structuredOutput ? structuredOutput(agent, state.text) : null, usage: state.usage, model: model.id };
+}
+
+/** A structured agent's answer as the object its properties describe. */
+function structuredOutput(agent: ResolvedAgent, text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ModelError(`${agent.name} answered with text that is not JSON`);
+  }
+  let validate = validators.get(agent.spec);
+  if (!validate) validators.set(agent.spec, (validate = ajv.compile(structuredOutputSchema(agent.spec)!.json_schema.schema)));
+  if (!validate(value)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(answer)'} ${e.message}`).join('; ');
+    throw new ModelError(`${agent.name} answered with JSON that does not match its schema: ${problems}`);
+  }
+  return value as Record<string, unknown>;
+}
