@@ -24,6 +24,7 @@ import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import { createSearchTool } from './rem/search-tool.js';
+import { createSaveMemoryTool } from './rem/save-memory-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { createChatApp } from './http/chat-app.js';
@@ -137,7 +138,7 @@ interface Services extends AppServices {
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
   const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,

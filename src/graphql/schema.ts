@@ -9,6 +9,7 @@ import './types/agents.js';
 import './types/approvals.js';
 import './types/rem.js';
 import './types/routing.js';
+import './types/provenance.js';
 
 builder.queryType({});
 builder.mutationType({});
