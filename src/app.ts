@@ -15,6 +15,9 @@ import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
 import { loadRoutingFile } from './agents/routing-file.js';
 import { Router } from './agents/routing.js';
+import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
+import { JobQueue } from './jobs/job-queue.js';
+import { JobWorker, type JobHandler } from './jobs/job-worker.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -86,6 +89,8 @@ export async function startApp(
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
   const yoga = createGraphQLServer({ services, identify, logger, graphiql });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
+  services.worker.start();
+  const dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
   const httpServer = createServer((req, res) => {
@@ -119,6 +124,8 @@ export async function startApp(
       httpServer.closeIdleConnections();
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
       await stopMaintenance();
+      clearInterval(dreams);
+      await services.worker.stop();
       await services.supervisor.shutdown();
       await closed;
       clearTimeout(forced);
@@ -134,6 +141,7 @@ export async function startApp(
 /** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */
 interface Services extends AppServices {
   supervisor: Supervisor;
+  worker: JobWorker;
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
@@ -169,7 +177,24 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
+  const queue = new JobQueue(db.prisma, processId);
+  const memory = { prisma: db.prisma, embedder: rem.embedder };
+  const handlers: Record<string, JobHandler> = { [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }) };
+  const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
+  queue.onEnqueued = () => worker.wake();
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, queue, worker };
+}
+
+function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {
+  return Object.fromEntries(Object.entries(all).filter(([name]) => names.includes(name)));
+}
+
+/** Queues a dream for every user with new conversation every `intervalMs` (0 = never). */
+function startDreamSchedule(services: Services, intervalMs: number, logger: Logger): NodeJS.Timeout | undefined {
+  if (intervalMs === 0) return undefined;
+  const timer = setInterval(() => void scheduleDreams(services).catch((error) => logger.warn({ err: error }, 'could not schedule dreams')), intervalMs);
+  timer.unref();
+  return timer;
 }
 
 /** routing.yaml's rules; a file that is missing or invalid stops start-up with its located problems. */

@@ -59,6 +59,7 @@ export class TurnStore {
             routing: false,
             activeAgent: null,
             metadata: {},
+            dreamedSeq: 0,
             createdAt: now,
             updatedAt: now,
           };

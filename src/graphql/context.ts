@@ -6,6 +6,7 @@ import type { PrismaClient } from '../db/generated/client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import type { RemService } from '../rem/service.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
@@ -26,4 +27,6 @@ export interface AppServices {
   relay: EventRelay;
   /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */
   rem: RemService;
+  /** Background jobs (dreaming, experiments). */
+  queue: JobQueue;
 }

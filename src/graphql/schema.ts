@@ -10,6 +10,7 @@ import './types/approvals.js';
 import './types/rem.js';
 import './types/routing.js';
 import './types/provenance.js';
+import './types/jobs.js';
 
 builder.queryType({});
 builder.mutationType({});

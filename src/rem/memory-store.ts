@@ -318,7 +318,7 @@ export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(r
  * transaction opens, so a slow embedding endpoint never holds a connection (or, on PGlite, the
  * whole database); a provider failure writes nothing.
  */
-async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]): Promise<MemoryRow[]> {
+async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], alsoInTransaction?: (tx: Tx) => Promise<void>): Promise<MemoryRow[]> {
   const seen = new Map<string, (string | number)[]>();
   for (const item of items) {
     const id = rowId(item.kind, item.owner, item.key);
@@ -346,6 +346,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]):
       }
       const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
       await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
+      await alsoInTransaction?.(tx);
       return rows;
     },
     { timeout: 60_000, maxWait: 10_000 },
@@ -450,8 +451,17 @@ export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentI
 
 export const MAX_INGEST_ITEMS = 1000;
 
-/** Upserts every item in one transaction: either all are written (with their embeddings) or none. */
-export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryItemInput[], source: MemorySource = {}): Promise<IngestResult> {
+/**
+ * Upserts every item in one transaction: either all are written (with their embeddings) or none.
+ * `alsoInTransaction` runs last in the same transaction (a failure there writes nothing).
+ */
+export async function ingest(
+  deps: MemoryDeps,
+  ctx: AgentContext,
+  items: MemoryItemInput[],
+  source: MemorySource = {},
+  alsoInTransaction?: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<IngestResult> {
   if (items.length > MAX_INGEST_ITEMS) {
     throw new ValidationError(`items: at most ${MAX_INGEST_ITEMS} per call`, [{ path: ['items'], message: `at most ${MAX_INGEST_ITEMS} per call` }]);
   }
@@ -464,7 +474,7 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
     const kind = given[0]!;
     return prepare(ctx, kind, item[kind], ['items', i, kind], source);
   });
-  const rows = await writeAll(deps, ctx, prepared);
+  const rows = await writeAll(deps, ctx, prepared, alsoInTransaction);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
   return result;

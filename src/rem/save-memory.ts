@@ -60,7 +60,15 @@ export async function saveMemory(deps: MemoryDeps, ctx: AgentContext, input: Sav
 async function mergedEdges(deps: MemoryDeps, ctx: AgentContext, kind: SaveMemoryInput['kind'], key: string, added: NonNullable<SaveMemoryInput['edges']>) {
   const where = { key, ...ownedBy({ ...ctx, isAdmin: false }) };
   const stored = kind === 'entity' ? await deps.prisma.entity.findFirst({ where }) : await deps.prisma.moment.findFirst({ where });
-  const existing = Array.isArray(stored?.graphEdges) ? (stored.graphEdges as unknown as StoredEdge[]) : [];
+  return mergeEdges(stored?.graphEdges, added);
+}
+
+/**
+ * A row's stored edges with `added` ones put in: an added edge replaces a stored one with the same
+ * target and relation. The result is in the input form of the memory store.
+ */
+export function mergeEdges(stored: unknown, added: { dst: string; rel_type: string; weight?: number }[]) {
+  const existing = Array.isArray(stored) ? (stored as StoredEdge[]) : [];
   const fresh = added.map((e) => ({ dst: e.dst, relType: e.rel_type, weight: e.weight ?? null }));
   const same = (e: StoredEdge) => fresh.some((f) => normalizeKey(f.dst) === e.dst && f.relType === e.rel_type);
   return [...existing.filter((e) => !same(e)).map((e) => ({ dst: e.dst, relType: e.rel_type, weight: e.weight, properties: e.properties ?? null })), ...fresh];

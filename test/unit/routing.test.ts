@@ -53,6 +53,7 @@ const session = (over: Partial<Session>): Session => ({
   routing: false,
   activeAgent: null,
   metadata: {},
+  dreamedSeq: 0,
   createdAt: new Date(),
   updatedAt: new Date(),
   ...over,
