@@ -96,7 +96,7 @@ const env = z.object({
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
   /** SQL mode: rows all generate_series calls of one query may produce together (integer constants only). */
-  REM_SQL_MAX_SERIES_ROWS: z.coerce.number().int().min(1).max(100_000_000).default(10_000),
+  REM_SQL_MAX_SERIES_ROWS: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
 });
 
 const llmProviders = z.record(

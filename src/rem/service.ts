@@ -3,7 +3,7 @@
  * caller (their rows and the tenant's shared rows, user_id IS NULL) on PGlite and PostgreSQL alike.
  */
 import type { AgentContext } from '../auth/agent-context.js';
-import type { Database } from '../db/database.js';
+import type { Database, Watchdog } from '../db/database.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
@@ -258,9 +258,10 @@ export class RemService {
             FROM (SELECT to_json(rem_sql_q)::text AS rem_sql_row FROM (\n${query.sql}\n) AS rem_sql_q LIMIT ${rowCap + 1}) AS rem_sql_rows) AS rem_sql_out`;
     const timeLimit = () =>
       new LimitExceededError(`SQL query stopped: it ran longer than the ${statementTimeoutMs} ms SQL mode allows; add filters or a LIMIT`);
+    let watchdog: Watchdog | undefined;
     const rows = await this.deps.prisma
       .$transaction(async (tx) => {
-        const watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
+        watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
         try {
           await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
           await tx.$queryRawUnsafe(
@@ -285,7 +286,8 @@ export class RemService {
         }
       }, { timeout: statementTimeoutMs + 5000, maxWait: 10_000 })
       .catch((error: unknown) => {
-        throw mapSqlError(error, offset, timeLimit);
+        // Prisma wraps what the stopped database answered; the watchdog knows what happened.
+        throw watchdog?.fired ? timeLimit() : mapSqlError(error, offset, timeLimit);
       });
     const kept = rows.filter((r, i) => i < rowCap && r.row !== null && r.bytes <= maxBytes);
     const objects = kept.map((r) => JSON.parse(r.row!) as Record<string, unknown>);
