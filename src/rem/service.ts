@@ -70,7 +70,7 @@ export interface RemResult {
   hits: RemHit[];
   /** SQL mode: the rows as JSON objects. */
   rows: Record<string, unknown>[] | null;
-  /** SQL mode: more rows matched than the row cap allows. */
+  /** SQL mode: more rows matched than the row cap or the byte cap let through. */
   truncated: boolean;
   tookMs: number;
 }
