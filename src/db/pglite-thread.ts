@@ -192,9 +192,12 @@ export class PGliteThread extends BasePGlite {
       });
       worker.on('exit', (code) => {
         const error = new Error(`PGlite worker exited (code ${code})`);
-        if (this.#worker === worker) this.#alive = false;
         reject(error);
-        if (this.#worker === worker && !this.#closed) this.#failAll(error);
+        if (this.#worker !== worker || this.#closed) return;
+        // A worker that had opened the database and died (out of memory, say) is replaced; one
+        // that could not open it is not retried in a loop: callers get the error.
+        if (this.#alive) this.#restart(error);
+        else this.#failAll(error);
       });
     });
     // Failures reach callers through #call; this keeps an unawaited rejection from being unhandled.

@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { createSearchTool } from '../../src/rem/search-tool.js';
+import { RemService } from '../../src/rem/service.js';
+import type { ToolContext } from '../../src/tools/tool.js';
 import { IngestDocument, RemQueryDocument } from '../generated/graphql.js';
-import { errorCode, newUser, type Caller } from '../support/client.js';
+import { contextOf, errorCode, newUser, type Caller } from '../support/client.js';
 import { backend, startTestServer, tempDataDir, type TestServer } from '../support/server.js';
 
 /** SQL mode's limits, attacked through remQuery over HTTP; the other suites cover ordinary use. */
@@ -91,6 +96,17 @@ describe('SQL mode is bounded in time and never blocks other requests', () => {
       expect((await rem(user, 'SQL SELECT count(*)::int AS n FROM entities')).rows).toEqual([{ n: 1 }]);
       await remember(user, 'written-after');
       expect((await rem(user, 'SQL SELECT key FROM entities ORDER BY key')).rows).toEqual([{ key: 'survivor' }, { key: 'written-after' }]);
+
+      // The agents' search tool is held to the same rules and limits.
+      const rules = loadConfig({ ...heavy, REM_SQL_STATEMENT_TIMEOUT_MS: '1000' }).rem;
+      const search = createSearchTool(
+        new RemService({ prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter }, rules),
+      );
+      const ctx = { agent: contextOf(user), emit: () => {} } as unknown as ToolContext;
+      const recursive = 'SQL WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';
+      expect(await search.handler({ query: recursive }, ctx)).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringMatching(/recursive/) } });
+      expect(await search.handler({ query: slow(1_000_000_000) }, ctx)).toMatchObject({ error: { code: 'LIMIT_EXCEEDED' } });
+      expect(await search.handler({ query: 'LOOKUP "survivor"' }, ctx)).toMatchObject({ hits: [{ key: 'survivor' }] });
     } finally {
       await server.stop();
     }
