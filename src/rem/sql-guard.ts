@@ -78,6 +78,9 @@ const ALLOWED_NODES = new Set(
   SQLValueFunction GroupingSet GroupingFunc ColumnDef CollateClause`.split(/\s+/),
 );
 
+/** Deepest parse tree (in JSON levels, about three per nested expression) the checker walks. */
+const MAX_TREE_DEPTH = 1000;
+
 /** Functions whose result can be longer than their input (see MAX_REPLACEMENT_CHARS). */
 const GROWING_FUNCTIONS = new Set(['replace', 'regexp_replace']);
 
@@ -91,6 +94,9 @@ type Node = Record<string, unknown>;
  */
 export async function checkSqlQuery(sql: string, offset = 0, limits: SqlGuardLimits = DEFAULT_SQL_GUARD_LIMITS): Promise<void> {
   await loadModule();
+  // The parser reads C strings: text after a NUL would not be what it checked.
+  const nul = sql.indexOf('\0');
+  if (nul >= 0) throw new QuerySyntaxError(`SQL mode does not accept NUL characters (position ${offset + nul})`, offset + nul, []);
   let tree: { stmts?: { stmt?: Node }[] };
   try {
     tree = parseSync(sql) as typeof tree;
@@ -256,13 +262,15 @@ function statementName(type: string | undefined): string {
     .toUpperCase();
 }
 
-function collectCteNames(value: unknown, into: Set<string>): void {
-  if (Array.isArray(value)) return value.forEach((item) => collectCteNames(item, into));
+/** Also bounds the tree's depth, which keeps the checker's recursion far from the stack's limit. */
+function collectCteNames(value: unknown, into: Set<string>, depth = 0): void {
+  if (depth > MAX_TREE_DEPTH) refuse(`SQL mode does not allow expressions nested this deeply (more than ${MAX_TREE_DEPTH} levels of the parse tree)`);
+  if (Array.isArray(value)) return value.forEach((item) => collectCteNames(item, into, depth + 1));
   if (typeof value !== 'object' || value === null) return;
   const node = value as Node;
   const cte = node.CommonTableExpr as { ctename?: string } | undefined;
   if (cte?.ctename) into.add(cte.ctename);
-  for (const key of Object.keys(node)) collectCteNames(node[key], into);
+  for (const key of Object.keys(node)) collectCteNames(node[key], into, depth + 1);
 }
 
 function stringsOf(list: unknown): string[] {

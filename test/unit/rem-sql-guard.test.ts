@@ -109,6 +109,8 @@ describe('SQL guard (PostgreSQL parse tree)', () => {
     ['SELECT * FROM public.sessions', ForbiddenError, /public/],
     ['SELECT * FROM sessions', QuerySyntaxError, /relation "sessions" does not exist.*resources, entities/],
     ['WITH sessions AS (SELECT 1) SELECT * FROM rem_sql_custom.sessions', QuerySyntaxError, /sessions/],
+    // Text a C parser would cut short
+    ['SELECT 1\0; DELETE FROM entities', QuerySyntaxError, /NUL/],
     // Text PostgreSQL cannot parse
     ['SELECT 1 /* unterminated', QuerySyntaxError, /syntax|unterminated/i],
     ['SELECT \'unterminated', QuerySyntaxError, /unterminated/i],
@@ -118,6 +120,16 @@ describe('SQL guard (PostgreSQL parse tree)', () => {
     const error = await refusal(sql);
     expect(error).toBeInstanceOf(type);
     expect(error.message).toMatch(message);
+  });
+
+  it('refuses trees too deep to check, and keeps working afterwards', async () => {
+    const sum = 'SELECT ' + Array.from({ length: 1000 }, () => '1').join(' + ');
+    expect(await refusal(sum)).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/nested this deeply/) });
+    const calls = 'SELECT ' + 'lower('.repeat(2000) + "'x'" + ')'.repeat(2000);
+    expect(await refusal(calls)).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/nested this deeply/) });
+    const parens = 'SELECT ' + '('.repeat(100_000) + '1' + ')'.repeat(100_000);
+    expect(await refusal(parens)).toMatchObject({ code: 'QUERY_SYNTAX', message: expect.stringMatching(/memory exhausted/) });
+    await expect(checkSqlQuery('SELECT key FROM entities')).resolves.toBeUndefined();
   });
 
   it('reports positions relative to the whole REM query', async () => {
