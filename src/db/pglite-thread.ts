@@ -11,9 +11,9 @@
  * that, so `memory://` is a private temporary directory here, removed on close.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, protocol, messages } from '@electric-sql/pglite';
@@ -130,9 +130,8 @@ export class PGliteThread extends BasePGlite {
     onRawData(await this.execProtocolRaw(message));
   }
 
-  async syncToFs(): Promise<void> {
-    await this.#call({ kind: 'sync' });
-  }
+  /** The worker's file system (a data directory, NodeFS) writes through: nothing to sync. */
+  async syncToFs(): Promise<void> {}
 
   async _handleBlob(blob?: Blob): Promise<void> {
     if (blob) throw new Error('PGliteThread does not support /dev/blob');

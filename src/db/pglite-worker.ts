@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPglite } from './pglite.js';
 
-export type WorkerCall = { kind: 'protocol'; message: Uint8Array } | { kind: 'sync' | 'close' };
+export type WorkerCall = { kind: 'protocol'; message: Uint8Array } | { kind: 'close' };
 export type WorkerRequest = WorkerCall & { id: number };
 export type WorkerReply = { id: number; data?: Uint8Array; error?: string } | { ready: true } | { failed: string };
 
@@ -21,8 +21,7 @@ try {
         port.postMessage({ id: request.id, data } satisfies WorkerReply, [data.buffer]);
         return;
       }
-      if (request.kind === 'sync') await db.syncToFs();
-      if (request.kind === 'close') await db.close();
+      await db.close();
       port.postMessage({ id: request.id } satisfies WorkerReply);
     } catch (error) {
       port.postMessage({ id: request.id, error: (error as Error).message } satisfies WorkerReply);
