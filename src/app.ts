@@ -145,7 +145,10 @@ interface Services extends AppServices {
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
-  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
+  const rem = new RemService(
+    { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
+    config.rem,
+  );
   const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({

@@ -84,12 +84,19 @@ const env = z.object({
   REM_SEARCH_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.3),
   /** FUZZY ranks at most this many keys at or above its threshold: a bound on the work of one query. */
   REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
-  /** SQL mode: statement timeout (PostgreSQL; PGlite cannot interrupt a running statement, see REM_SQL_MAX_COST). */
+  /**
+   * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
+   * cannot cancel a statement, has its worker thread stopped and the database reopened.
+   */
   REM_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
-  /** SQL mode: most rows returned; more is an error telling the caller to add a LIMIT. */
+  /** SQL mode: most rows returned (`truncated: true` beyond). */
   REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** SQL mode: most bytes of JSON rows returned (`truncated: true` beyond). */
+  REM_SQL_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
+  /** SQL mode: rows all generate_series calls of one query may produce together (integer constants only). */
+  REM_SQL_MAX_SERIES_ROWS: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
   // --- workflow: routing, dreaming, experiments ---
   /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
   ROUTING_FILE: z.string().min(1).optional(),
@@ -168,7 +175,7 @@ export interface Config {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
     searchMinSimilarity: number;
     fuzzyCandidates: number;
-    sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+    sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
   };
 }
 
@@ -260,7 +267,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,
+        maxBytes: e.REM_SQL_MAX_BYTES,
         maxCost: e.REM_SQL_MAX_COST,
+        maxSeriesRows: e.REM_SQL_MAX_SERIES_ROWS,
       },
     },
   };
