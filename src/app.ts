@@ -16,6 +16,7 @@ import { TurnService } from './agents/turns.js';
 import { loadRoutingFile } from './agents/routing-file.js';
 import { Router } from './agents/routing.js';
 import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
+import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
 import { JobQueue } from './jobs/job-queue.js';
 import { JobWorker, type JobHandler } from './jobs/job-worker.js';
 import { TurnStore } from './agents/turn-store.js';
@@ -182,10 +183,14 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   }
   const queue = new JobQueue(db.prisma, processId);
   const memory = { prisma: db.prisma, embedder: rem.embedder };
-  const handlers: Record<string, JobHandler> = { [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }) };
+  const evals = { ...engine, pubsub, queue };
+  const handlers: Record<string, JobHandler> = {
+    [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
+    [EXPERIMENT_JOB]: experimentHandler(evals),
+  };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, queue, worker };
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, queue, worker, evals };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {

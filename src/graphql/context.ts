@@ -6,6 +6,7 @@ import type { PrismaClient } from '../db/generated/client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import type { ExperimentDeps } from '../evals/experiments.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { RemService } from '../rem/service.js';
 
@@ -29,4 +30,6 @@ export interface AppServices {
   rem: RemService;
   /** Background jobs (dreaming, experiments). */
   queue: JobQueue;
+  /** What experiments need: agents, models, tools, the job queue. */
+  evals: ExperimentDeps;
 }

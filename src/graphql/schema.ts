@@ -11,6 +11,7 @@ import './types/rem.js';
 import './types/routing.js';
 import './types/provenance.js';
 import './types/jobs.js';
+import './types/evals.js';
 
 builder.queryType({});
 builder.mutationType({});
