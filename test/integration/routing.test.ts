@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { newUser } from '../support/client.js';
 import { chat, useAgentServer } from '../support/agents.js';
@@ -82,6 +83,16 @@ describe('rule-based routing', () => {
     expect(await dry({ sender: 'someone@else.example' })).toMatchObject({ agent: 'general', routedBy: 'DEFAULT', rule: null });
     expect(await env.server.db.prisma.session.count({ where: { userId: user.headers['x-user-id'] } })).toBe(0);
     expect(env.fake.chatRequests).toHaveLength(0);
+  });
+
+  it('answers bad routeMessage input with typed errors', async () => {
+    const user = newUser(env.server.url);
+    const code = async (variables: { input: { content: string; metadata?: unknown; agent?: string; sessionId?: string } }) =>
+      (await user.request(RouteMessageDocument, variables)).body.errors?.[0]?.extensions?.code;
+    expect(await code({ input: { content: '  ' } })).toBe('VALIDATION_FAILED');
+    expect(await code({ input: { content: 'hi', metadata: { sender: 'x'.repeat(20_000) } } })).toBe('VALIDATION_FAILED');
+    expect(await code({ input: { content: 'hi', agent: 'no-such-agent' } })).toBe('NOT_FOUND');
+    expect(await code({ input: { content: 'hi', sessionId: encodeGlobalID('Session', '00000000-0000-4000-8000-000000000000') } })).toBe('NOT_FOUND');
   });
 
   it('runs the rule’s agent on the preprocessed email and keeps the fields it read on the message', async () => {
