@@ -24,6 +24,7 @@ import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { createChatApp } from './http/chat-app.js';
+import { createOriginPolicy } from './http/origin-policy.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
@@ -80,7 +81,8 @@ export async function startApp(
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
-  const yoga = createGraphQLServer({ services, identify, logger, graphiql });
+  const origins = createOriginPolicy(config.security.corsOrigins);
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
@@ -95,7 +97,14 @@ export async function startApp(
     }
     return yoga(req, res);
   });
-  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.server.maxRequestBytes });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: GRAPHQL_PATH,
+    maxPayload: config.server.maxRequestBytes,
+    // A page of another site must not open a socket with the user's credentials (cookies, local identity).
+    verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string) => void) =>
+      origins.allows(req.headers.origin, req.headers.host) ? done(true) : done(false, 403, 'Origin not allowed (CORS_ORIGINS)'),
+  });
   const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger });
 
   await new Promise<void>((resolve, reject) => {

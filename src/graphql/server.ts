@@ -10,6 +10,8 @@ import type { Logger } from '../logger.js';
 import type { AppServices, GraphQLContext } from './context.js';
 import { createMaskError, toGraphQLError } from './errors.js';
 import { offlineGraphiQL } from './graphiql.js';
+import { browserSafetyPlugins, corsFor } from './browser-safety.js';
+import type { OriginPolicy } from '../http/origin-policy.js';
 import { schema } from './schema.js';
 
 export interface GraphQLServerDeps {
@@ -18,6 +20,8 @@ export interface GraphQLServerDeps {
   logger: Logger;
   /** GraphiQL's settings (see graphiql.ts), or false to not serve it. */
   graphiql: GraphiQLOptions | false;
+  /** Which browser pages may call (CORS_ORIGINS plus same-origin). */
+  origins: OriginPolicy;
 }
 
 /** Context given to yoga by the websocket transport: the identity established at connection_init. */
@@ -39,6 +43,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    cors: corsFor(deps.origins),
+    plugins: [...browserSafetyPlugins(deps.origins)],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     maskedErrors: { maskError: createMaskError(deps.logger) },
