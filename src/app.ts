@@ -82,7 +82,7 @@ export async function startApp(
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
   const origins = createOriginPolicy(config.security.corsOrigins);
-  const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins });
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;

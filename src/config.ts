@@ -100,8 +100,8 @@ const env = z.object({
   AUTH_TENANT_OPTIONAL: bool.default(false),
   /** Deepest selection set of an operation (fragments expanded). */
   MAX_QUERY_DEPTH: z.coerce.number().int().min(1).max(100).default(12),
-  /** Highest cost of an operation: 1 per scalar field, 2 per object field, multiplied by depth factor 1.5. */
-  MAX_QUERY_COST: z.coerce.number().int().min(1).default(5000),
+  /** Highest cost of an operation: 1 per field, and a list field multiplies what it selects by 10 (graphEdges: by its `first`). */
+  MAX_QUERY_COST: z.coerce.number().int().min(1).default(50_000),
   /** Most aliases in one operation. */
   MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(20),
   /** Most tokens (names, punctuation, values) in one operation document. */
@@ -172,6 +172,7 @@ export interface Config {
     searchMinSimilarity: number;
     fuzzyCandidates: number;
     sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+    parse: { maxKeys: number };
   };
 }
 
@@ -288,6 +289,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         rowCap: e.REM_SQL_ROW_CAP,
         maxCost: e.REM_SQL_MAX_COST,
       },
+      parse: { maxKeys: e.MAX_LIST_ARGUMENT },
     },
   };
 }

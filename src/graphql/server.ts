@@ -12,6 +12,8 @@ import { createMaskError, toGraphQLError } from './errors.js';
 import { offlineGraphiQL } from './graphiql.js';
 import { browserSafetyPlugins, corsFor } from './browser-safety.js';
 import type { OriginPolicy } from '../http/origin-policy.js';
+import { operationLimitPlugins } from './operation-limits.js';
+import type { SecuritySettings } from '../config.js';
 import { schema } from './schema.js';
 
 export interface GraphQLServerDeps {
@@ -22,6 +24,7 @@ export interface GraphQLServerDeps {
   graphiql: GraphiQLOptions | false;
   /** Which browser pages may call (CORS_ORIGINS plus same-origin). */
   origins: OriginPolicy;
+  limits: SecuritySettings['operations'];
 }
 
 /** Context given to yoga by the websocket transport: the identity established at connection_init. */
@@ -44,7 +47,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     cors: corsFor(deps.origins),
-    plugins: [...browserSafetyPlugins(deps.origins)],
+    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits)],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     maskedErrors: { maskError: createMaskError(deps.logger) },

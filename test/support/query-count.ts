@@ -30,7 +30,7 @@ export function countingGraphQL(prisma: PrismaClient) {
     prisma: counting,
     rem: new RemService({ prisma: counting, embedder: new HashedLexicalEmbedder() }, config.rem),
   } as unknown as AppServices;
-  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false, origins: createOriginPolicy([]) });
+  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false, origins: createOriginPolicy([]), limits: config.security.operations });
   return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {
     queries = 0;
     const res = await yoga.fetch('http://localhost/graphql', {
