@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
-import type { WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { AgentContext } from '../auth/agent-context.js';
-import type { HeaderLookup, Identify } from '../auth/identify.js';
+import { credentialsExpireAt, type HeaderLookup, type Identify } from '../auth/identify.js';
 import { isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AppServices, GraphQLContext } from './context.js';
@@ -33,6 +33,9 @@ interface ServerContext {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Longest delay setTimeout keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance<ServerContext, GraphQLContext> {
   const identify = async (header: HeaderLookup) => {
@@ -75,7 +78,7 @@ export function serveGraphQLOverWebSocket(
   wsServer: WebSocketServer,
   deps: Pick<GraphQLServerDeps, 'identify' | 'logger'>,
 ) {
-  type Extra = { request: IncomingMessage; viewer?: AgentContext };
+  type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout };
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
       execute: (args: any) => args.rootValue.execute(args),
@@ -90,12 +93,19 @@ export function serveGraphQLOverWebSocket(
         };
         try {
           ctx.extra.viewer = await deps.identify(header);
+          const expiresAt = credentialsExpireAt(header);
+          // A socket lives no longer than the token that opened it (4403, as for a refused one).
+          if (expiresAt !== undefined && expiresAt - Date.now() < MAX_TIMER_MS) {
+            ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(4403, 'Token expired'), Math.max(0, expiresAt - Date.now()));
+            ctx.extra.expiry.unref();
+          }
           return true;
         } catch (error) {
           deps.logger.info({ reason: (error as Error).message }, 'websocket connection refused');
           return false;
         }
       },
+      onClose: (ctx) => clearTimeout(ctx.extra.expiry),
       onSubscribe: async (ctx, _id, payload) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
