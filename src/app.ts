@@ -25,6 +25,7 @@ import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOriginPolicy } from './http/origin-policy.js';
+import { readBodyWithin } from './http/request-body.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
@@ -90,12 +91,22 @@ export async function startApp(
     if (chatApp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
-    if (tooLarge(req, config.server.maxRequestBytes)) {
-      return sendJson(res, 413, {
-        errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
-      });
-    }
-    return yoga(req, res);
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
+    readBodyWithin(req, config.server.maxRequestBytes).then(
+      (body) => {
+        if (body === 'too-large') {
+          // The rest of the body is not read: close the connection rather than drain it.
+          res.setHeader('connection', 'close');
+          return sendJson(res, 413, {
+            errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes (MAX_REQUEST_BYTES)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+          });
+        }
+        // yoga (whatwg-node) uses a body already read from the request instead of the stream.
+        if (body.length > 0) Object.assign(req, { body });
+        return yoga(req, res);
+      },
+      () => req.destroy(),
+    );
   });
   const wsServer = new WebSocketServer({
     server: httpServer,
@@ -151,6 +162,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     logger,
     toolExists: (name) => tools.has(name),
     agentsDir: config.agents.agentsDir,
+    maxYamlBytes: config.security.maxYamlBytes,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
@@ -185,11 +197,6 @@ async function readiness(db: Database): Promise<{ ready: boolean; [key: string]:
   const pending = await pendingMigrations(db);
   if (pending.length) return { ready: false, status: 'migrations pending', pending };
   return { ready: true, status: 'ready', backend: db.backend };
-}
-
-function tooLarge(req: IncomingMessage, limit: number): boolean {
-  const length = Number(req.headers['content-length'] ?? 0);
-  return Number.isFinite(length) && length > limit;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
