@@ -61,6 +61,7 @@ export async function startApp(
     await db.close();
     throw error;
   }
+  await warnIfSuperuser(db, logger);
   if (config.auth.mode === 'headers') {
     logger.warn('JWT auth is not configured: identity is taken from X-User-Id / X-Tenant-Id headers (development only)');
   }
@@ -197,6 +198,15 @@ async function readiness(db: Database): Promise<{ ready: boolean; [key: string]:
   const pending = await pendingMigrations(db);
   if (pending.length) return { ready: false, status: 'migrations pending', pending };
   return { ready: true, status: 'ready', backend: db.backend };
+}
+
+/** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); the README shows a least-privilege role. */
+async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
+  if (db.backend !== 'postgres') return;
+  const [role] = await db.prisma.$queryRaw<{ name: string; superuser: boolean }[]>`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
+  if (role?.superuser) {
+    logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

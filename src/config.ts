@@ -77,7 +77,7 @@ const env = z.object({
   EMBEDDING_MODEL: z.string().min(1).optional(),
   /** Vector dimension; defaults to 384 (hashed-lexical) or 1536 (openai). HNSW indexes exist for 384 and 1536. */
   EMBEDDING_DIMENSION: z.coerce.number().int().min(8).max(4096).optional(),
-  /** Base URL of the embeddings endpoint for `openai`; defaults to OPENAI_BASE_URL (key: EMBEDDING_API_KEY or OPENAI_API_KEY). */
+  /** Base URL of the embeddings endpoint for `openai`; defaults to OPENAI_BASE_URL (key: EMBEDDING_API_KEY, or OPENAI_API_KEY when on OPENAI_BASE_URL's host). */
   EMBEDDING_BASE_URL: z.url().optional(),
   EMBEDDING_API_KEY: z.string().optional(),
   /** SEARCH hits below this cosine similarity are dropped (per query: MIN_SIMILARITY x). */
@@ -280,7 +280,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         model: e.EMBEDDING_MODEL ?? (e.EMBEDDING_PROVIDER === 'openai' ? 'text-embedding-3-small' : 'hashed-lexical-v1'),
         dimension: e.EMBEDDING_DIMENSION ?? (e.EMBEDDING_PROVIDER === 'openai' ? 1536 : 384),
         baseUrl: e.EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL,
-        apiKey: e.EMBEDDING_API_KEY ?? e.OPENAI_API_KEY ?? null,
+        // OPENAI_API_KEY goes only to OPENAI_BASE_URL's host; another embeddings host needs EMBEDDING_API_KEY.
+        apiKey: e.EMBEDDING_API_KEY ?? (sameOrigin(e.EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL, e.OPENAI_BASE_URL) ? (e.OPENAI_API_KEY ?? null) : null),
       },
       searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
       fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
@@ -310,6 +311,11 @@ function securityProblems(e: Env, jwt: boolean): string[] {
     if (!e.AUTH_JWT_ISSUER || !e.AUTH_JWT_AUDIENCE) problems.push('AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: required with AUTH_JWKS_URL (a key set signs tokens for many services)');
   }
   return problems;
+}
+
+/** Same scheme, host and port: a key for one must not travel to the other. */
+function sameOrigin(a: string, b: string): boolean {
+  return new URL(a).origin === new URL(b).origin;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */

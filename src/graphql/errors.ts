@@ -24,13 +24,13 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
  * everything else behind a generic message with the real error in the log.
  */
 export function createMaskError(logger: Logger) {
-  return (error: unknown, message: string, isDev?: boolean): Error => {
+  return (error: unknown, message: string): Error => {
     const appError = findAppError(error);
     if (appError) return toGraphQLError(appError, isGraphQLError(error) ? error : undefined);
     // GraphQL's own request errors (syntax, validation, variables) carry no original error.
     if (isGraphQLError(error) && !error.originalError) return error;
     logger.error({ err: isGraphQLError(error) ? error.originalError : error }, 'unexpected error while executing an operation');
-    return yogaMaskError(error, message, isDev);
+    return yogaMaskError(error, message, false);
   };
 }
 

@@ -53,7 +53,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits)],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
-    maskedErrors: { maskError: createMaskError(deps.logger) },
+    // isDev would add stack traces to errors whenever NODE_ENV=development: never for clients.
+    maskedErrors: { maskError: createMaskError(deps.logger), isDev: false },
     logging: {
       debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
       info: (...args) => deps.logger.info(args.map(String).join(' ')),

@@ -50,3 +50,14 @@ describe('origin policy', () => {
     expect(policy.allows(origin, host)).toBe(allowed);
   });
 });
+
+describe('keys', () => {
+  it('sends OPENAI_API_KEY to the embeddings endpoint only when it is on OPENAI_BASE_URL’s origin', () => {
+    const embedding = (env: Record<string, string>) => loadConfig({ EMBEDDING_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-openai', ...env }).rem.embedding;
+    expect(embedding({}).apiKey).toBe('sk-openai');
+    expect(embedding({ EMBEDDING_BASE_URL: 'https://api.openai.com/v1/' }).apiKey).toBe('sk-openai');
+    expect(embedding({ EMBEDDING_BASE_URL: 'https://embed.example.com/v1' }).apiKey).toBeNull();
+    expect(embedding({ EMBEDDING_BASE_URL: 'http://api.openai.com/v1' }).apiKey).toBeNull();
+    expect(embedding({ EMBEDDING_BASE_URL: 'https://embed.example.com/v1', EMBEDDING_API_KEY: 'sk-embed' }).apiKey).toBe('sk-embed');
+  });
+});
