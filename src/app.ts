@@ -12,6 +12,7 @@ import { startMaintenance } from './agents/maintenance.js';
 import { Supervisor } from './agents/supervisor.js';
 import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
+import { TurnQuota } from './agents/turn-quota.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -23,6 +24,7 @@ import { ToolRegistry } from './tools/registry.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
+import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOriginPolicy } from './http/origin-policy.js';
 import { readBodyWithin } from './http/request-body.js';
@@ -117,7 +119,7 @@ export async function startApp(
     verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string) => void) =>
       origins.allows(req.headers.origin, req.headers.host) ? done(true) : done(false, 403, 'Origin not allowed (CORS_ORIGINS)'),
   });
-  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger });
+  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -181,7 +183,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
-  const turns = new TurnService(engine, supervisor);
+  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas));
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError } from 'graphql-yoga';
-import { isAppError, QuerySyntaxError, ValidationError, type AppError } from '../errors.js';
+import { isAppError, QuerySyntaxError, RateLimitedError, ValidationError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** The GraphQL error a client sees for an expected failure: message plus a stable code. */
@@ -14,6 +14,7 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
       code: error.code,
       ...(error instanceof ValidationError ? { issues: error.issues } : {}),
       ...(error instanceof QuerySyntaxError ? { position: error.position, expected: error.expected } : {}),
+      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
       ...(error.httpStatus !== 200 ? { http: { status: error.httpStatus } } : {}),
     },
   });

@@ -13,6 +13,7 @@ import { offlineGraphiQL } from './graphiql.js';
 import { browserSafetyPlugins, corsFor } from './browser-safety.js';
 import type { OriginPolicy } from '../http/origin-policy.js';
 import { operationLimitPlugins } from './operation-limits.js';
+import { SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
 import type { SecuritySettings } from '../config.js';
 import { schema } from './schema.js';
 
@@ -77,9 +78,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
 export function serveGraphQLOverWebSocket(
   yoga: YogaServerInstance<ServerContext, GraphQLContext>,
   wsServer: WebSocketServer,
-  deps: Pick<GraphQLServerDeps, 'identify' | 'logger'>,
+  deps: Pick<GraphQLServerDeps, 'identify' | 'logger'> & { quotas: SocketQuotas },
 ) {
-  type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout };
+  type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout; counted?: boolean };
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
       execute: (args: any) => args.rootValue.execute(args),
@@ -94,20 +95,30 @@ export function serveGraphQLOverWebSocket(
         };
         try {
           ctx.extra.viewer = await deps.identify(header);
-          const expiresAt = credentialsExpireAt(header);
-          // A socket lives no longer than the token that opened it (4403, as for a refused one).
-          if (expiresAt !== undefined && expiresAt - Date.now() < MAX_TIMER_MS) {
-            ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(4403, 'Token expired'), Math.max(0, expiresAt - Date.now()));
-            ctx.extra.expiry.unref();
-          }
-          return true;
         } catch (error) {
           deps.logger.info({ reason: (error as Error).message }, 'websocket connection refused');
           return false;
         }
+        if (!deps.quotas.admit(ctx.extra.viewer)) {
+          ctx.extra.socket.close(TOO_MANY_CONNECTIONS, deps.quotas.connectionRefusal);
+          return false;
+        }
+        ctx.extra.counted = true;
+        const expiresAt = credentialsExpireAt(header);
+        // A socket lives no longer than the token that opened it (4403, as for a refused one).
+        if (expiresAt !== undefined && expiresAt - Date.now() < MAX_TIMER_MS) {
+          ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(4403, 'Token expired'), Math.max(0, expiresAt - Date.now()));
+          ctx.extra.expiry.unref();
+        }
+        return true;
       },
-      onClose: (ctx) => clearTimeout(ctx.extra.expiry),
+      onClose: (ctx) => {
+        clearTimeout(ctx.extra.expiry);
+        if (ctx.extra.counted && ctx.extra.viewer) deps.quotas.release(ctx.extra.viewer);
+      },
       onSubscribe: async (ctx, _id, payload) => {
+        const refusal = deps.quotas.subscriptionRefusal(Object.keys(ctx.subscriptions).length);
+        if (refusal) return [refusal];
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           viewer: ctx.extra.viewer,
