@@ -41,6 +41,10 @@ const env = z.object({
   HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
   /** Earlier assistant answers longer than this reach agents with the search tool cut, with a REM LOOKUP hint; 0 = never. */
   HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
+  // --- session memory and turn controls (issue 10) ---
+  /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended; 0 = deleted as soon as its stream ended. */
+  EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(0),
+  // --- end session memory ---
   /** Longest time turn events wait in memory before being written (batching window). */
   EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
   /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
@@ -118,6 +122,7 @@ export interface Config {
     agentsDir?: string;
     historyTokenBudget: number;
     historyCompressChars: number;
+    ephemeralRetentionMs: number;
     eventFlushMs: number;
     approvalTtlMs: number;
     approvalDefault: 'reject' | 'approve';
@@ -176,6 +181,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       agentsDir: e.AGENTS_DIR,
       historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
       historyCompressChars: e.HISTORY_COMPRESS_CHARS,
+      ephemeralRetentionMs: e.EPHEMERAL_TURN_RETENTION_MS,
       eventFlushMs: e.EVENT_FLUSH_MS,
       approvalTtlMs: e.APPROVAL_TTL_MS,
       approvalDefault: e.APPROVAL_DEFAULT_DECISION,

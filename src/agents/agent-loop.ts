@@ -8,6 +8,7 @@ import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/
 import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from './registry.js';
 import { addUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
@@ -43,7 +44,14 @@ export interface AgentLoopInput {
 
 export type LoopOutcome =
   | { kind: 'paused'; approvals: PendingCall[] }
-  | { kind: 'finished'; status: TerminalStatus; error: { code: string; message: string } | null };
+  | { kind: 'finished'; status: TerminalStatus; error: LoopError | null };
+
+/** Why a run did not complete; `details` carries what a caller needs to act (e.g. validation errors). */
+export interface LoopError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
 
 /** Why a run stopped early, as given to AbortController.abort(). */
 export type StopReason = 'cancelled' | 'shutdown';
@@ -60,6 +68,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
   const emit = (body: AgentEventBody) => {
     if (body.type === 'sources') state.sources.push(...body.sources);
     if (body.type === 'action' && body.actionType === 'metadata') Object.assign(state.metadata, body.payload);
+    if (body.type === 'action' && body.actionType === 'observation') {
+      state.rows.push({ type: 'observation', content: JSON.stringify(body.payload), agentName: agent.name });
+    }
     ports.emit(body);
   };
   const declared = new Map(spec.tools.map((t) => [t.name, t]));
@@ -88,12 +99,29 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     if (state.pending.length) await resolvePending(input, state, record, execute);
     while (true) {
       const limit = limitReached(spec, state);
-      if (limit) return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
+      if (limit) {
+        // What the model last said (before its last tool calls) is the best answer there is.
+        state.text = lastAssistantText(state);
+        return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
+      }
       state.iterations += 1;
       const { text, calls } = await callModel(input, emit);
       if (calls.length === 0) {
         state.text = text;
-        return { kind: 'finished', status: 'COMPLETED', error: null };
+        const format = structuredOutputSchema(spec);
+        if (!format) return { kind: 'finished', status: 'COMPLETED', error: null };
+        const check = checkStructuredOutput(format.json_schema.schema, text);
+        if (check.ok) return { kind: 'finished', status: 'COMPLETED', error: null };
+        if (state.repaired) {
+          state.text = '';
+          const error = { code: 'VALIDATION_FAILED', message: `The reply did not match the agent's output schema after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
+          emit({ type: 'error', ...error });
+          return { kind: 'finished', status: 'ERROR', error };
+        }
+        state.repaired = true;
+        state.messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
+        state.text = '';
+        continue;
       }
       state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
       state.rows.push({ type: 'tool_call', content: text || null, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), agentName: agent.name });
@@ -144,6 +172,8 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   const started = Date.now();
   const before = { ...state.usage };
   let text = '';
+  let reasoning = '';
+  let request: string | null = null;
   let held = '';
   const calls: ToolCall[] = [];
   let finishReason: string | null = null;
@@ -166,7 +196,12 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       maxTokens: agent.spec.maxTokens,
       signal: input.signal,
     })) {
-      if (part.type === 'text-delta') {
+      if (part.type === 'request') {
+        request = part.body;
+      } else if (part.type === 'reasoning-delta') {
+        reasoning += part.delta;
+        emit({ type: 'thought', text: part.delta });
+      } else if (part.type === 'text-delta') {
         text += part.delta;
         state.text = text;
         if (state.childOutputs.length && repeatsChild(text)) {
@@ -187,6 +222,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     // Held text that turned out to be exactly a child's streamed answer is not streamed twice.
     if (held && !state.childOutputs.some((c) => c.trim() === text.trim())) emit({ type: 'content', delta: held });
   } finally {
+    if (reasoning) state.rows.push({ type: 'think', content: reasoning, agentName: agent.name });
     state.usage.requests += 1;
     state.llmCalls.push({
       provider: model.provider,
@@ -197,6 +233,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       latencyMs: Date.now() - started,
       finishReason,
       error: finishReason ? null : 'stream did not finish',
+      request,
     });
   }
   return { text, calls };
@@ -237,6 +274,11 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
   state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
   state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
   state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
+}
+
+/** The last text this turn's model said alongside tool calls (history is not this turn's). */
+function lastAssistantText(state: RunState): string {
+  return state.rows.findLast((row) => row.type === 'tool_call' && row.content)?.content ?? '';
 }
 
 function limitReached(spec: ResolvedAgent['spec'], state: RunState): string | null {

@@ -13,6 +13,8 @@ export interface EngineSettings {
   defaultAgent: string;
   historyTokenBudget: number;
   historyCompressChars: number;
+  /** How long an ephemeral turn is kept after it ended (0: dropped once its tree is let go). */
+  ephemeralRetentionMs: number;
   approvalTtlMs: number;
   heartbeatMs: number;
   maxDepth: number;

@@ -14,9 +14,12 @@ export interface ToolLogEntry {
   iteration: number;
 }
 
-/** A message the turn adds to its session when it ends (the audit trail of its tool calls). */
+/**
+ * A message the turn adds to its session when it ends: the audit trail of its tool calls, the
+ * model's reasoning (`think`), and the observations it reported with the action tool.
+ */
 export interface TurnMessage {
-  type: 'tool_call' | 'tool_response';
+  type: 'tool_call' | 'tool_response' | 'think' | 'observation';
   content: string | null;
   toolCalls?: { id: string; name: string; arguments: string }[];
   toolCallId?: string;
@@ -34,6 +37,8 @@ export interface ModelCallRecord {
   latencyMs: number;
   finishReason: string | null;
   error: string | null;
+  /** The request body exactly as the provider received it (null for the offline demo model). */
+  request: string | null;
 }
 
 /** A tool call the turn paused on: waiting for a human decision or for a paused child agent. */
@@ -65,6 +70,8 @@ export interface RunState {
   /** Answers of child agents in this turn: the parent does not stream the same text again. */
   childOutputs: string[];
   pending: PendingCall[];
+  /** The structured-output repair round was used (one per turn). */
+  repaired?: boolean;
   startedAt: number;
   /** Who the turn runs for; the per-request added instruction is left out (never persisted). */
   context: AgentContext;

@@ -22,6 +22,7 @@ const sendInput = z.object({
     .record(z.string(), z.unknown())
     .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
     .nullish(),
+  ephemeral: z.boolean().nullish(),
 });
 
 export type SendMessageInput = z.input<typeof sendInput>;
@@ -29,7 +30,8 @@ export type SendMessageInput = z.input<typeof sendInput>;
 export interface SendMessageOutcome {
   turn: Turn;
   session: Session;
-  userMessage: Message;
+  /** Null for an ephemeral turn, which stores no messages. */
+  userMessage: Message | null;
 }
 
 const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
@@ -44,8 +46,13 @@ export class TurnService {
     private readonly supervisor: Supervisor,
   ) {}
 
+  /**
+   * Starts a turn on a message. `input.sessionId` picks the session (the GraphQL layer falls back
+   * to X-Session-Id); without one a new session is created.
+   */
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
+    const ephemeral = input.ephemeral === true;
     const { agents, models, store, settings } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
@@ -62,6 +69,7 @@ export class TurnService {
         model,
         content: input.content,
         metadata: input.metadata ?? {},
+        ephemeral,
       });
     } catch (error) {
       const state = sqlStateOf(error);
@@ -74,7 +82,7 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage.seq), input.content);
+      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage?.seq), input.content);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return started;

@@ -31,6 +31,7 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
       name: data.name ?? 'New session',
       agent: data.agent ?? null,
       metadata: (data.metadata ?? {}) as Prisma.InputJsonObject,
+      isEval: ctx.isEval,
       tenantId: ctx.tenantId,
       userId: ctx.userId,
     },
@@ -66,15 +67,18 @@ const filterInput = z.object({
   nameContains: z.string().max(200).nullish(),
   agent: z.string().max(64).nullish(),
   updatedAfter: z.date().nullish(),
+  includeEval: z.boolean().nullish(),
 });
 
 export type SessionFilter = z.input<typeof filterInput>;
 
-/** Prisma `where` for the caller's sessions matching a filter (used by the sessions connection). */
+/** Prisma `where` for the caller's sessions matching a filter (used by the sessions connection); eval sessions only on request. */
 export function sessionsWhere(ctx: AgentContext, filter: SessionFilter | null | undefined): Prisma.SessionWhereInput {
   const f = parseInput(filterInput, filter ?? {}, ['filter']);
   return {
     ...visibleTo(ctx),
+    // Sessions of evaluation runs (X-Is-Eval) would crowd a person's list.
+    ...(f.includeEval ? {} : { isEval: false }),
     ...(f.nameContains ? { name: { contains: f.nameContains, mode: 'insensitive' as const } } : {}),
     ...(f.agent ? { agent: f.agent } : {}),
     ...(f.updatedAfter ? { updatedAt: { gt: f.updatedAfter } } : {}),

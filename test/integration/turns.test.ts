@@ -56,8 +56,8 @@ describe('a chat turn', () => {
     expect(events[0]).toMatchObject({ toolCallId: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } }, iteration: 1 });
     expect(events[1]).toMatchObject({ actionType: 'observation', payload: { confidence: 0.8 } });
     expect(events[2]).toMatchObject({ toolCallId: 'call_a', isError: false, result: { recorded: true } });
-    expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'tool_call', 'tool_response', 'assistant']);
-    expect(turn.session.messages.edges[2]!.node).toMatchObject({ toolCallId: 'call_a', toolName: 'action' });
+    expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'tool_call', 'observation', 'tool_response', 'assistant']);
+    expect(turn.session.messages.edges[3]!.node).toMatchObject({ toolCallId: 'call_a', toolName: 'action' });
     expect(turn.toolCallsLog).toEqual([
       { tool: 'action', toolCallId: 'call_a', arguments: { type: 'observation', payload: { confidence: 0.8 } }, result: { recorded: true }, isError: false, iteration: 1 },
     ]);

@@ -24,6 +24,7 @@ export const MessageRef = builder.prismaNode('Message', {
     traceId: t.exposeString('traceId', { nullable: true }),
     spanId: t.exposeString('spanId', { nullable: true }),
     metadata: t.expose('metadata', { type: 'JSON' }),
+    isEval: t.exposeBoolean('isEval', { description: 'Written by an evaluation run (X-Is-Eval).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     session: t.relation('session'),
   }),

@@ -54,6 +54,8 @@ export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
   agent?: string | null | undefined;
   content: string;
+  /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
+  ephemeral?: boolean | null | undefined;
   metadata?: unknown;
   /** `provider:model`, a bare model of the default provider, or `demo`. */
   model?: string | null | undefined;
@@ -341,7 +343,7 @@ export type WebSendMessageMutationVariables = Exact<{
 export type WebSendMessageMutation = { sendMessage:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
-    | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string }, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
+    | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string } | null, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
     | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
