@@ -10,7 +10,7 @@ import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from './registry.js';
-import { addUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -22,6 +22,11 @@ export interface AgentLoopPorts {
   toolContext: Omit<ToolContext, 'emit' | 'signal' | 'delegate'>;
   /** Told about failures that are not the caller's (they end the turn with INTERNAL). */
   onUnexpected(error: unknown): void;
+  /**
+   * Keeps one model call (with the exact request) as soon as it ended, so a paused or crashed turn
+   * keeps the calls it made; awaited, so they are all stored before the turn's outcome.
+   */
+  modelCalled(call: ModelCallRecord): Promise<void>;
 }
 
 export interface AgentLoopInput {
@@ -224,7 +229,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   } finally {
     if (reasoning) state.rows.push({ type: 'think', content: reasoning, agentName: agent.name });
     state.usage.requests += 1;
-    state.llmCalls.push({
+    await input.ports.modelCalled({
       provider: model.provider,
       model: model.model,
       iteration: state.iterations,

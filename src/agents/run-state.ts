@@ -27,7 +27,7 @@ export interface TurnMessage {
   agentName: string;
 }
 
-/** One model request of the turn, as recorded in llm_calls. */
+/** One model request of the turn, as stored in llm_calls (when it ends). */
 export interface ModelCallRecord {
   provider: string;
   model: string;
@@ -64,7 +64,6 @@ export interface RunState {
   text: string;
   toolLog: ToolLogEntry[];
   rows: TurnMessage[];
-  llmCalls: ModelCallRecord[];
   sources: Source[];
   metadata: Record<string, unknown>;
   /** Answers of child agents in this turn: the parent does not stream the same text again. */
@@ -88,7 +87,6 @@ export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: Cha
     text: '',
     toolLog: [],
     rows: [],
-    llmCalls: [],
     sources: [],
     metadata: {},
     childOutputs: [],

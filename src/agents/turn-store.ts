@@ -5,7 +5,7 @@ import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from './registry.js';
-import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** Where a new turn sits: a session's top-level turn, or a child of another turn. */
 export interface TurnPlacement {
@@ -140,7 +140,7 @@ export class TurnStore {
 
   /**
    * The writes of a turn's end, in one statement: its tool rows, then (for a top-level turn) the
-   * answer with usage, then the turn's outcome, its model calls and the session's update time.
+   * answer with usage, then the turn's outcome and the session's update time.
    */
   outcomeWrites(
     turn: TurnRef & { model: string; isChild: boolean },
@@ -169,17 +169,6 @@ export class TurnStore {
           ]
         : []),
     ].map((row, i) => ({ ...row, ord: i + 1 }));
-    const calls = state.llmCalls.map((c) => ({
-      provider: c.provider,
-      model: c.model,
-      iteration: c.iteration,
-      input_tokens: c.inputTokens,
-      output_tokens: c.outputTokens,
-      latency_ms: c.latencyMs,
-      finish_reason: c.finishReason,
-      error: c.error,
-      request: c.request,
-    }));
     const log = JSON.stringify(storable(state.toolLog));
     return async (tx) => this.fenced(await tx.$executeRaw`
       WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
@@ -190,17 +179,33 @@ export class TurnStore {
         FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
              input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
       ),
-      calls AS (
-        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, request, tenant_id, user_id, created_at)
-        SELECT ${turn.id}::uuid, ${turn.sessionId}::uuid, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.latency_ms, c.finish_reason, c.error, c.request, ${turn.tenantId}, ${turn.userId}, ${now}
-        FROM jsonb_to_recordset(${JSON.stringify(storable(calls))}::jsonb) AS c(provider text, model text, iteration int, input_tokens int, output_tokens int, latency_ms int, finish_reason text, error text, request text)
-      ),
       touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
       UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
         final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
         runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END
       WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
+  }
+
+  /** Stores one model call of a turn, with the request body as sent. */
+  async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
+    await this.prisma.llmCall.create({
+      data: {
+        turnId: turn.id,
+        sessionId: turn.sessionId,
+        provider: call.provider,
+        model: call.model,
+        iteration: call.iteration,
+        inputTokens: call.inputTokens,
+        outputTokens: call.outputTokens,
+        latencyMs: call.latencyMs,
+        finishReason: call.finishReason,
+        error: call.error,
+        request: call.request === null ? null : storable(call.request),
+        tenantId: turn.tenantId,
+        userId: turn.userId,
+      },
+    });
   }
 
   /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */

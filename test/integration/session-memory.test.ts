@@ -1,7 +1,7 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, newUser, wsClient, type Caller } from '../support/client.js';
-import { chat, contentOf, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
+import { chat, contentOf, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
 import { SessionListDocument, TurnEventsDocument, TurnRecordDocument } from '../generated/graphql.js';
 
@@ -258,6 +258,16 @@ describe('turn.llmCalls', () => {
     const stranger = newUser(env.server.url, user.headers['x-tenant-id']);
     const seen = await stranger.request(TurnRecordDocument, { id: turn.id });
     expect(seen.body.data?.turn ?? null).toBeNull();
+  });
+
+  it('keeps the calls of a turn paused for approval', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'publish' } }] });
+    const sent = await send(user, { content: 'publish it', agent: 'careful' });
+    await until(async () => (await record(user, sent.turn.id)).status === 'AWAITING_APPROVAL');
+    const calls = (await record(user, sent.turn.id)).llmCalls!;
+    expect(calls.map((c) => [c.iteration, c.finishReason, c.requestText])).toEqual([[1, 'tool_calls', env.fake.chatRequests[0]!.raw]]);
   });
 });
 
