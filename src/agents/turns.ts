@@ -8,7 +8,7 @@ import { turnEventStream } from '../events/turn-events.js';
 import { getSession } from '../memory/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
-import { historyFor } from './history.js';
+import { contextFor } from './history.js';
 import { freshState } from './run-state.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
@@ -82,7 +82,9 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage?.seq), input.content);
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true });
+      run.state = freshState(agent, ctx, context.messages, input.content);
+      run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return started;

@@ -337,7 +337,7 @@ describe('history compression', () => {
     env.fake.enqueue({ text: long });
     const first = await chat(env.server.url, user, { content: 'Write the plan', agent: 'rememberer' });
 
-    const hint = /\[truncated; full message: REM LOOKUP "(session-[0-9a-f-]+-msg-2)"\]$/;
+    const hint = /\n\n\.\.\. \[Message truncated - REM LOOKUP (session-[0-9a-f-]+-msg-2) to recover full content\] \.\.\.\n\n/;
     env.fake.enqueue(
       (request) => {
         const earlier = request.body.messages.find((m: { role: string; content: string }) => m.role === 'assistant');
@@ -350,6 +350,9 @@ describe('history compression', () => {
 
     const earlier = env.fake.chatRequests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
     expect(earlier.content).toMatch(hint);
+    // Head and tail, per REMLight.
+    expect(earlier.content.startsWith('The plan: step by step')).toBe(true);
+    expect(earlier.content.endsWith('carefully, done.')).toBe(true);
     expect(earlier.content.length).toBeLessThan(long.length);
     expect(second.turn.toolCallsLog).toMatchObject([{ tool: 'search', result: { mode: 'LOOKUP', hits: [{ entityType: 'messages', content: long }] } }]);
   });
