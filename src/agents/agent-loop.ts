@@ -78,7 +78,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     }
     ports.emit(body);
   };
-  const declared = new Map(spec.tools.map((t) => [t.name, t]));
+  const declared = new Map(offeredTools(agent, state).map((t) => [t.name, t]));
   const toolCtx: ToolContext = {
     ...ports.toolContext,
     emit,
@@ -191,14 +191,14 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     },
     ...state.messages.slice(1),
   ];
-  const tools = input.tools.specsFor(agent.spec.tools);
+  const tools = input.tools.specsFor(offeredTools(agent, state));
   try {
     for await (const part of model.stream({
       messages,
       tools: tools.length ? tools : undefined,
       responseFormat: structuredOutputSchema(agent.spec),
-      temperature: agent.spec.temperature,
-      maxTokens: agent.spec.maxTokens,
+      temperature: state.overrides?.temperature ?? agent.spec.temperature,
+      maxTokens: state.overrides?.maxTokens ?? agent.spec.maxTokens,
       signal: input.signal,
     })) {
       if (part.type === 'request') {
@@ -279,6 +279,12 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
   state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
   state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
   state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
+}
+
+/** The agent's tools, or the subset a caller chose for this turn. */
+function offeredTools(agent: ResolvedAgent, state: RunState): ResolvedAgent['spec']['tools'] {
+  const chosen = state.overrides?.tools;
+  return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
 }
 
 /** The last text this turn's model said alongside tool calls (history is not this turn's). */

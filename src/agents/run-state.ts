@@ -56,6 +56,16 @@ export type Resolution =
   | { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null }
   | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
 
+/** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows. */
+export interface TurnOverrides {
+  temperature?: number;
+  maxTokens?: number;
+  /** Appended to the agent's system prompt for this turn. */
+  systemPromptSuffix?: string;
+  /** A subset of the agent's tools; the others are not offered (nor run) this turn. */
+  tools?: string[];
+}
+
 /** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
 export interface RunState {
   messages: ChatMessage[];
@@ -76,12 +86,16 @@ export interface RunState {
   context: AgentContext;
   /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
   inheritedGates?: string[];
+  overrides?: TurnOverrides;
 }
 
-export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = []): RunState {
+export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
+  const suffix = overrides?.systemPromptSuffix?.trim();
+  const prompt = buildSystemPrompt(agent.spec);
   return {
     inheritedGates,
-    messages: [{ role: 'system', content: buildSystemPrompt(agent.spec) }, ...history, { role: 'user', content: userContent }],
+    overrides,
+    messages: [{ role: 'system', content: suffix ? `${prompt}\n\n${suffix}` : prompt }, ...history, { role: 'user', content: userContent }],
     iterations: 0,
     usage: emptyUsage(),
     text: '',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, contentOf, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
-import { SessionListDocument, TurnEventsDocument, TurnRecordDocument } from '../generated/graphql.js';
+import { AppendMessagesDocument, ExtractDocument, SendMessageDocument, SessionListDocument, TurnEventsDocument, TurnRecordDocument } from '../generated/graphql.js';
 
 // Ephemeral turns are dropped as soon as their stream ends (the default retention).
 const env = useAgentServer({ SWEEP_INTERVAL_MS: '200' });
@@ -299,5 +299,134 @@ describe('structured output', () => {
     const stored = await record(user, turn.id);
     expect(stored).toMatchObject({ status: 'COMPLETED', finalMessage: { content: '{"name":"Sarah Chen","age":41}' } });
     expect(env.fake.chatRequests[1]!.body.messages.at(-1).content).toContain("/ must have required property 'age'");
+  });
+});
+
+describe('extract', () => {
+  const rowCounts = async () => {
+    const p = env.server.db.prisma;
+    return Promise.all([p.session.count(), p.turn.count(), p.message.count(), p.llmCall.count(), p.turnEvent.count()]);
+  };
+
+  it('returns JSON valid against the agent’s schema and writes nothing', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, STRUCTURED_AGENT);
+    const before = await rowCounts();
+    env.fake.enqueue({ json: { name: 'Sarah Chen', age: 41 }, usage: { prompt_tokens: 30, completion_tokens: 8 } });
+    const { extract } = await user.data(ExtractDocument, { input: { agent: 'extractor', content: 'Sarah Chen, 41, runs finance.' } });
+
+    expect(extract).toEqual({ __typename: 'ExtractPayload', data: { name: 'Sarah Chen', age: 41 }, model: 'openai:fake-model', usage: { inputTokens: 30, outputTokens: 8, requests: 1 } });
+    const body = env.fake.chatRequests[0]!.body;
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'extractor', schema: { required: ['name', 'age'] } } });
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Sarah Chen, 41, runs finance.' });
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('uses a caller’s schema, repairs once, then fails with the validation errors (still writing nothing)', async () => {
+    const user = newUser(env.server.url);
+    const before = await rowCounts();
+    const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+    env.fake.enqueue({ json: { sum: 12 } }, { json: { total: 'twelve' } });
+    const { extract } = await user.data(ExtractDocument, { input: { agent: 'general', content: 'Invoice total: 12', schema } });
+
+    expect(env.fake.chatRequests[0]!.body.response_format.json_schema.schema).toEqual(schema);
+    expect(env.fake.chatRequests[1]!.body.messages.at(-1).content).toContain("- / must have required property 'total'");
+    expect(extract).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED', issues: [{ path: ['data'], message: '/total must be number' }] });
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('refuses an agent without an output schema when none is given, a broken schema and an unknown agent', async () => {
+    const user = newUser(env.server.url);
+    const noSchema = await user.data(ExtractDocument, { input: { agent: 'general', content: 'x' } });
+    expect(noSchema.extract).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'schema'] }] });
+    const broken = await user.data(ExtractDocument, { input: { agent: 'general', content: 'x', schema: { type: 'no-such-type' } } });
+    expect(broken.extract).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'schema'] }] });
+    const unknown = await user.data(ExtractDocument, { input: { agent: 'nobody', content: 'x', schema: { type: 'object' } } });
+    expect(unknown.extract).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    expect(env.fake.chatRequests).toHaveLength(0);
+  });
+});
+
+describe('appendMessages', () => {
+  it('adds messages to a session without a run; the next turn sees them as history', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Hi.' });
+    const first = await chat(env.server.url, user, { content: 'Hello' });
+    const sessionId = first.sent.session.id;
+    const { appendMessages } = await user.data(AppendMessagesDocument, {
+      sessionId,
+      messages: [
+        { type: 'user', content: 'Imported question' },
+        { type: 'assistant', content: 'Imported answer', agentName: 'elsewhere' },
+      ],
+    });
+    expect(appendMessages).toEqual({
+      __typename: 'AppendMessagesPayload',
+      messages: [
+        { seq: 3, type: 'user', content: 'Imported question', agentName: null },
+        { seq: 4, type: 'assistant', content: 'Imported answer', agentName: 'elsewhere' },
+      ],
+    });
+    expect(env.fake.chatRequests).toHaveLength(1);
+    env.fake.enqueue({ text: 'Continuing.' });
+    await chat(env.server.url, user, { content: 'Go on', sessionId });
+    expect(env.fake.chatRequests[1]!.body.messages.filter((m: any) => m.role !== 'system').map((m: any) => m.content)).toEqual([
+      'Hello',
+      'Hi.',
+      'Imported question',
+      'Imported answer',
+      'Go on',
+    ]);
+  });
+
+  it('refuses bad messages, another user’s session and a session whose turn waits for approval', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'b1', name: 'action', arguments: { type: 'publish' } }] });
+    const sent = await send(user, { content: 'publish', agent: 'careful' });
+    await until(async () => (await record(user, sent.turn.id)).status === 'AWAITING_APPROVAL');
+
+    const append = (who: Caller, messages: { type: 'user' | 'assistant' | 'system'; content: string }[]) => who.data(AppendMessagesDocument, { sessionId: sent.session.id, messages });
+    expect((await append(user, [{ type: 'user', content: '' }])).appendMessages).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['messages', '0', 'content'] }] });
+    expect((await append(user, [])).appendMessages).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['messages'] }] });
+    expect((await append(newUser(env.server.url, user.headers['x-tenant-id']), [{ type: 'user', content: 'x' }])).appendMessages).toMatchObject({ __typename: 'NotFoundError' });
+    expect((await append(user, [{ type: 'system', content: 'x' }])).appendMessages).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY' });
+    expect(await env.server.db.prisma.message.count({ where: { sessionId: rowId(sent.session.id) } })).toBe(1);
+  });
+});
+
+describe('per-call overrides', () => {
+  const AGENT = `
+name: tunable
+description: You are tunable.
+temperature: 0.7
+max_tokens: 500
+tools:
+  - name: action
+  - name: search
+`;
+
+  it('applies temperature, max tokens, a system prompt suffix and a tool subset to every model call of the turn', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, AGENT);
+    env.fake.enqueue({ text: 'Tuned.' });
+    await chat(env.server.url, user, { content: 'hi', agent: 'tunable', overrides: { temperature: 0.1, maxTokens: 200, systemPromptSuffix: 'Answer in one word.', tools: ['search'] } });
+
+    const body = env.fake.chatRequests[0]!.body;
+    expect(body).toMatchObject({ temperature: 0.1, max_tokens: 200 });
+    expect(body.messages[0].content.endsWith('\n\nAnswer in one word.')).toBe(true);
+    expect(body.tools.map((t: any) => t.function.name)).toEqual(['search']);
+  });
+
+  it('refuses a tool the agent does not declare and more tokens than the agent allows', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, AGENT);
+    const tool = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { tools: ['search', 'ask_agent'] } } });
+    expect(tool.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'tools', '1'], message: 'agent tunable does not declare tool "ask_agent"' }] });
+    const tokens = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { maxTokens: 501 } } });
+    expect(tokens.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'maxTokens'] }] });
+    const temperature = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { temperature: 3 } } });
+    expect(temperature.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'temperature'] }] });
+    expect(env.fake.chatRequests).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@ import {
   AlreadyDecidedError,
   AppError,
   ForbiddenError,
+  ModelError,
   NotFoundError,
   QuerySyntaxError,
   RateLimitedError,
@@ -49,6 +50,7 @@ for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
   [ForbiddenError, 'ForbiddenError'],
   [RateLimitedError, 'RateLimitedError'],
+  [ModelError, 'ModelError'],
 ] as const) {
   builder.objectType(cls as new (message: string) => AppError, {
     name,

@@ -99,6 +99,16 @@ builder.prismaObjectField('Session', 'turns', (t) =>
   }),
 );
 
+const TurnOverridesInput = builder.inputType('TurnOverrides', {
+  description: 'Settings for one turn, within what the agent allows.',
+  fields: (t) => ({
+    temperature: t.float({ required: false }),
+    maxTokens: t.int({ required: false, description: 'At most the agent’s max_tokens when it sets one.' }),
+    systemPromptSuffix: t.string({ required: false, description: 'Appended to the agent’s system prompt for this turn.' }),
+    tools: t.stringList({ required: false, description: 'A subset of the agent’s tools; the others are not offered this turn.' }),
+  }),
+});
+
 const SendMessageInput = builder.inputType('SendMessageInput', {
   fields: (t) => ({
     sessionId: t.id({ required: false, description: 'Omit to start a new session.' }),
@@ -106,6 +116,7 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
     agent: t.string({ required: false, description: 'Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT.' }),
     model: t.string({ required: false, description: '`provider:model`, a bare model of the default provider, or `demo`.' }),
     metadata: t.field({ type: 'JSON', required: false }),
+    overrides: t.field({ type: TurnOverridesInput, required: false }),
     ephemeral: t.boolean({ required: false, description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.' }),
   }),
 });
@@ -143,6 +154,7 @@ builder.mutationFields((t) => ({
       ctx.turns.sendMessage(ctx.viewer, {
         sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : ctx.viewer.sessionId ? sessionIdOf(ctx.viewer.sessionId, 'X-Session-Id') : null,
         ephemeral: input.ephemeral,
+        overrides: input.overrides,
         content: input.content,
         agent: input.agent,
         model: input.model,

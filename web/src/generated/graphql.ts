@@ -59,8 +59,20 @@ export type SendMessageInput = {
   metadata?: unknown;
   /** `provider:model`, a bare model of the default provider, or `demo`. */
   model?: string | null | undefined;
+  overrides?: TurnOverrides | null | undefined;
   /** Omit to start a new session. */
   sessionId?: string | null | undefined;
+};
+
+/** Settings for one turn, within what the agent allows. */
+export type TurnOverrides = {
+  /** At most the agent’s max_tokens when it sets one. */
+  maxTokens?: number | null | undefined;
+  /** Appended to the agent’s system prompt for this turn. */
+  systemPromptSuffix?: string | null | undefined;
+  temperature?: number | null | undefined;
+  /** A subset of the agent’s tools; the others are not offered this turn. */
+  tools?: Array<string> | null | undefined;
 };
 
 export type TurnStatus =
@@ -76,6 +88,8 @@ type WebError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError'
 
 type WebError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
 
+type WebError_ModelError_Fragment = { __typename: 'ModelError', code: ErrorCode, message: string };
+
 type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
 
 type WebError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
@@ -89,6 +103,7 @@ type WebError_ValidationError_Fragment = { __typename: 'ValidationError', code: 
 export type WebErrorFragment =
   | WebError_AlreadyDecidedError_Fragment
   | WebError_ForbiddenError_Fragment
+  | WebError_ModelError_Fragment
   | WebError_NotFoundError_Fragment
   | WebError_QuerySyntaxError_Fragment
   | WebError_RateLimitedError_Fragment
