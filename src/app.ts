@@ -191,7 +191,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {
