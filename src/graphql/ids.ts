@@ -17,3 +17,8 @@ export function rowId(globalId: string, typename: string, argName = 'id'): strin
   if (decoded.typename !== typename || !UUID.test(decoded.id)) throw new NotFoundError(typename, globalId);
   return decoded.id;
 }
+
+/** A session id from a header: a Relay global ID, or the bare UUID that clients of other REM servers send. */
+export function sessionIdOf(value: string, argName: string): string {
+  return UUID.test(value) ? value.toLowerCase() : rowId(value, 'Session', argName);
+}
