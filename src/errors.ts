@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'QUERY_SYNTAX'
   | 'MODEL_ERROR'
-  | 'LIMIT_EXCEEDED';
+  | 'LIMIT_EXCEEDED'
+  // protocols (OpenAI-compatible endpoint, MCP, file ingestion)
+  | 'PAYLOAD_TOO_LARGE';
 
 const APP_ERROR = Symbol.for('remgraph.AppError');
 
@@ -124,5 +126,17 @@ export class ModelError extends AppError {
   constructor(message: string, readonly status?: number, readonly retryable = false) {
     super(message);
     this.name = 'ModelError';
+  }
+}
+
+// --- protocols: failures of the OpenAI-compatible endpoint, MCP and file ingestion ---
+
+/** A request body (or an uploaded file) is larger than the configured limit. */
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  override readonly httpStatus = 413;
+  constructor(readonly limit: number, what = 'Request body') {
+    super(`${what} exceeds ${limit} bytes`);
+    this.name = 'PayloadTooLargeError';
   }
 }

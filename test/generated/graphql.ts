@@ -57,6 +57,7 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'MODEL_ERROR'
   | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
   | 'QUERY_SYNTAX'
   | 'RATE_LIMITED'
   | 'SESSION_BUSY'

@@ -25,6 +25,7 @@ export const ErrorCodeEnum = builder.enumType('ErrorCode', {
     'QUERY_SYNTAX',
     'MODEL_ERROR',
     'LIMIT_EXCEEDED',
+    'PAYLOAD_TOO_LARGE',
   ] as const,
 });
 
