@@ -20,6 +20,7 @@ import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
+import { McpToolbox } from './tools/mcp/mcp-toolbox.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
@@ -119,6 +120,7 @@ export async function startApp(
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
       await stopMaintenance();
       await services.supervisor.shutdown();
+      await services.mcp.close();
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
@@ -133,17 +135,20 @@ export async function startApp(
 /** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */
 interface Services extends AppServices {
   supervisor: Supervisor;
+  /** Connections to the MCP servers agents take tools from. */
+  mcp: McpToolbox;
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
   const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
+  const mcp = new McpToolbox(config.mcp.servers, logger);
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
     pubsub,
     logger,
-    toolExists: (name) => tools.has(name),
+    toolExists: (ref) => tools.knows(ref),
     agentsDir: config.agents.agentsDir,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -167,7 +172,9 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
+  // Last: nothing after this may fail and leave the MCP servers' processes running.
+  await mcp.connect();
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, mcp };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

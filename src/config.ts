@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -90,6 +92,14 @@ const env = z.object({
   REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
+
+  // --- protocols ---
+  /** MCP servers whose tools agents may use (`server:` on a tool reference), as JSON: {"name": {"command": …} | {"url": …}}. */
+  MCP_SERVERS: z.string().optional(),
+  /** A YAML file declaring MCP servers under `servers:` (same shape as MCP_SERVERS); `mcp.yaml` in the working directory is read when present. */
+  MCP_CONFIG: z.string().min(1).optional(),
+  /** Longest wait for an MCP tool call (a server may set its own `timeout_ms`). */
+  MCP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
 });
 
 const llmProviders = z.record(
@@ -110,6 +120,11 @@ export interface LlmProvider {
   apiKeyEnv?: string;
 }
 
+
+/** An MCP server agents take tools from: a command speaking stdio, or a streamable HTTP endpoint. */
+export type McpServerConfig =
+  | { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; timeoutMs: number }
+  | { transport: 'http'; url: string; headers: Record<string, string>; timeoutMs: number };
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; webApp: boolean; maxRequestBytes: number; shutdownGraceMs: number };
@@ -140,6 +155,7 @@ export interface Config {
     fuzzyCandidates: number;
     sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
   };
+  mcp: { servers: Record<string, McpServerConfig> };
 }
 
 export class ConfigError extends Error {
@@ -226,6 +242,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         maxCost: e.REM_SQL_MAX_COST,
       },
     },
+    mcp: { servers: mcpServersFrom(e, present) },
   };
 }
 
@@ -257,4 +274,68 @@ function llmProvidersFrom(json: string | undefined, source: Record<string, strin
       return [name, provider];
     }),
   );
+}
+
+// --- protocols: MCP servers ---
+
+const mcpServer = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    url: z.url().optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_ms: z.number().int().min(1).optional(),
+  })
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), 'give either command (stdio) or url (streamable HTTP)');
+const mcpServers = z.record(z.string(), mcpServer);
+
+/**
+ * MCP servers from MCP_SERVERS (JSON) and the MCP_CONFIG file (YAML, `servers:`; `mcp.yaml` when
+ * present), the variable winning on a name in both. `${NAME}` in env and header values is replaced by
+ * that environment variable, so secrets stay out of the file.
+ */
+function mcpServersFrom(e: z.infer<typeof env>, source: Record<string, string | undefined>): Record<string, McpServerConfig> {
+  const file = e.MCP_CONFIG ?? (existsSync('mcp.yaml') ? 'mcp.yaml' : undefined);
+  let fromFile: unknown = {};
+  if (file) {
+    try {
+      fromFile = (parseYaml(readFileSync(file, 'utf8')) as { servers?: unknown } | null)?.servers ?? {};
+    } catch (error) {
+      throw new ConfigError([`MCP_CONFIG: cannot read ${file} (${(error as Error).message})`]);
+    }
+  }
+  let fromEnv: unknown = {};
+  if (e.MCP_SERVERS) {
+    try {
+      fromEnv = JSON.parse(e.MCP_SERVERS);
+    } catch (error) {
+      throw new ConfigError([`MCP_SERVERS: not valid JSON (${(error as Error).message})`]);
+    }
+  }
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [label, raw] of [[file ?? 'MCP_CONFIG', fromFile], ['MCP_SERVERS', fromEnv]] as const) {
+    const parsed = mcpServers.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${label}: servers.${i.path.map(String).join('.')}: ${i.message}`));
+    for (const [name, s] of Object.entries(parsed.data)) {
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError([`${label}: servers.${name}: server names are lower-case letters, digits, - and _`]);
+      const expand = (values: Record<string, string>, where: string) =>
+        Object.fromEntries(
+          Object.entries(values).map(([key, value]) => [
+            key,
+            value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+              const found = source[variable];
+              if (found === undefined) throw new ConfigError([`${label}: servers.${name}.${where}.${key}: \${${variable}} is not set`]);
+              return found;
+            }),
+          ]),
+        );
+      const timeoutMs = s.timeout_ms ?? e.MCP_TOOL_TIMEOUT_MS;
+      servers[name] = s.command
+        ? { transport: 'stdio', command: s.command, args: s.args, env: expand(s.env, 'env'), cwd: s.cwd, timeoutMs }
+        : { transport: 'http', url: s.url!, headers: expand(s.headers, 'headers'), timeoutMs };
+    }
+  }
+  return servers;
 }

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'MODEL_ERROR'
   | 'LIMIT_EXCEEDED'
   // protocols (OpenAI-compatible endpoint, MCP, file ingestion)
-  | 'PAYLOAD_TOO_LARGE';
+  | 'PAYLOAD_TOO_LARGE'
+  | 'TOOL_FAILED';
 
 const APP_ERROR = Symbol.for('remgraph.AppError');
 
@@ -138,5 +139,14 @@ export class PayloadTooLargeError extends AppError {
   constructor(readonly limit: number, what = 'Request body') {
     super(`${what} exceeds ${limit} bytes`);
     this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** A tool of an MCP server failed, timed out or could not be reached; the model gets the message as the tool's error. */
+export class ToolFailedError extends AppError {
+  readonly code = 'TOOL_FAILED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailedError';
   }
 }

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'QUERY_SYNTAX'
   | 'RATE_LIMITED'
   | 'SESSION_BUSY'
+  | 'TOOL_FAILED'
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 

@@ -26,6 +26,7 @@ export const ErrorCodeEnum = builder.enumType('ErrorCode', {
     'MODEL_ERROR',
     'LIMIT_EXCEEDED',
     'PAYLOAD_TOO_LARGE',
+    'TOOL_FAILED',
   ] as const,
 });
 
