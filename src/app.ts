@@ -26,6 +26,7 @@ import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
+import { createMcpRoute } from './mcp/route.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
@@ -87,9 +88,11 @@ export async function startApp(
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
   const openai = createOpenAIRoutes({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const mcp = createMcpRoute({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
     if (openai(req, res)) return;
+    if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (tooLarge(req, config.server.maxRequestBytes)) {

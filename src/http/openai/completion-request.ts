@@ -1,10 +1,8 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
 import { z } from 'zod';
 import type { AgentContext } from '../../auth/agent-context.js';
 import { ValidationError } from '../../errors.js';
+import { rowIdOrUuid } from '../../graphql/ids.js';
 import { parseInput } from '../../validation.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const messageContent = z.union([z.string(), z.array(z.union([textPart, z.object({ type: z.string() }).passthrough()]))]).nullish();
@@ -77,28 +75,17 @@ export function parseCompletionRequest(raw: unknown, ctx: AgentContext): Complet
 function sessionOf(input: z.infer<typeof body>, ctx: AgentContext): string | null {
   const named = input.metadata?.session_id;
   if (named !== undefined) {
-    const id = typeof named === 'string' ? sessionRowId(named) : null;
+    const id = typeof named === 'string' ? rowIdOrUuid(named, 'Session') : null;
     if (!id) throw invalid(['metadata', 'session_id'], 'must be a session id');
     return id;
   }
   // `user` is often an end-user label rather than a session: only a session id counts.
-  const fromUser = input.user ? sessionRowId(input.user) : null;
+  const fromUser = input.user ? rowIdOrUuid(input.user, 'Session') : null;
   if (fromUser) return fromUser;
   if (!ctx.sessionId) return null;
-  const fromHeader = sessionRowId(ctx.sessionId);
+  const fromHeader = rowIdOrUuid(ctx.sessionId, 'Session');
   if (!fromHeader) throw invalid(['X-Session-Id'], 'must be a session id');
   return fromHeader;
-}
-
-/** A session's row id from its GraphQL ID or the bare UUID; null when the value is neither. */
-function sessionRowId(value: string): string | null {
-  if (UUID.test(value)) return value;
-  try {
-    const { typename, id } = decodeGlobalID(value);
-    return typename === 'Session' && UUID.test(id) ? id : null;
-  } catch {
-    return null;
-  }
 }
 
 function textOf(content: z.infer<typeof messageContent>, path: (string | number)[]): string {

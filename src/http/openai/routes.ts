@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
-import { turnCompletion, type CompletionEnd } from './turn-completion.js';
+import { turnCompletion, type CompletionEnd } from '../../agents/turn-completion.js';
 
 export interface OpenAIRoutesDeps extends TurnEventsDeps {
   identify: Identify;
