@@ -28,6 +28,8 @@ import { createChatApp } from './http/chat-app.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
 import { createMcpRoute } from './mcp/route.js';
 import { createLogger, type Logger } from './logger.js';
+import { startTracing } from './telemetry/tracing.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
 
@@ -53,7 +55,10 @@ export async function startApp(
   logger = createLogger(config.log.level),
   // A caller may also hand in a database it opened itself (e.g. a test observing queries); the app closes it on stop.
   opening: Promise<Database> = openDatabase(config.database),
+  // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
+  spanExporter?: SpanExporter,
 ): Promise<App> {
+  const tracing = startTracing(config.telemetry, spanExporter);
   const db = await opening;
   try {
     const applied = await applyMigrations(db);
@@ -130,6 +135,7 @@ export async function startApp(
       await relay.close();
       await pubsubHandle.close();
       await db.close();
+      await tracing.shutdown();
     })());
 
   return { url, port, db, logger, processId: services.supervisor.processId, stop };

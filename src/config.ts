@@ -100,6 +100,12 @@ const env = z.object({
   MCP_CONFIG: z.string().min(1).optional(),
   /** Longest wait for an MCP tool call (a server may set its own `timeout_ms`). */
   MCP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** OpenTelemetry (standard variables): tracing is on when an exporter is chosen or an OTLP endpoint is set. */
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('remgraph'),
 });
 
 const llmProviders = z.record(
@@ -156,6 +162,8 @@ export interface Config {
     sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
   };
   mcp: { servers: Record<string, McpServerConfig> };
+  /** Where spans go: nowhere (the default), an OTLP/HTTP collector, or the console. */
+  telemetry: { exporter: 'otlp' | 'console' | null; serviceName: string };
 }
 
 export class ConfigError extends Error {
@@ -243,6 +251,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       },
     },
     mcp: { servers: mcpServersFrom(e, present) },
+    telemetry: { exporter: tracesExporter(e), serviceName: e.OTEL_SERVICE_NAME },
   };
 }
 
@@ -338,4 +347,12 @@ function mcpServersFrom(e: z.infer<typeof env>, source: Record<string, string | 
     }
   }
   return servers;
+}
+
+// --- protocols: OpenTelemetry ---
+
+function tracesExporter(e: z.infer<typeof env>): 'otlp' | 'console' | null {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return null;
+  if (e.OTEL_TRACES_EXPORTER) return e.OTEL_TRACES_EXPORTER;
+  return e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : null;
 }

@@ -11,6 +11,7 @@ import type { AppServices, GraphQLContext } from './context.js';
 import { createMaskError, toGraphQLError } from './errors.js';
 import { offlineGraphiQL } from './graphiql.js';
 import { schema } from './schema.js';
+import { useOperationSpans } from './tracing-plugin.js';
 
 export interface GraphQLServerDeps {
   services: AppServices;
@@ -42,6 +43,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     maskedErrors: { maskError: createMaskError(deps.logger) },
+    plugins: [useOperationSpans()],
     logging: {
       debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
       info: (...args) => deps.logger.info(args.map(String).join(' ')),

@@ -4,6 +4,7 @@ import { isAppError } from '../errors.js';
 import type { ToolSpec } from '../llm/chat-model.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { ToolPause } from './tool-pause.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 /** Tools served by others (MCP servers), named by a tool reference's `server`. */
 export interface RemoteTools {
@@ -81,7 +82,16 @@ export class ToolRegistry {
   }
 
   /** Runs a tool: the local one of that name, or the MCP server's when the agent's reference names a server. */
-  async execute(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
+  execute(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, ...(ref?.server ? { 'remgraph.mcp.server': ref.server } : {}) };
+    return inSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+      const outcome = await this.run(name, args, ctx, ref);
+      if (outcome.isError) span.setAttribute('error.type', String((outcome.result as { code?: string }).code ?? 'tool_error'));
+      return outcome;
+    });
+  }
+
+  private async run(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
     const tool = ref?.server ? this.remoteTool(ref.server, name) : this.tools.get(name);
     if (!tool) {
       const error = ref?.server ? `Tool "${name}" is not available from MCP server ${ref.server}` : `Unknown tool "${name}"`;

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -24,7 +25,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });
-  if (!options.observe) return startApp(config, createLogger(config.log.level));
+  if (!options.observe) return startApp(config, createLogger(config.log.level), undefined, options.spanExporter);
   const db = await openDatabase(config.database);
   const observe = options.observe;
   const prisma = db.prisma.$extends({
@@ -35,12 +36,14 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }));
+  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }), options.spanExporter);
 }
 
 export interface TestServerOptions {
   /** Sees every database operation the server makes. */
   observe?: QueryObserver;
+  /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */
+  spanExporter?: SpanExporter;
 }
 
 /** Told about every database operation of a test server: a model operation, or raw SQL. */

@@ -38,3 +38,14 @@ describe('MCP server settings', () => {
     expect(problems({ MCP_CONFIG: '/nonexistent/mcp.yaml' })[0]).toMatch(/^MCP_CONFIG: cannot read \/nonexistent\/mcp.yaml/);
   });
 });
+
+describe('OpenTelemetry settings', () => {
+  it('are off by default and follow the standard OTEL_* variables', () => {
+    expect(loadConfig({}).telemetry).toEqual({ exporter: null, serviceName: 'remgraph' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'api' }).telemetry).toEqual({ exporter: 'otlp', serviceName: 'api' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).telemetry.exporter).toBe('console');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry.exporter).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces', OTEL_TRACES_EXPORTER: 'none' }).telemetry.exporter).toBeNull();
+    expect(problems({ OTEL_TRACES_EXPORTER: 'zipkin' })[0]).toMatch(/^OTEL_TRACES_EXPORTER: /);
+  });
+});
