@@ -13,6 +13,7 @@ import { startMaintenance } from './agents/maintenance.js';
 import { Supervisor } from './agents/supervisor.js';
 import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
+import { TurnQuota } from './agents/turn-quota.js';
 import { loadRoutingFile } from './agents/routing-file.js';
 import { Router } from './agents/routing.js';
 import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
@@ -27,12 +28,20 @@ import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
+import { McpToolbox } from './tools/mcp/mcp-toolbox.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createSaveMemoryTool } from './rem/save-memory-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
+import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
+import { createOriginPolicy } from './http/origin-policy.js';
+import { readBodyWithin } from './http/request-body.js';
+import { createOpenAIRoutes } from './http/openai/routes.js';
+import { createMcpRoute } from './mcp/route.js';
 import { createLogger, type Logger } from './logger.js';
+import { startTracing } from './telemetry/tracing.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
 
@@ -58,7 +67,10 @@ export async function startApp(
   logger = createLogger(config.log.level),
   // A caller may also hand in a database it opened itself (e.g. a test observing queries); the app closes it on stop.
   opening: Promise<Database> = openDatabase(config.database),
+  // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
+  spanExporter?: SpanExporter,
 ): Promise<App> {
+  const tracing = startTracing(config.telemetry, spanExporter);
   const db = await opening;
   try {
     const applied = await applyMigrations(db);
@@ -67,6 +79,7 @@ export async function startApp(
     await db.close();
     throw error;
   }
+  await warnIfSuperuser(db, logger);
   if (config.auth.mode === 'headers') {
     logger.warn('JWT auth is not configured: identity is taken from X-User-Id / X-Tenant-Id headers (development only)');
   }
@@ -88,25 +101,47 @@ export async function startApp(
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
-  const yoga = createGraphQLServer({ services, identify, logger, graphiql });
+  const origins = createOriginPolicy(config.security.corsOrigins);
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
   services.worker.start();
   const dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
+  const openai = createOpenAIRoutes({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const mcp = createMcpRoute({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
+    if (openai(req, res)) return;
+    if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
-    if (tooLarge(req, config.server.maxRequestBytes)) {
-      return sendJson(res, 413, {
-        errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
-      });
-    }
-    return yoga(req, res);
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
+    readBodyWithin(req, config.server.maxRequestBytes).then(
+      (body) => {
+        if (body === 'too-large') {
+          // The rest of the body is not read: close the connection rather than drain it.
+          res.setHeader('connection', 'close');
+          return sendJson(res, 413, {
+            errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes (MAX_REQUEST_BYTES)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+          });
+        }
+        // yoga (whatwg-node) uses a body already read from the request instead of the stream.
+        if (body.length > 0) Object.assign(req, { body });
+        return yoga(req, res);
+      },
+      () => req.destroy(),
+    );
   });
-  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.server.maxRequestBytes });
-  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: GRAPHQL_PATH,
+    maxPayload: config.server.maxRequestBytes,
+    // A page of another site must not open a socket with the user's credentials (cookies, local identity).
+    verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string) => void) =>
+      origins.allows(req.headers.origin, req.headers.host) ? done(true) : done(false, 403, 'Origin not allowed (CORS_ORIGINS)'),
+  });
+  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -128,12 +163,14 @@ export async function startApp(
       clearInterval(dreams);
       await services.worker.stop();
       await services.supervisor.shutdown();
+      await services.mcp.close();
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
       await relay.close();
       await pubsubHandle.close();
       await db.close();
+      await tracing.shutdown();
     })());
 
   return { url, port, db, logger, processId: services.supervisor.processId, stop };
@@ -142,6 +179,8 @@ export async function startApp(
 /** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */
 interface Services extends AppServices {
   supervisor: Supervisor;
+  /** Connections to the MCP servers agents take tools from. */
+  mcp: McpToolbox;
   worker: JobWorker;
 }
 
@@ -150,14 +189,16 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
     config.rem,
   );
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
+  const mcp = new McpToolbox(config.mcp.servers, logger);
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
     pubsub,
     logger,
-    toolExists: (name) => tools.has(name),
+    toolExists: (ref) => tools.knows(ref),
     agentsDir: config.agents.agentsDir,
+    maxYamlBytes: config.security.maxYamlBytes,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
@@ -176,7 +217,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   };
   const supervisor = new Supervisor(engine);
   const router = new Router(engine, await routingRules(config), { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent });
-  const turns = new TurnService(engine, supervisor, router);
+  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas), router);
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
@@ -190,7 +231,9 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, queue, worker, evals };
+  // Last: nothing after this may fail and leave the MCP servers' processes running.
+  await mcp.connect();
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {
@@ -226,9 +269,13 @@ async function readiness(db: Database): Promise<{ ready: boolean; [key: string]:
   return { ready: true, status: 'ready', backend: db.backend };
 }
 
-function tooLarge(req: IncomingMessage, limit: number): boolean {
-  const length = Number(req.headers['content-length'] ?? 0);
-  return Number.isFinite(length) && length > limit;
+/** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); the README shows a least-privilege role. */
+async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
+  if (db.backend !== 'postgres') return;
+  const [role] = await db.prisma.$queryRaw<{ name: string; superuser: boolean }[]>`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
+  if (role?.superuser) {
+    logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

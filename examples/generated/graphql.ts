@@ -10,9 +10,11 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'MODEL_ERROR'
   | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
   | 'QUERY_SYNTAX'
   | 'RATE_LIMITED'
   | 'SESSION_BUSY'
+  | 'TOOL_FAILED'
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
@@ -45,6 +47,7 @@ export type ExampleSendMessageMutationVariables = Exact<{
 export type ExampleSendMessageMutation = { sendMessage:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
     | { __typename: 'SendMessagePayload', turn: { id: string, status: TurnStatus } }
     | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }

@@ -1,4 +1,3 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { AgentContext } from '../auth/agent-context.js';
 import { LimitExceededError, ModelError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
@@ -7,7 +6,7 @@ import type { EngineDeps } from './engine-deps.js';
 import { runAgentLoop } from './agent-loop.js';
 import { structuredOutputSchema } from './prompt.js';
 import type { ResolvedAgent } from './registry.js';
-import type { AgentSpec } from './spec.js';
+import { checkStructuredOutput } from './structured-output.js';
 import { freshState } from './run-state.js';
 
 export interface DetachedRunInput {
@@ -30,14 +29,12 @@ export interface DetachedRunResult {
   model: string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
-const validators = new WeakMap<AgentSpec, ValidateFunction>();
 
 /**
  * Runs an agent once outside any session or turn: the routing classifier, evaluators, dreaming.
  * The same loop and tools as a turn, with nothing streamed or stored; a tool that needs a human
  * decision or another agent is refused (nobody is there to decide). A structured agent's answer
- * must parse and match its properties, else MODEL_ERROR.
+ * must match its properties (the loop asks once for a repair), else MODEL_ERROR.
  */
 export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger'>, input: DetachedRunInput): Promise<DetachedRunResult> {
   const { agent, ctx } = input;
@@ -57,6 +54,8 @@ export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'p
       delegate: () => Promise.reject(new LimitExceededError('ask_agent is not available to background runs')),
       toolContext: { agent: state.context, prisma: deps.prisma, turnId: null, sessionId: null, jobId: input.jobId ?? null, agentName: agent.name },
       onUnexpected: (error) => deps.logger.error({ err: error, agent: agent.name }, 'background agent run failed'),
+      // No turn to record model calls on: the caller stores the usage where it belongs.
+      modelCalled: async () => {},
     },
   });
   if (outcome.kind === 'paused') throw new ModelError(`${agent.name} asked for a tool that needs a human decision, which background runs cannot get`);
@@ -64,19 +63,9 @@ export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'p
   return { text: state.text, output: agent.spec.structuredOutput ? structuredOutput(agent, state.text) : null, usage: state.usage, model: model.id };
 }
 
-/** A structured agent's answer as the object its properties describe. */
+/** A structured agent's answer as the object its properties describe (the loop has checked it). */
 function structuredOutput(agent: ResolvedAgent, text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ModelError(`${agent.name} answered with text that is not JSON`);
-  }
-  let validate = validators.get(agent.spec);
-  if (!validate) validators.set(agent.spec, (validate = ajv.compile(structuredOutputSchema(agent.spec)!.json_schema.schema)));
-  if (!validate(value)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(answer)'} ${e.message}`).join('; ');
-    throw new ModelError(`${agent.name} answered with JSON that does not match its schema: ${problems}`);
-  }
-  return value as Record<string, unknown>;
+  const check = checkStructuredOutput(structuredOutputSchema(agent.spec)!.json_schema.schema, text);
+  if (!check.ok) throw new ModelError(`${agent.name} answered with JSON that does not match its schema: ${check.errors.join('; ')}`);
+  return check.value as Record<string, unknown>;
 }

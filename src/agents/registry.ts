@@ -7,7 +7,7 @@ import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
-import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec } from './spec.js';
+import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
 
 export type AgentOrigin = 'registered' | 'builtin' | 'folder';
 
@@ -29,10 +29,12 @@ export interface AgentRegistryDeps {
   prisma: PrismaClient;
   pubsub: RemPubSub;
   logger: Logger;
-  /** Tells whether a tool name exists, so agents cannot declare tools the runtime lacks. */
-  toolExists: (name: string) => boolean;
+  /** Tells whether a tool reference can be served (a local tool, or a configured MCP server), so agents cannot declare tools the runtime lacks. */
+  toolExists: (ref: ToolRef) => boolean;
   /** Operator's folder of YAML agents (lowest priority); off when undefined. */
   agentsDir?: string;
+  /** Largest YAML a caller may send (validate, register). */
+  maxYamlBytes: number;
 }
 
 const BUILTIN_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
@@ -67,6 +69,12 @@ export class AgentRegistry {
 
   /** Parses and checks a YAML agent without storing it. */
   validate(yaml: string): AgentSpec {
+    const bytes = Buffer.byteLength(yaml);
+    if (bytes > this.deps.maxYamlBytes) {
+      throw new ValidationError(`yaml: ${bytes} bytes; at most ${this.deps.maxYamlBytes} are accepted (MAX_YAML_BYTES)`, [
+        { path: ['yaml'], message: `at most ${this.deps.maxYamlBytes} bytes` },
+      ]);
+    }
     const spec = parseAgentYaml(yaml);
     checkTools(spec, this.deps.toolExists);
     return spec;
@@ -114,7 +122,6 @@ export class AgentRegistry {
    * new content gets the next number. Shared agents (no owner) need the admin role.
    */
   async register(ctx: AgentContext, yaml: string, options: { shared?: boolean } = {}): Promise<{ agent: ResolvedAgent; created: boolean }> {
-    if (yaml.length > 256_000) throw new ValidationError('yaml: must be at most 256 KB', [{ path: ['yaml'], message: 'too large' }]);
     const spec = this.validate(yaml);
     if (options.shared && !ctx.isAdmin) throw new ForbiddenError('Only admins can register shared agents');
     const owner = options.shared ? null : ctx.userId;
@@ -175,12 +182,16 @@ function fromRow(row: Agent): ResolvedAgent {
   };
 }
 
-function checkTools(spec: AgentSpec, toolExists: (name: string) => boolean) {
+function checkTools(spec: AgentSpec, toolExists: (ref: ToolRef) => boolean) {
   const issues = spec.tools
     .map((tool, index) => ({ tool, index }))
-    .filter(({ tool }) => !toolExists(tool.name))
-    .map(({ tool, index }) => ({ path: ['tools', index, 'name'], message: `unknown tool "${tool.name}"` }));
-  if (issues.length) throw new ValidationError(`tools.${issues[0]!.path[1]}.name: ${issues[0]!.message}`, issues);
+    .filter(({ tool }) => !toolExists(tool))
+    .map(({ tool, index }) =>
+      tool.server
+        ? { path: ['tools', index, 'server'], message: `unknown MCP server "${tool.server}" (declare it in MCP_SERVERS or mcp.yaml)` }
+        : { path: ['tools', index, 'name'], message: `unknown tool "${tool.name}"` },
+    );
+  if (issues.length) throw new ValidationError(`${issues[0]!.path.join('.')}: ${issues[0]!.message}`, issues);
 }
 
 /**
@@ -201,10 +212,10 @@ async function loadFolder(dir: string, origin: AgentOrigin, deps: Pick<AgentRegi
     } catch (error) {
       throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`);
     }
-    const missing = spec.tools.filter((tool) => !deps.toolExists(tool.name)).map((tool) => tool.name);
+    const missing = spec.tools.filter((tool) => !deps.toolExists(tool)).map((tool) => (tool.server ? `${tool.server}:${tool.name}` : tool.name));
     if (missing.length) {
       deps.logger.warn({ agent: spec.name, path, missing }, 'agent declares tools this server does not have; they are left out');
-      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool.name)) };
+      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool)) };
     }
     agents.set(spec.name, { name: spec.name, version: null, origin, spec, source, userId: null, createdAt: null, contentHash: agentContentHash(spec) });
   }

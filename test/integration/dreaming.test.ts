@@ -126,9 +126,12 @@ describe('dreaming', () => {
     await chat(env.server.url, user, { content: 'The budget meeting moved to Tuesday.', sessionId: first.sent.session.id });
     env.fake.enqueue({ json: { moments: [{ key: 'q3-budget-meeting', summary: 'The Q3 budget meeting moved to Tuesday.', entity_keys: ['q3-budget'] }], entities: [], edges: [] } });
     const again = await finished(user, (await dream(user, first.sent.session.id)).id);
-    expect(again.result).toMatchObject({ sessions: [{ fromSeq: 2, toSeq: 4, moments: ['q3-budget-meeting'] }] });
+    // The new turn stored its user message, the memory it was given (the moment dreamed above) and its answer.
+    const last = (await env.server.db.prisma.message.aggregate({ where: { sessionId: raw(first.sent.session.id) }, _max: { seq: true } }))._max.seq!;
+    expect(last).toBeGreaterThan(3);
+    expect(again.result).toMatchObject({ sessions: [{ fromSeq: 2, toSeq: last, moments: ['q3-budget-meeting'] }] });
     const read = lastUser(dreamRequests().at(-1)!);
-    expect(read).toMatch(/messages 3 to 4/);
+    expect(read).toMatch(new RegExp(`messages 3 to ${last}`));
     expect(read).not.toContain('user: I meet Sarah Chen');
     expect(read).toContain('user: The budget meeting moved to Tuesday.');
     const meeting = (await user.data(DreamedMemoryDocument)).moments.edges.map((e) => e.node).find((m) => m.key === 'q3-budget-meeting')!;
@@ -137,14 +140,16 @@ describe('dreaming', () => {
     expect(meeting.summary).toBe('The Q3 budget meeting moved to Tuesday.');
   });
 
-  it('retries a dream whose model answer does not match the schema, then fails it, writing nothing', async () => {
+  it('retries a dream whose model answers do not match the schema even after a repair, then fails it, writing nothing', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ text: 'ok' });
     const sent = await chat(env.server.url, user, { content: 'hello' });
-    env.fake.enqueue({ json: { moments: 'none' } }, { json: { entities: [] } }, { text: 'not json at all' });
+    // Each attempt asks once for a repair: three attempts, two replies each.
+    env.fake.enqueue(...[1, 2, 3].flatMap(() => [{ json: { moments: 'none' } }, { text: 'not json at all' }]));
     const job = await finished(user, (await dream(user)).id);
     expect(job).toMatchObject({ status: 'FAILED', attempts: 3, error: { code: 'MODEL_ERROR' } });
-    expect((job.error as { message: string }).message).toMatch(/not JSON/);
+    expect((job.error as { message: string }).message).toMatch(/^dreaming did not finish: The reply did not match the agent's output schema after one repair: not valid JSON/);
+    expect(lastUser(dreamRequests().at(-1)!)).toMatch(/^Your previous reply did not match the required JSON Schema:/);
     expect((await env.server.db.prisma.session.findUniqueOrThrow({ where: { id: raw(sent.sent.session.id) } })).dreamedSeq).toBe(0);
     expect((await user.data(DreamedMemoryDocument)).moments.edges).toEqual([]);
   }, 60_000);

@@ -1,12 +1,13 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 
 export type TestServer = App;
 
@@ -27,7 +28,8 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });
-  if (!options.observe) return startApp(config, createLogger(config.log.level));
+  const logger = options.logger ?? createLogger(config.log.level);
+  if (!options.observe) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
   const observe = options.observe;
   const prisma = db.prisma.$extends({
@@ -38,12 +40,16 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }));
+  return startApp(config, logger, Promise.resolve({ ...db, prisma }), options.spanExporter);
 }
 
 export interface TestServerOptions {
+  /** Receives the server's logs (default: a logger at TEST_LOG_LEVEL, silent unless set). */
+  logger?: Logger;
   /** Sees every database operation the server makes. */
   observe?: QueryObserver;
+  /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */
+  spanExporter?: SpanExporter;
 }
 
 /** Told about every database operation of a test server: a model operation, or raw SQL. */

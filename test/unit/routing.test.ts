@@ -54,6 +54,7 @@ const session = (over: Partial<Session>): Session => ({
   activeAgent: null,
   metadata: {},
   dreamedSeq: 0,
+  isEval: false,
   createdAt: new Date(),
   updatedAt: new Date(),
   ...over,

@@ -2,6 +2,7 @@ import {
   AlreadyDecidedError,
   AppError,
   ForbiddenError,
+  ModelError,
   NotFoundError,
   QuerySyntaxError,
   RateLimitedError,
@@ -25,6 +26,8 @@ export const ErrorCodeEnum = builder.enumType('ErrorCode', {
     'QUERY_SYNTAX',
     'MODEL_ERROR',
     'LIMIT_EXCEEDED',
+    'PAYLOAD_TOO_LARGE',
+    'TOOL_FAILED',
   ] as const,
 });
 
@@ -48,7 +51,7 @@ const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
 for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
   [ForbiddenError, 'ForbiddenError'],
-  [RateLimitedError, 'RateLimitedError'],
+  [ModelError, 'ModelError'],
 ] as const) {
   builder.objectType(cls as new (message: string) => AppError, {
     name,
@@ -56,6 +59,14 @@ for (const [cls, name] of [
     isTypeOf: (value) => value instanceof cls,
   });
 }
+builder.objectType(RateLimitedError, {
+  name: 'RateLimitedError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof RateLimitedError,
+  fields: (t) => ({
+    retryAfterMs: t.int({ nullable: true, description: 'How long to wait before trying again, in milliseconds.', resolve: (error) => error.retryAfterMs ?? null }),
+  }),
+});
 builder.objectType(ValidationError, {
   name: 'ValidationError',
   interfaces: [ErrorInterface],

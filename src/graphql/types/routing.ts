@@ -78,6 +78,6 @@ builder.queryFields((t) => ({
     type: RouteDecisionRef,
     description: 'Which agent sendMessage would run for this input, and why; runs and stores nothing (a routing session’s classifier is not asked: its current choice is answered).',
     args: { input: t.arg({ type: SendMessageInput }) },
-    resolve: (_root, { input }, ctx) => ctx.turns.routeMessage(ctx.viewer, sendInputOf(input)),
+    resolve: (_root, { input }, ctx) => ctx.turns.routeMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
   }),
 }));
