@@ -103,7 +103,10 @@ export function experimentHandler(deps: ExperimentDeps) {
         deps.pubsub.publish('experiment:progress', experimentId, { experimentId });
       }
     };
-    await Promise.all(Array.from({ length: experiment.concurrency }, lane));
+    // Every lane ends before the job does: a failed job must not leave examples running behind it.
+    const lanes = await Promise.allSettled(Array.from({ length: experiment.concurrency }, lane));
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed) throw failed.reason;
     if (signal.aborted) throw new JobReleased();
     await deps.prisma.experiment.update({ where: { id: experimentId }, data: { status: 'DONE', finishedAt: new Date() } });
     deps.pubsub.publish('experiment:progress', experimentId, { experimentId });
