@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, visibleTo } from '../auth/scope.js';
+import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
@@ -65,7 +65,9 @@ export class TurnService {
     const { agents, models, store, settings } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
-    if (existing && existing.userId === null && !ctx.isAdmin) throw new ForbiddenError('Only admins may send messages into a shared session');
+    // An ephemeral turn stores nothing, so it may read a shared session's history.
+    if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
+    if (!ephemeral) requireIdentity(ctx, 'store messages (send an ephemeral one)');
     const agent = await agents.load(ctx, input.agent ?? ctx.agentSchemaUri ?? existing?.agent ?? settings.defaultAgent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
     const overrides = allowedOverrides(agent, input.overrides);

@@ -77,7 +77,7 @@ query Recall {
 export function graphiqlOptions(auth: Config['auth']): GraphiQLOptions {
   const headers = JSON.stringify(
     auth.mode === 'headers'
-      ? { 'X-User-Id': auth.defaultUser, 'X-Tenant-Id': auth.defaultTenant }
+      ? { 'X-User-Id': auth.defaultUser ?? 'local-user', 'X-Tenant-Id': auth.defaultTenant }
       : { Authorization: 'Bearer <paste a token>' },
     null,
     2,
