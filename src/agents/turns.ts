@@ -13,6 +13,7 @@ import { freshState, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from './registry.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
+import type { TurnQuota } from './turn-quota.js';
 
 const sendInput = z.object({
   sessionId: z.string().uuid().nullish(),
@@ -53,6 +54,7 @@ export class TurnService {
   constructor(
     private readonly deps: EngineDeps,
     private readonly supervisor: Supervisor,
+    private readonly quota: TurnQuota,
   ) {}
 
   /**
@@ -74,15 +76,17 @@ export class TurnService {
 
     let started: SendMessageOutcome;
     try {
-      started = await store.startTurn({
-        ctx,
-        session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
-        agent,
-        model,
-        content: input.content,
-        metadata: input.metadata ?? {},
-        ephemeral,
-      });
+      started = await this.quota.admit(ctx, () =>
+        store.startTurn({
+          ctx,
+          session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
+          agent,
+          model,
+          content: input.content,
+          metadata: input.metadata ?? {},
+          ephemeral,
+        }),
+      );
     } catch (error) {
       const state = sqlStateOf(error);
       if (existing && state === '23505') throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);

@@ -6,7 +6,7 @@ import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 
 export type TestServer = App;
 
@@ -24,7 +24,8 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });
-  if (!options.observe) return startApp(config, createLogger(config.log.level));
+  const logger = options.logger ?? createLogger(config.log.level);
+  if (!options.observe) return startApp(config, logger);
   const db = await openDatabase(config.database);
   const observe = options.observe;
   const prisma = db.prisma.$extends({
@@ -35,10 +36,12 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }));
+  return startApp(config, logger, Promise.resolve({ ...db, prisma }));
 }
 
 export interface TestServerOptions {
+  /** Receives the server's logs (default: a logger at TEST_LOG_LEVEL, silent unless set). */
+  logger?: Logger;
   /** Sees every database operation the server makes. */
   observe?: QueryObserver;
 }
