@@ -98,7 +98,7 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true });
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true, overrides });
       run.state = freshState(agent, ctx, context.messages, input.content, [], overrides);
       run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
