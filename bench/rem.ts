@@ -14,7 +14,6 @@
  *   BENCH_ITERATIONS=200 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
  *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies on an existing database, keys sampled from it
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
 import { ingest, type MemoryItemInput } from '../src/rem/memory-store.js';
 import { contextOf } from '../test/support/client.js';
 import { spawnServer } from '../test/support/process.js';
-import { freshPostgres, summarize } from './support.js';
+import { freshPostgres, startBareServer, summarize } from './support.js';
 
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
@@ -180,18 +179,6 @@ async function throughput(url: string, query: string, variables: unknown): Promi
   return Math.round(rate);
 }
 
-async function bareYoga(): Promise<{ url: string; stop: () => void }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-yoga-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout.on('data', (chunk) => {
-      const match = /listening on (\S+)/.exec(String(chunk));
-      if (match) resolve(match[1]!);
-    });
-    proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-  });
-  return { url, stop: () => proc.kill() };
-}
-
 /** Sequential latency of one query: what a request costs on this machine right now, for scale. */
 async function floor(url: string, query: string, variables: unknown) {
   const samples: number[] = [];
@@ -208,7 +195,7 @@ async function reads(url: string, backend: string) {
   const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
   const variables = { id: created.createSession.session.id };
   const remgraph = await throughput(url, query, variables);
-  const bare = await bareYoga();
+  const bare = await startBareServer('bench/bare-yoga-server.ts');
   try {
     const baseline = await throughput(bare.url, query, variables);
     print({ bench: 'rem-reads', backend, query: 'session(id)', clients: CONCURRENCY, remgraphPerS: remgraph, bareYogaPerS: baseline, ratio: +(remgraph / baseline).toFixed(2) });
@@ -277,7 +264,7 @@ async function benchExisting(url: string) {
   const server = await spawnServer({ DATABASE_URL: url, LOG_LEVEL: 'info' });
   try {
     await latencies(server.url, 'postgres', size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
-    const bare = await bareYoga();
+    const bare = await startBareServer('bench/bare-yoga-server.ts');
     try {
       const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
       print({ bench: 'rem-floor', backend: 'postgres', query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, { id: 'x' })) });

@@ -11,13 +11,12 @@
 //  3. non-model time per turn (sendMessage → final event at the client, instant model), p50.
 // Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--skip-throughput]
 import { readFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../test/support/process.js';
-import { freshPostgres, summarize } from './support.js';
+import { freshPostgres, startBareServer, summarize } from './support.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -82,18 +81,6 @@ async function runTurn(server: ServerProcess, user: string, content: string): Pr
     await client.dispose();
   }
   return result;
-}
-
-async function startBare(): Promise<{ url: string; stop: () => void }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-ws-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout.on('data', (chunk) => {
-      const match = /listening on (\S+)/.exec(String(chunk));
-      if (match) resolve(match[1]!);
-    });
-    proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-  });
-  return { url, stop: () => proc.kill() };
 }
 
 async function bareRate(url: string): Promise<number> {
@@ -198,7 +185,7 @@ const pick = (s: ReturnType<typeof summarize>) => ({ p50: +s.p50.toFixed(1), p99
 const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
 
 const fake = await startFakeOpenAI();
-const bare = await startBare();
+const bare = await startBareServer('bench/bare-ws-server.ts');
 const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info' };
 try {
   for (const backend of args.backends.split(',')) {

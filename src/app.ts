@@ -156,7 +156,10 @@ interface Services extends AppServices {
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
-  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
+  const rem = new RemService(
+    { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
+    config.rem,
+  );
   const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
@@ -188,7 +191,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor };
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

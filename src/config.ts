@@ -37,10 +37,18 @@ const env = z.object({
   DEFAULT_AGENT: z.string().min(1).default('general'),
   /** Operator's folder of YAML agents, loaded after the database and the built-in agents. */
   AGENTS_DIR: z.string().min(1).optional(),
-  /** Rough token budget for the session history sent with each turn. */
+  /** Most tokens of session history sent with each turn (within CONTEXT_TOKEN_BUDGET). */
   HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
-  /** Earlier assistant answers longer than this reach agents with the search tool cut, with a REM LOOKUP hint; 0 = never. */
+  /** Earlier assistant answers longer than this reach agents with the search tool as head + tail around a REM LOOKUP breadcrumb; 0 = never. */
   HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
+  // --- session memory and turn controls (issue 10) ---
+  /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended; 0 = deleted as soon as its stream ended. */
+  EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(0),
+  /** Most tokens a whole model request may use (system prompt, tools, memory, history, message, room for the reply), counted with the model's tokenizer. */
+  CONTEXT_TOKEN_BUDGET: z.coerce.number().int().min(256).default(32_000),
+  /** Tokens for the injected memory (the user's profile entity and the session's recent moments); 0 = none. */
+  MEMORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(1000),
+  // --- end session memory ---
   /** Longest time turn events wait in memory before being written (batching window). */
   EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
   /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
@@ -84,12 +92,19 @@ const env = z.object({
   REM_SEARCH_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.3),
   /** FUZZY ranks at most this many keys at or above its threshold: a bound on the work of one query. */
   REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
-  /** SQL mode: statement timeout (PostgreSQL; PGlite cannot interrupt a running statement, see REM_SQL_MAX_COST). */
+  /**
+   * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
+   * cannot cancel a statement, has its worker thread stopped and the database reopened.
+   */
   REM_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
-  /** SQL mode: most rows returned; more is an error telling the caller to add a LIMIT. */
+  /** SQL mode: most rows returned (`truncated: true` beyond). */
   REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** SQL mode: most bytes of JSON rows returned (`truncated: true` beyond). */
+  REM_SQL_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
+  /** SQL mode: rows all generate_series calls of one query may produce together (integer constants only). */
+  REM_SQL_MAX_SERIES_ROWS: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
 
   // --- Security: what a caller may send and how much (README "Security") ---
   /** Browser origins allowed to call the API from another site (comma-separated, e.g. https://app.example.com); unset = none, same-origin only. */
@@ -151,6 +166,9 @@ export interface Config {
     agentsDir?: string;
     historyTokenBudget: number;
     historyCompressChars: number;
+    ephemeralRetentionMs: number;
+    contextTokenBudget: number;
+    memoryTokenBudget: number;
     eventFlushMs: number;
     approvalTtlMs: number;
     approvalDefault: 'reject' | 'approve';
@@ -171,7 +189,7 @@ export interface Config {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
     searchMinSimilarity: number;
     fuzzyCandidates: number;
-    sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+    sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
     parse: { maxKeys: number };
   };
 }
@@ -239,6 +257,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       agentsDir: e.AGENTS_DIR,
       historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
       historyCompressChars: e.HISTORY_COMPRESS_CHARS,
+      ephemeralRetentionMs: e.EPHEMERAL_TURN_RETENTION_MS,
+      contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
+      memoryTokenBudget: e.MEMORY_TOKEN_BUDGET,
       eventFlushMs: e.EVENT_FLUSH_MS,
       approvalTtlMs: e.APPROVAL_TTL_MS,
       approvalDefault: e.APPROVAL_DEFAULT_DECISION,
@@ -288,7 +309,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,
+        maxBytes: e.REM_SQL_MAX_BYTES,
         maxCost: e.REM_SQL_MAX_COST,
+        maxSeriesRows: e.REM_SQL_MAX_SERIES_ROWS,
       },
       parse: { maxKeys: e.MAX_LIST_ARGUMENT },
     },

@@ -35,3 +35,8 @@ export function decodeNodeID(globalId: string): { typename: string; id: string }
   if (!NODE_TYPES.has(decoded.typename) || !UUID.test(decoded.id)) throw new NotFoundError('Node', globalId);
   return decoded;
 }
+
+/** A session id from a header: a Relay global ID, or the bare UUID that clients of other REM servers send. */
+export function sessionIdOf(value: string, argName: string): string {
+  return UUID.test(value) ? value.toLowerCase() : rowId(value, 'Session', argName);
+}

@@ -44,11 +44,17 @@ export class ToolRegistry {
     return this.tools.get(name)?.def;
   }
 
-  /** Function specs for the tools an agent declares (its description overrides the default). */
+  /**
+   * Function specs for the tools an agent declares. An agent's note on a tool is appended to the
+   * tool's own description (p8's Tool Notes), never replacing it: the tool's usage (e.g. the REM
+   * dialect of `search`) stays in front of the model.
+   */
   specsFor(refs: ToolRef[]): ToolSpec[] {
     return refs.flatMap((ref) => {
       const def = this.tools.get(ref.name)?.def;
-      return def ? [{ name: def.name, description: ref.description ?? def.description, parameters: def.parameters }] : [];
+      if (!def) return [];
+      const note = ref.description?.trim();
+      return [{ name: def.name, description: note ? `${def.description}\n\nTool Notes: ${note}` : def.description, parameters: def.parameters }];
     });
   }
 

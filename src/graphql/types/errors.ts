@@ -2,6 +2,7 @@ import {
   AlreadyDecidedError,
   AppError,
   ForbiddenError,
+  ModelError,
   NotFoundError,
   QuerySyntaxError,
   RateLimitedError,
@@ -48,6 +49,7 @@ const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
 for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
   [ForbiddenError, 'ForbiddenError'],
+  [ModelError, 'ModelError'],
 ] as const) {
   builder.objectType(cls as new (message: string) => AppError, {
     name,

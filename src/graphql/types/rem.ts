@@ -172,7 +172,7 @@ const RemResultRef = builder.objectRef<RemResult>('RemResult').implement({
     mode: t.field({ type: RemModeEnum, resolve: (r) => r.mode }),
     hits: t.field({ type: [RemHitRef], resolve: (r) => r.hits }),
     rows: t.field({ type: 'JSON', nullable: true, description: 'SQL mode: result rows as JSON objects.', resolve: (r) => r.rows }),
-    truncated: t.exposeBoolean('truncated', { description: 'SQL mode: more rows matched than the row cap.' }),
+    truncated: t.exposeBoolean('truncated', { description: 'SQL mode: more rows matched than the row cap or the byte cap let through.' }),
     tookMs: t.exposeFloat('tookMs'),
   }),
 });
