@@ -6,7 +6,6 @@ import { EXAMPLE_TABS } from '../../src/graphql/graphiql.js';
 import { documentRules, variableLimitErrors } from '../../src/graphql/operation-limits.js';
 import { schema } from '../../src/graphql/schema.js';
 import { variablesFor } from '../support/schema-values.js';
-import { NODE_TYPES } from '../../src/graphql/ids.js';
 
 const limits = loadConfig({}).security.operations;
 
@@ -37,12 +36,5 @@ describe('operation limits', () => {
         expect(errors.map((e) => `${name} ${operation.name?.value}: ${e.message}`)).toEqual([]);
       }
     }
-  });
-});
-
-describe('node IDs', () => {
-  it('name exactly the schema’s Node types', () => {
-    const nodeTypes = schema.getPossibleTypes(schema.getType('Node') as never).map((t) => t.name).sort();
-    expect([...NODE_TYPES].sort()).toEqual(nodeTypes);
   });
 });
