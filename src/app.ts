@@ -21,6 +21,7 @@ import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
+import { McpToolbox } from './tools/mcp/mcp-toolbox.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
@@ -28,7 +29,11 @@ import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOriginPolicy } from './http/origin-policy.js';
 import { readBodyWithin } from './http/request-body.js';
+import { createOpenAIRoutes } from './http/openai/routes.js';
+import { createMcpRoute } from './mcp/route.js';
 import { createLogger, type Logger } from './logger.js';
+import { startTracing } from './telemetry/tracing.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
 
@@ -54,7 +59,10 @@ export async function startApp(
   logger = createLogger(config.log.level),
   // A caller may also hand in a database it opened itself (e.g. a test observing queries); the app closes it on stop.
   opening: Promise<Database> = openDatabase(config.database),
+  // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
+  spanExporter?: SpanExporter,
 ): Promise<App> {
+  const tracing = startTracing(config.telemetry, spanExporter);
   const db = await opening;
   try {
     const applied = await applyMigrations(db);
@@ -90,8 +98,12 @@ export async function startApp(
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
+  const openai = createOpenAIRoutes({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const mcp = createMcpRoute({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
+    if (openai(req, res)) return;
+    if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
@@ -139,12 +151,14 @@ export async function startApp(
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
       await stopMaintenance();
       await services.supervisor.shutdown();
+      await services.mcp.close();
       await closed;
       clearTimeout(forced);
       await yoga.dispose();
       await relay.close();
       await pubsubHandle.close();
       await db.close();
+      await tracing.shutdown();
     })());
 
   return { url, port, db, logger, processId: services.supervisor.processId, stop };
@@ -153,6 +167,8 @@ export async function startApp(
 /** The app's services plus the engine parts only the app itself handles (shutdown, maintenance). */
 interface Services extends AppServices {
   supervisor: Supervisor;
+  /** Connections to the MCP servers agents take tools from. */
+  mcp: McpToolbox;
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
@@ -160,13 +176,14 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
     config.rem,
   );
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'));
+  const mcp = new McpToolbox(config.mcp.servers, logger);
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
     pubsub,
     logger,
-    toolExists: (name) => tools.has(name),
+    toolExists: (ref) => tools.knows(ref),
     agentsDir: config.agents.agentsDir,
     maxYamlBytes: config.security.maxYamlBytes,
   });
@@ -191,7 +208,9 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor };
+  // Last: nothing after this may fail and leave the MCP servers' processes running.
+  await mcp.connect();
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

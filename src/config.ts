@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -137,6 +139,20 @@ const env = z.object({
   MAX_WS_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).default(10),
   /** Subscriptions one websocket connection may run at once. */
   MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
+
+  // --- protocols ---
+  /** MCP servers whose tools agents may use (`server:` on a tool reference), as JSON: {"name": {"command": …} | {"url": …}}. */
+  MCP_SERVERS: z.string().optional(),
+  /** A YAML file declaring MCP servers under `servers:` (same shape as MCP_SERVERS); `mcp.yaml` in the working directory is read when present. */
+  MCP_CONFIG: z.string().min(1).optional(),
+  /** Longest wait for an MCP tool call (a server may set its own `timeout_ms`). */
+  MCP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** OpenTelemetry (standard variables): tracing is on when an exporter is chosen or an OTLP endpoint is set. */
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('remgraph'),
 });
 
 const llmProviders = z.record(
@@ -157,6 +173,11 @@ export interface LlmProvider {
   apiKeyEnv?: string;
 }
 
+
+/** An MCP server agents take tools from: a command speaking stdio, or a streamable HTTP endpoint. */
+export type McpServerConfig =
+  | { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; timeoutMs: number }
+  | { transport: 'http'; url: string; headers: Record<string, string>; timeoutMs: number };
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; webApp: boolean; maxRequestBytes: number; shutdownGraceMs: number };
@@ -192,6 +213,9 @@ export interface Config {
     sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
     parse: { maxKeys: number };
   };
+  mcp: { servers: Record<string, McpServerConfig> };
+  /** Where spans go: nowhere (the default), an OTLP/HTTP collector, or the console. */
+  telemetry: { exporter: 'otlp' | 'console' | null; serviceName: string };
 }
 
 /** Limits on what one caller may send and run (README "Security"). */
@@ -315,6 +339,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       },
       parse: { maxKeys: e.MAX_LIST_ARGUMENT },
     },
+    mcp: { servers: mcpServersFrom(e, present) },
+    telemetry: { exporter: tracesExporter(e), serviceName: e.OTEL_SERVICE_NAME },
   };
 }
 
@@ -393,4 +419,76 @@ function llmProvidersFrom(json: string | undefined, source: Record<string, strin
       return [name, provider];
     }),
   );
+}
+
+// --- protocols: MCP servers ---
+
+const mcpServer = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    url: z.url().optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_ms: z.number().int().min(1).optional(),
+  })
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), 'give either command (stdio) or url (streamable HTTP)');
+const mcpServers = z.record(z.string(), mcpServer);
+
+/**
+ * MCP servers from MCP_SERVERS (JSON) and the MCP_CONFIG file (YAML, `servers:`; `mcp.yaml` when
+ * present), the variable winning on a name in both. `${NAME}` in env and header values is replaced by
+ * that environment variable, so secrets stay out of the file.
+ */
+function mcpServersFrom(e: z.infer<typeof env>, source: Record<string, string | undefined>): Record<string, McpServerConfig> {
+  const file = e.MCP_CONFIG ?? (existsSync('mcp.yaml') ? 'mcp.yaml' : undefined);
+  let fromFile: unknown = {};
+  if (file) {
+    try {
+      fromFile = (parseYaml(readFileSync(file, 'utf8')) as { servers?: unknown } | null)?.servers ?? {};
+    } catch (error) {
+      throw new ConfigError([`MCP_CONFIG: cannot read ${file} (${(error as Error).message})`]);
+    }
+  }
+  let fromEnv: unknown = {};
+  if (e.MCP_SERVERS) {
+    try {
+      fromEnv = JSON.parse(e.MCP_SERVERS);
+    } catch (error) {
+      throw new ConfigError([`MCP_SERVERS: not valid JSON (${(error as Error).message})`]);
+    }
+  }
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [label, raw] of [[file ?? 'MCP_CONFIG', fromFile], ['MCP_SERVERS', fromEnv]] as const) {
+    const parsed = mcpServers.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${label}: servers.${i.path.map(String).join('.')}: ${i.message}`));
+    for (const [name, s] of Object.entries(parsed.data)) {
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError([`${label}: servers.${name}: server names are lower-case letters, digits, - and _`]);
+      const expand = (values: Record<string, string>, where: string) =>
+        Object.fromEntries(
+          Object.entries(values).map(([key, value]) => [
+            key,
+            value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+              const found = source[variable];
+              if (found === undefined) throw new ConfigError([`${label}: servers.${name}.${where}.${key}: \${${variable}} is not set`]);
+              return found;
+            }),
+          ]),
+        );
+      const timeoutMs = s.timeout_ms ?? e.MCP_TOOL_TIMEOUT_MS;
+      servers[name] = s.command
+        ? { transport: 'stdio', command: s.command, args: s.args, env: expand(s.env, 'env'), cwd: s.cwd, timeoutMs }
+        : { transport: 'http', url: s.url!, headers: expand(s.headers, 'headers'), timeoutMs };
+    }
+  }
+  return servers;
+}
+
+// --- protocols: OpenTelemetry ---
+
+function tracesExporter(e: z.infer<typeof env>): 'otlp' | 'console' | null {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return null;
+  if (e.OTEL_TRACES_EXPORTER) return e.OTEL_TRACES_EXPORTER;
+  return e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : null;
 }

@@ -12,7 +12,10 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'QUERY_SYNTAX'
   | 'MODEL_ERROR'
-  | 'LIMIT_EXCEEDED';
+  | 'LIMIT_EXCEEDED'
+  // protocols (OpenAI-compatible endpoint, MCP, file ingestion)
+  | 'PAYLOAD_TOO_LARGE'
+  | 'TOOL_FAILED';
 
 const APP_ERROR = Symbol.for('remgraph.AppError');
 
@@ -124,5 +127,26 @@ export class ModelError extends AppError {
   constructor(message: string, readonly status?: number, readonly retryable = false) {
     super(message);
     this.name = 'ModelError';
+  }
+}
+
+// --- protocols: failures of the OpenAI-compatible endpoint, MCP and file ingestion ---
+
+/** A request body (or an uploaded file) is larger than the configured limit. */
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  override readonly httpStatus = 413;
+  constructor(readonly limit: number, what = 'Request body') {
+    super(`${what} exceeds ${limit} bytes`);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** A tool of an MCP server failed, timed out or could not be reached; the model gets the message as the tool's error. */
+export class ToolFailedError extends AppError {
+  readonly code = 'TOOL_FAILED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailedError';
   }
 }

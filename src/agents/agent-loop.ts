@@ -93,7 +93,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
   const record = (call: CallInfo, outcome: ToolOutcome) => recordResult(emit, agent.name, state, call, outcome);
   const execute = async (call: CallInfo): Promise<ToolOutcome | ToolPause> => {
     try {
-      return await input.tools.execute(call.name, call.args, toolCtx);
+      return await input.tools.execute(call.name, call.args, toolCtx, declared.get(call.name));
     } catch (pause) {
       if (pause instanceof ToolPause) return pause;
       throw pause;

@@ -7,7 +7,7 @@ import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
-import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec } from './spec.js';
+import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
 
 export type AgentOrigin = 'registered' | 'builtin' | 'folder';
 
@@ -29,8 +29,8 @@ export interface AgentRegistryDeps {
   prisma: PrismaClient;
   pubsub: RemPubSub;
   logger: Logger;
-  /** Tells whether a tool name exists, so agents cannot declare tools the runtime lacks. */
-  toolExists: (name: string) => boolean;
+  /** Tells whether a tool reference can be served (a local tool, or a configured MCP server), so agents cannot declare tools the runtime lacks. */
+  toolExists: (ref: ToolRef) => boolean;
   /** Operator's folder of YAML agents (lowest priority); off when undefined. */
   agentsDir?: string;
   /** Largest YAML a caller may send (validate, register). */
@@ -182,12 +182,16 @@ function fromRow(row: Agent): ResolvedAgent {
   };
 }
 
-function checkTools(spec: AgentSpec, toolExists: (name: string) => boolean) {
+function checkTools(spec: AgentSpec, toolExists: (ref: ToolRef) => boolean) {
   const issues = spec.tools
     .map((tool, index) => ({ tool, index }))
-    .filter(({ tool }) => !toolExists(tool.name))
-    .map(({ tool, index }) => ({ path: ['tools', index, 'name'], message: `unknown tool "${tool.name}"` }));
-  if (issues.length) throw new ValidationError(`tools.${issues[0]!.path[1]}.name: ${issues[0]!.message}`, issues);
+    .filter(({ tool }) => !toolExists(tool))
+    .map(({ tool, index }) =>
+      tool.server
+        ? { path: ['tools', index, 'server'], message: `unknown MCP server "${tool.server}" (declare it in MCP_SERVERS or mcp.yaml)` }
+        : { path: ['tools', index, 'name'], message: `unknown tool "${tool.name}"` },
+    );
+  if (issues.length) throw new ValidationError(`${issues[0]!.path.join('.')}: ${issues[0]!.message}`, issues);
 }
 
 /**
@@ -208,10 +212,10 @@ async function loadFolder(dir: string, origin: AgentOrigin, deps: Pick<AgentRegi
     } catch (error) {
       throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`);
     }
-    const missing = spec.tools.filter((tool) => !deps.toolExists(tool.name)).map((tool) => tool.name);
+    const missing = spec.tools.filter((tool) => !deps.toolExists(tool)).map((tool) => (tool.server ? `${tool.server}:${tool.name}` : tool.name));
     if (missing.length) {
       deps.logger.warn({ agent: spec.name, path, missing }, 'agent declares tools this server does not have; they are left out');
-      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool.name)) };
+      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool)) };
     }
     agents.set(spec.name, { name: spec.name, version: null, origin, spec, source, userId: null, createdAt: null, contentHash: agentContentHash(spec) });
   }

@@ -10,6 +10,7 @@ import type { ResolvedAgent } from './registry.js';
 import { TreeLostError } from './turn-store.js';
 import { VanishedTurnError } from '../events/event-writer.js';
 import { emptyUsage, type Resolution, type RunState } from './run-state.js';
+import { activeSpanIds, inSpan } from '../telemetry/tracing.js';
 
 /** One run of one turn on this process: everything the loop, the store and the supervisor need. */
 export interface TurnRun {
@@ -41,7 +42,23 @@ export type Delegate = (parent: TurnRun, request: DelegationRequest) => Promise<
  * checkpoint with the approval_needed events; at the end, the outcome with the final event. Both
  * are stored in one transaction with their events before anyone sees those events.
  */
-export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Delegate): Promise<RunResult> {
+export function executeRun(deps: EngineDeps, run: TurnRun, delegate: Delegate): Promise<RunResult> {
+  const { turn, agent } = run;
+  const attributes = {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': agent.name,
+    'gen_ai.conversation.id': turn.sessionId,
+    'remgraph.turn.id': turn.id,
+    'remgraph.turn.depth': turn.depth,
+  };
+  return inSpan(`invoke_agent ${agent.name}`, { attributes }, async (span) => {
+    const result = await runAndStore(deps, run, delegate);
+    span.setAttribute('remgraph.turn.status', result.status);
+    return result;
+  });
+}
+
+async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): Promise<RunResult> {
   const { hub, store, settings, logger } = deps;
   const { turn, state } = run;
   const outcome = await runAgentLoop({
@@ -72,14 +89,14 @@ export async function executeRun(deps: EngineDeps, run: TurnRun, delegate: Deleg
       await hub.commit(
         turn.id,
         outcome.approvals.map((c) => ({ type: 'approval_needed', approvalId: c.approvalId!, toolCallId: c.toolCallId, name: c.name, arguments: c.shown, agentPath: turn.agentPath })),
-        store.pauseWrites(turn, state, outcome.approvals, expiresAt),
+        store.pauseWrites(turn, state, outcome.approvals, expiresAt, activeSpanIds()),
       );
       return { status: 'AWAITING_APPROVAL', content: null, usage: state.usage, at };
     }
     await hub.commit(
       turn.id,
       [{ type: 'final', status: outcome.status, content: state.text || null, sources: state.sources, usage: state.usage }],
-      store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error, at),
+      store.outcomeWrites({ ...turn, model: run.model.id, isChild: turn.parentId !== null }, state, outcome.status, outcome.error, at, activeSpanIds()),
     );
   } catch (error) {
     if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);

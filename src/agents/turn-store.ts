@@ -7,6 +7,13 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from './registry.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
+/** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
+export interface SpanIds {
+  traceId: string | null;
+  spanId: string | null;
+}
+const NO_SPAN: SpanIds = { traceId: null, spanId: null };
+
 /** Where a new turn sits: a session's top-level turn, or a child of another turn. */
 export interface TurnPlacement {
   session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
@@ -123,7 +130,7 @@ export class TurnStore {
   }
 
   /** The writes of a pause: the approvals it waits for and the checkpoint it resumes from. */
-  pauseWrites(turn: TurnRef, state: RunState, approvals: PendingCall[], expiresAt: Date | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
+  pauseWrites(turn: TurnRef, state: RunState, approvals: PendingCall[], expiresAt: Date | null, trace: SpanIds = NO_SPAN): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const rows = approvals.map((c) => ({ id: c.approvalId, tool_name: c.name, arguments: c.args, tool_call_id: c.toolCallId }));
     const checkpoint = JSON.stringify(storable(state));
     const log = JSON.stringify(storable(state.toolLog));
@@ -134,7 +141,7 @@ export class TurnStore {
         FROM jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS a(id uuid, tool_name text, arguments jsonb, tool_call_id text)
       )
       UPDATE turns SET status = 'AWAITING_APPROVAL', iterations = ${state.iterations}, usage = ${JSON.stringify(state.usage)}::jsonb,
-        tool_calls_log = ${log}::jsonb, checkpoint = ${checkpoint}::jsonb
+        tool_calls_log = ${log}::jsonb, checkpoint = ${checkpoint}::jsonb, trace_id = ${trace.traceId}, span_id = ${trace.spanId}
       WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
   }
 
@@ -148,6 +155,7 @@ export class TurnStore {
     status: TerminalStatus,
     error: { code: string; message: string } | null,
     now = new Date(),
+    trace: SpanIds = NO_SPAN,
   ): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const content = state.text || null;
     const answerId = content && !turn.isChild && !turn.ephemeral ? randomUUID() : null;
@@ -173,15 +181,16 @@ export class TurnStore {
     return async (tx) => this.fenced(await tx.$executeRaw`
       WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
       stored AS (
-        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, tenant_id, user_id, created_at)
+        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, trace_id, span_id, tenant_id, user_id, created_at)
         SELECT COALESCE(m.id, gen_random_uuid()), ${turn.sessionId}::uuid, base.seq + m.ord, m.type::"MessageType", m.content, m.tool_calls, m.tool_call_id, m.tool_name,
-               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.isEval}, ${turn.tenantId}, ${turn.userId}, ${now}
+               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.isEval}, ${trace.traceId}, ${trace.spanId}, ${turn.tenantId}, ${turn.userId}, ${now}
         FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
              input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
       ),
       touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
       UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
         final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
+        trace_id = ${trace.traceId}, span_id = ${trace.spanId},
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
         runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END
       WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
@@ -318,6 +327,8 @@ export class TurnStore {
       userId: session.userId,
       startedAt: now,
       finishedAt: null,
+      traceId: null,
+      spanId: null,
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../db/generated/client.js';
+import { inSpan } from '../telemetry/tracing.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
@@ -143,8 +144,10 @@ export class EventWriter {
       if (queue.length === 0) this.queues.delete(turnId);
       if (lead.length || (next && ready.has(next))) this.inFlight.add(turnId);
     }
+    // A round writes for many turns at once: its span is a root, not a child of whichever turn started the timer.
+    const attributes = { 'remgraph.events.rows': plain.length + [...taken.values()].reduce((n, e) => n + e.length, 0), 'remgraph.events.commits': ready.size, 'remgraph.events.turns': heads.size };
     try {
-      await Promise.all([this.writePlain(plain), ...[...ready].map((job) => this.runCommit(job, taken.get(job) ?? []))]);
+      await inSpan('turn_events write', { root: true, attributes }, () => Promise.all([this.writePlain(plain), ...[...ready].map((job) => this.runCommit(job, taken.get(job) ?? []))]));
     } finally {
       this.inFlight.clear();
       this.lastRoundMs = performance.now() - started;

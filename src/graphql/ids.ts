@@ -40,3 +40,14 @@ export function decodeNodeID(globalId: string): { typename: string; id: string }
 export function sessionIdOf(value: string, argName: string): string {
   return UUID.test(value) ? value.toLowerCase() : rowId(value, 'Session', argName);
 }
+
+/** The row id named by a Relay global ID of the given type or by the bare UUID; null when the value is neither. */
+export function rowIdOrUuid(value: string, typename: string): string | null {
+  if (UUID.test(value)) return value;
+  try {
+    const { typename: type, id } = decodeGlobalID(value);
+    return type === typename && UUID.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}

@@ -16,6 +16,7 @@ import { operationLimitPlugins } from './operation-limits.js';
 import { SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
 import type { SecuritySettings } from '../config.js';
 import { schema } from './schema.js';
+import { useOperationSpans } from './tracing-plugin.js';
 
 export interface GraphQLServerDeps {
   services: AppServices;
@@ -51,7 +52,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     cors: corsFor(deps.origins),
-    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits), useErrorCodes()],
+    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits), useErrorCodes(), useOperationSpans()],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     // isDev would add stack traces to errors whenever NODE_ENV=development: never for clients.

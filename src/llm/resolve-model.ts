@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
 import { createDemoModel, type DemoModelOptions } from './demo.js';
 import { createOpenAIModel } from './openai.js';
+import { tracedModel } from '../telemetry/traced-model.js';
 
 export type ModelSettings = Config['llm'];
 
@@ -55,8 +56,10 @@ export function createModelResolver(settings: ModelSettings, options: { demo?: D
         retryBaseMs: settings.retryBaseMs,
       });
     }
-    cache.set(id, created);
-    return created;
+    // Every model call is a span (a no-op while tracing is off).
+    const traced = tracedModel(created);
+    cache.set(id, traced);
+    return traced;
   };
 
   let defaultModel: ChatModel;

@@ -1,7 +1,7 @@
 import type { Source } from '../events/agent-event.js';
 import { isAppError } from '../errors.js';
 import type { ToolDefinition } from '../tools/tool.js';
-import type { RemHit, RemService } from './service.js';
+import type { RemHit, RemResult, RemService } from './service.js';
 
 interface SearchArgs {
   query: string;
@@ -22,7 +22,8 @@ export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
       'Query memory with the REM dialect. LOOKUP "key" (exact kebab-case keys, several separated by commas; ' +
       'LOOKUP "session-<id>-msg-<n>" returns a full stored message), FUZZY "text" THRESHOLD 0.5 LIMIT 10 (typos, partial names), ' +
       'SEARCH "text" FROM entities|resources|moments LIMIT 10 (similar content), TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
-      'SQL SELECT ... (read-only, over resources, entities, moments, kv_store, embeddings).',
+      'SQL SELECT ... (one read-only SELECT over resources, entities, moments, kv_store, embeddings; no recursive CTEs; ' +
+      'time, rows and bytes are capped, so filter and LIMIT).',
     parameters: {
       type: 'object',
       properties: {
@@ -41,21 +42,26 @@ export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
         return { error: { code, message, ...('position' in error ? { position: error.position } : {}) } };
       }
       if (result.hits.length > 0) ctx.emit({ type: 'sources', sources: result.hits.map(toSource) });
-      return {
-        mode: result.mode,
-        hits: result.hits.map((hit) => ({
-          key: hit.key,
-          entityType: hit.entityType,
-          ...(hit.name ? { name: hit.name } : {}),
-          summary: hit.summary,
-          ...(hit.content != null ? { content: truncate(hit.content, CONTENT) } : {}),
-          score: hit.score,
-          ...(hit.edges.length ? { edges: hit.edges.map((e) => ({ dst: e.dst, rel_type: e.rel_type, weight: e.weight })) } : {}),
-          ...(hit.path ? { path: hit.path, rel_type: hit.relType } : {}),
-        })),
-        ...(result.rows ? { rows: result.rows, truncated: result.truncated } : {}),
-      };
+      return remResultForModel(result);
     },
+  };
+}
+
+/** A REM result as agents and MCP clients get it: hits without row ids, long content cut. */
+export function remResultForModel(result: RemResult) {
+  return {
+    mode: result.mode,
+    hits: result.hits.map((hit) => ({
+      key: hit.key,
+      entityType: hit.entityType,
+      ...(hit.name ? { name: hit.name } : {}),
+      summary: hit.summary,
+      ...(hit.content != null ? { content: truncate(hit.content, CONTENT) } : {}),
+      score: hit.score,
+      ...(hit.edges.length ? { edges: hit.edges.map((e) => ({ dst: e.dst, rel_type: e.rel_type, weight: e.weight })) } : {}),
+      ...(hit.path ? { path: hit.path, rel_type: hit.relType } : {}),
+    })),
+    ...(result.rows ? { rows: result.rows, truncated: result.truncated } : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   type TraverseQuery,
 } from './parser.js';
 import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
@@ -109,7 +110,15 @@ export class RemService {
     return { ...result, mode: query.mode, tookMs: +(performance.now() - started).toFixed(3) };
   }
 
-  async run(ctx: AgentContext, query: RemQuery, source = ''): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
+  run(ctx: AgentContext, query: RemQuery, source = ''): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
+    return inSpan(`rem ${query.mode}`, { attributes: { 'remgraph.rem.mode': query.mode } }, async (span) => {
+      const result = await this.runMode(ctx, query, source);
+      span.setAttribute('remgraph.rem.hits', result.rows?.length ?? result.hits.length);
+      return result;
+    });
+  }
+
+  private async runMode(ctx: AgentContext, query: RemQuery, source: string): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
     switch (query.mode) {
       case 'LOOKUP':
         return hitsOnly(await this.lookup(ctx, query));

@@ -4,6 +4,13 @@ import { isAppError } from '../errors.js';
 import type { ToolSpec } from '../llm/chat-model.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { ToolPause } from './tool-pause.js';
+import { inSpan } from '../telemetry/tracing.js';
+
+/** Tools served by others (MCP servers), named by a tool reference's `server`. */
+export interface RemoteTools {
+  has(server: string): boolean;
+  tool(server: string, name: string): ToolDefinition | undefined;
+}
 
 export interface ToolOutcome {
   result: unknown;
@@ -18,11 +25,14 @@ export interface ToolOutcome {
 export class ToolRegistry {
   private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+  /** Validators of remote tools' schemas, dropped with the definition when a server lists its tools again. */
+  private readonly remoteValidators = new WeakMap<ToolDefinition, ValidateFunction | null>();
 
   constructor(
     definitions: ToolDefinition<any>[] = [],
     /** Told about tool failures that are not expected ones (the model and the user get a generic message). */
     private readonly onFailure: (error: unknown, tool: string) => void = () => {},
+    private readonly remote?: RemoteTools,
   ) {
     for (const def of definitions) this.add(def);
   }
@@ -36,6 +46,11 @@ export class ToolRegistry {
     return this.tools.has(name);
   }
 
+  /** A reference can be served: a local tool, or a tool of a configured MCP server (listed or not yet). */
+  knows(ref: ToolRef): boolean {
+    return ref.server ? Boolean(this.remote?.has(ref.server)) : this.tools.has(ref.name);
+  }
+
   names(): string[] {
     return [...this.tools.keys()].sort();
   }
@@ -47,10 +62,16 @@ export class ToolRegistry {
   /**
    * Function specs for the tools an agent declares. An agent's note on a tool is appended to the
    * tool's own description (p8's Tool Notes), never replacing it: the tool's usage (e.g. the REM
-   * dialect of `search`) stays in front of the model.
+   * dialect of `search`) stays in front of the model. An MCP tool's description is its server's;
+   * server tools the server does not list (now) are left out.
    */
   specsFor(refs: ToolRef[]): ToolSpec[] {
     return refs.flatMap((ref) => {
+      if (ref.server) {
+        const def = this.remote?.tool(ref.server, ref.name);
+        const description = [def?.description, ref.description].filter(Boolean).join('\n\n');
+        return def ? [{ name: def.name, description, parameters: def.parameters }] : [];
+      }
       const def = this.tools.get(ref.name)?.def;
       if (!def) return [];
       const note = ref.description?.trim();
@@ -60,13 +81,26 @@ export class ToolRegistry {
 
   /** A tool needs a human decision when the registry or the agent's reference says so. */
   requiresApproval(ref: ToolRef | undefined, name: string): boolean {
-    return Boolean(ref?.requiresApproval || this.tools.get(name)?.def.requiresApproval);
+    return Boolean(ref?.requiresApproval || (!ref?.server && this.tools.get(name)?.def.requiresApproval));
   }
 
-  async execute(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
-    const tool = this.tools.get(name);
-    if (!tool) return { result: { error: `Unknown tool "${name}"` }, isError: true };
-    if (!tool.validate(args)) {
+  /** Runs a tool: the local one of that name, or the MCP server's when the agent's reference names a server. */
+  execute(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, ...(ref?.server ? { 'remgraph.mcp.server': ref.server } : {}) };
+    return inSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+      const outcome = await this.run(name, args, ctx, ref);
+      if (outcome.isError) span.setAttribute('error.type', String((outcome.result as { code?: string }).code ?? 'tool_error'));
+      return outcome;
+    });
+  }
+
+  private async run(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
+    const tool = ref?.server ? this.remoteTool(ref.server, name) : this.tools.get(name);
+    if (!tool) {
+      const error = ref?.server ? `Tool "${name}" is not available from MCP server ${ref.server}` : `Unknown tool "${name}"`;
+      return { result: { error }, isError: true };
+    }
+    if (tool.validate && !tool.validate(args)) {
       const problems = (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`);
       return { result: { error: `Invalid arguments for ${name}: ${problems.join('; ')}` }, isError: true };
     }
@@ -79,6 +113,22 @@ export class ToolRegistry {
       this.onFailure(error, name);
       return { result: { error: `The ${name} tool failed unexpectedly`, code: 'TOOL_FAILED' }, isError: true };
     }
+  }
+
+  private remoteTool(server: string, name: string): { def: ToolDefinition; validate: ValidateFunction | null } | undefined {
+    const def = this.remote?.tool(server, name);
+    if (!def) return undefined;
+    let validate = this.remoteValidators.get(def);
+    if (validate === undefined) {
+      try {
+        validate = this.ajv.compile(def.parameters);
+      } catch {
+        // A schema ajv cannot compile is the server's to enforce.
+        validate = null;
+      }
+      this.remoteValidators.set(def, validate);
+    }
+    return { def, validate };
   }
 }
 

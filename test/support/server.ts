@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -25,7 +26,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...env,
   });
   const logger = options.logger ?? createLogger(config.log.level);
-  if (!options.observe) return startApp(config, logger);
+  if (!options.observe) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
   const observe = options.observe;
   const prisma = db.prisma.$extends({
@@ -36,7 +37,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, logger, Promise.resolve({ ...db, prisma }));
+  return startApp(config, logger, Promise.resolve({ ...db, prisma }), options.spanExporter);
 }
 
 export interface TestServerOptions {
@@ -44,6 +45,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Sees every database operation the server makes. */
   observe?: QueryObserver;
+  /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */
+  spanExporter?: SpanExporter;
 }
 
 /** Told about every database operation of a test server: a model operation, or raw SQL. */

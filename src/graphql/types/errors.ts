@@ -26,6 +26,8 @@ export const ErrorCodeEnum = builder.enumType('ErrorCode', {
     'QUERY_SYNTAX',
     'MODEL_ERROR',
     'LIMIT_EXCEEDED',
+    'PAYLOAD_TOO_LARGE',
+    'TOOL_FAILED',
   ] as const,
 });
 

@@ -32,6 +32,8 @@ export const TurnRef = builder.prismaNode('Turn', {
     parent: t.relation('parent', { nullable: true }),
     children: t.relation('children', { query: { orderBy: { startedAt: 'asc' } } }),
     lastSeq: t.int({ description: 'Highest event seq published so far.', resolve: (turn, _args, ctx) => ctx.hub.lastSeq(turn.id) ?? turn.lastSeq }),
+    traceId: t.exposeString('traceId', { nullable: true, description: 'OpenTelemetry trace of the run that last paused or ended the turn; null while tracing is off or the turn runs.' }),
+    spanId: t.exposeString('spanId', { nullable: true, description: 'That run’s span (`invoke_agent <agent>`).' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     isEval: t.exposeBoolean('isEval', { description: 'Started by an evaluation run (X-Is-Eval); its messages are marked too.' }),

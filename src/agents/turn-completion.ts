@@ -1,0 +1,69 @@
+import type { Turn } from '../db/generated/client.js';
+import type { AgentEvent, TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import { turnEventStream, type TurnEventsDeps } from '../events/turn-events.js';
+
+export interface PendingApproval {
+  id: string;
+  toolName: string;
+  arguments: unknown;
+  agentPath: string[];
+}
+
+/** How a turn's answer ends, as far as a chat completion is concerned. */
+export type CompletionEnd =
+  | { kind: 'answered'; status: Extract<TerminalStatus, 'COMPLETED' | 'MAX_ITERATIONS'>; content: string; usage: UsageTotals }
+  | { kind: 'awaiting_approval'; approvals: PendingApproval[]; usage: UsageTotals | null }
+  | { kind: 'failed'; status: TerminalStatus; code: string; message: string; usage: UsageTotals };
+
+export type CompletionPart = { type: 'delta'; text: string } | { type: 'end'; end: CompletionEnd };
+
+/**
+ * The parts of a turn a chat completion shows: the top-level agent's content deltas, then how the
+ * turn ended. Tool calls, thoughts and child agents' events are not assistant text and stay out.
+ * A child's answer that the parent repeats is not streamed twice by the engine; whatever of the
+ * final answer was not streamed comes as a last delta, so the client always gets the whole answer.
+ * A pause for approval (of this agent or of a child) ends the completion with the pending approvals.
+ */
+export async function* turnCompletion(deps: TurnEventsDeps, turn: Pick<Turn, 'id' | 'rootId' | 'status' | 'lastSeq'>): AsyncGenerator<CompletionPart> {
+  const events = turnEventStream(deps, turn);
+  // Text streamed since the agent's last tool calls: the final answer is that model call's text.
+  let streamed = '';
+  let error: { code: string; message: string } | null = null;
+  try {
+    for await (const event of events) {
+      if (event.type === 'content') {
+        streamed += event.delta;
+        yield { type: 'delta', text: event.delta };
+      } else if (event.type === 'tool_call') {
+        streamed = '';
+      } else if (event.type === 'error') {
+        error = { code: event.code, message: event.message };
+      } else if (innermost(event).type === 'approval_needed') {
+        // The approvals are stored with their events, so every one announced so far is readable now.
+        const approvals = await deps.prisma.approval.findMany({
+          where: { turn: { rootId: turn.rootId }, status: 'PENDING' },
+          orderBy: { createdAt: 'asc' },
+          select: { id: true, toolName: true, arguments: true, agentPath: true },
+        });
+        yield { type: 'end', end: { kind: 'awaiting_approval', approvals, usage: null } };
+        return;
+      } else if (event.type === 'final') {
+        if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS') {
+          const content = event.content ?? streamed;
+          if (content.startsWith(streamed) && content.length > streamed.length) yield { type: 'delta', text: content.slice(streamed.length) };
+          yield { type: 'end', end: { kind: 'answered', status: event.status, content, usage: event.usage } };
+        } else {
+          const { code, message } = error ?? { code: event.status, message: `The turn ended with status ${event.status}` };
+          yield { type: 'end', end: { kind: 'failed', status: event.status, code, message, usage: event.usage } };
+        }
+        return;
+      }
+    }
+  } finally {
+    await events.return(undefined);
+  }
+}
+
+function innermost(event: AgentEvent): AgentEvent {
+  return event.type === 'child' ? innermost(event.event) : event;
+}

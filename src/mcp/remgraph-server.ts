@@ -1,0 +1,155 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { AgentRegistry } from '../agents/registry.js';
+import { turnCompletion } from '../agents/turn-completion.js';
+import type { TurnService } from '../agents/turns.js';
+import type { AgentContext } from '../auth/agent-context.js';
+import { isAppError, ValidationError } from '../errors.js';
+import type { TurnEventsDeps } from '../events/turn-events.js';
+import { rowIdOrUuid } from '../graphql/ids.js';
+import type { Logger } from '../logger.js';
+import { userProfile } from '../memory/user-profile.js';
+import { normalizeKey } from '../rem/keys.js';
+import { memorySchema } from '../rem/memory-schema.js';
+import { REM_TABLES } from '../rem/parser.js';
+import { remResultForModel } from '../rem/search-tool.js';
+import type { RemService } from '../rem/service.js';
+
+export interface RemgraphMcpDeps extends TurnEventsDeps {
+  rem: RemService;
+  agents: AgentRegistry;
+  turns: TurnService;
+  logger: Logger;
+}
+
+/**
+ * remgraph as an MCP server for one caller: REM memory and agents as tools, agents, the memory's
+ * shape and the caller's profile as resources. Everything runs as `ctx`, scoped exactly like GraphQL.
+ */
+export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext): McpServer {
+  const server = new McpServer(
+    { name: 'remgraph', version: '0.1.0' },
+    { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
+  );
+  const tool = <A>(run: (args: A) => Promise<unknown>) => async (args: A): Promise<CallToolResult> => {
+    try {
+      const value = (await run(args)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    } catch (error) {
+      if (isAppError(error)) return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+      deps.logger.error({ err: error }, 'MCP tool failed');
+      return { content: [{ type: 'text', text: 'INTERNAL: the tool failed unexpectedly' }], isError: true };
+    }
+  };
+
+  server.registerTool(
+    'rem_query',
+    {
+      description:
+        'Run one REM query: LOOKUP "key", FUZZY "text" THRESHOLD 0.5 LIMIT 10, SEARCH "text" FROM entities|resources|moments LIMIT 10, TRAVERSE FROM "key" TYPE "rel" DEPTH 2, or SQL SELECT … (read-only).',
+      inputSchema: { query: z.string().min(1).max(4000).describe('e.g. LOOKUP "sarah-chen"') },
+    },
+    tool(async ({ query }: { query: string }) => remResultForModel(await deps.rem.query(ctx, query))),
+  );
+  server.registerTool(
+    'lookup',
+    {
+      description: 'Fetch memory rows by key (a natural-language name works: "Sarah Chen" is looked up as sarah-chen), with their full content.',
+      inputSchema: { keys: z.array(z.string().min(1).max(500)).min(1).max(50).describe('One or more keys') },
+    },
+    tool(async ({ keys }: { keys: string[] }) => {
+      const normalised = [...new Set(keys.map(normalizeKey).filter(Boolean))];
+      if (!normalised.length) throw new ValidationError('keys: no key has letters or digits', [{ path: ['keys'], message: 'no usable key' }]);
+      return remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'LOOKUP', keys: normalised })), mode: 'LOOKUP', tookMs: 0 });
+    }),
+  );
+  server.registerTool(
+    'search',
+    {
+      description: 'Find memory rows whose content is similar to a text (vector search), best first.',
+      inputSchema: {
+        text: z.string().min(1).max(4000),
+        table: z.enum(REM_TABLES).optional().describe('Only this table; all three by default'),
+        limit: z.number().int().min(1).max(100).default(10),
+      },
+    },
+    tool(async ({ text, table, limit }: { text: string; table?: (typeof REM_TABLES)[number]; limit: number }) =>
+      remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'SEARCH', text, table, limit })), mode: 'SEARCH', tookMs: 0 }),
+    ),
+  );
+  server.registerTool(
+    'ask_agent',
+    {
+      description:
+        'Ask one of remgraph’s agents (see rem://agents) and get its answer. The exchange is kept in a session: pass session_id to continue one. A turn that needs a human decision returns status AWAITING_APPROVAL with the approvals to decide in remgraph.',
+      inputSchema: {
+        agent_name: z.string().min(1).max(64),
+        input_text: z.string().min(1).max(100_000),
+        session_id: z.string().max(200).optional().describe('Session to continue (from an earlier answer)'),
+      },
+    },
+    tool(async ({ agent_name, input_text, session_id }: { agent_name: string; input_text: string; session_id?: string }) => {
+      const sessionId = session_id === undefined ? null : rowIdOrUuid(session_id, 'Session');
+      if (session_id !== undefined && !sessionId) throw new ValidationError('session_id: not a session id', [{ path: ['session_id'], message: 'not a session id' }]);
+      const { turn, session } = await deps.turns.sendMessage(ctx, { sessionId, content: input_text, agent: agent_name, metadata: { via: 'mcp' } });
+      const ids = { session_id: encodeGlobalID('Session', session.id), turn_id: encodeGlobalID('Turn', turn.id) };
+      for await (const part of turnCompletion(deps, turn)) {
+        if (part.type !== 'end') continue;
+        const end = part.end;
+        if (end.kind === 'answered') return { agent: agent_name, status: end.status, answer: end.content, ...ids };
+        if (end.kind === 'failed') return { agent: agent_name, status: end.status, error: { code: end.code, message: end.message }, ...ids };
+        return {
+          agent: agent_name,
+          status: 'AWAITING_APPROVAL',
+          approvals: end.approvals.map((a) => ({ id: encodeGlobalID('Approval', a.id), tool: a.toolName, arguments: a.arguments, agent_path: a.agentPath })),
+          ...ids,
+        };
+      }
+      throw new Error(`turn ${turn.id} ended without a final event`);
+    }),
+  );
+
+  const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }] });
+  /** Expected failures keep their code and message; anything else is logged and masked. */
+  const resource = <A extends unknown[]>(read: (uri: URL, ...rest: A) => Promise<unknown>) => async (uri: URL, ...rest: A) => {
+    try {
+      return json(uri, await read(uri, ...rest));
+    } catch (error) {
+      if (isAppError(error)) throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`);
+      deps.logger.error({ err: error, uri: uri.href }, 'MCP resource failed');
+      throw new McpError(ErrorCode.InternalError, 'Unexpected error');
+    }
+  };
+  server.registerResource(
+    'agents',
+    'rem://agents',
+    { description: 'The agents the caller can ask, with their tools.', mimeType: 'application/json' },
+    resource(async () =>
+      (await deps.agents.list(ctx)).map((a) => ({
+        name: a.name,
+        kind: a.spec.kind,
+        description: a.spec.description,
+        version: a.version,
+        tools: a.spec.tools.map((t) => ({ name: t.name, ...(t.server ? { server: t.server } : {}), requiresApproval: t.requiresApproval })),
+      })),
+    ),
+  );
+  server.registerResource(
+    'entity-schema',
+    'rem://schema/entities',
+    { description: 'Fields of entities, resources and moments, and the entity types in the caller’s memory.', mimeType: 'application/json' },
+    resource(() => memorySchema(deps.prisma, ctx)),
+  );
+  const profiles = new ResourceTemplate('user://profile/{user_id}', {
+    list: async () => ({ resources: ctx.userId ? [{ uri: `user://profile/${encodeURIComponent(ctx.userId)}`, name: 'profile', mimeType: 'application/json' }] : [] }),
+  });
+  server.registerResource(
+    'user-profile',
+    profiles,
+    { description: 'The caller’s profile: their user-<id> entity and activity. Only one’s own.', mimeType: 'application/json' },
+    resource((_uri, variables: Record<string, string | string[]>) => userProfile(deps.prisma, ctx, decodeURIComponent(String(variables.user_id)))),
+  );
+  return server;
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Identify } from '../auth/identify.js';
+import { isAppError } from '../errors.js';
+import { readJsonBody, sendJson } from '../http/json-body.js';
+import { createRemgraphMcpServer, type RemgraphMcpDeps } from './remgraph-server.js';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpRouteDeps extends RemgraphMcpDeps {
+  identify: Identify;
+  maxRequestBytes: number;
+}
+
+/**
+ * `/mcp`: remgraph's MCP server over streamable HTTP, stateless: each POST is identified like a
+ * GraphQL request (bearer token, or identity headers in header mode) and served by a server bound
+ * to that caller, so nothing of one caller is ever reachable from another's request, and any
+ * instance can answer any request. Returns false for other paths.
+ */
+export function createMcpRoute(deps: McpRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if ((req.url ?? '/').split('?')[0] !== MCP_PATH) return false;
+    // Stateless: no session to resume (GET) or end (DELETE).
+    if (req.method !== 'POST') {
+      sendJson(res, 405, rpcError(-32000, 'Method not allowed: remgraph’s MCP endpoint is stateless, POST only'), { allow: 'POST' });
+      return true;
+    }
+    void serve(deps, req, res).catch((error: unknown) => {
+      if (!isAppError(error)) deps.logger.error({ err: error }, 'MCP request failed');
+      if (res.headersSent) return void res.end();
+      const status = isAppError(error) ? (error.httpStatus !== 200 ? error.httpStatus : 400) : 500;
+      const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+      sendJson(res, status, rpcError(-32000, isAppError(error) ? `${error.code}: ${error.message}` : 'Unexpected error'), headers);
+    });
+    return true;
+  };
+}
+
+async function serve(deps: McpRouteDeps, req: IncomingMessage, res: ServerResponse) {
+  const ctx = await deps.identify((name) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
+  const body = await readJsonBody(req, deps.maxRequestBytes);
+  const server = createRemgraphMcpServer(deps, ctx);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.once('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}

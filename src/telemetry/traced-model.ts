@@ -1,0 +1,51 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { ChatModel, ChatRequest, ChatStreamPart } from '../llm/chat-model.js';
+import { isAbortError } from '../llm/chat-model.js';
+import { tracer } from './tracing.js';
+
+/**
+ * A model whose every call is a `chat <model>` span with the GenAI semantic conventions: provider,
+ * requested model, token usage and finish reason. The span covers the whole stream.
+ */
+export function tracedModel(model: ChatModel): ChatModel {
+  return {
+    provider: model.provider,
+    model: model.model,
+    id: model.id,
+    isDemo: model.isDemo,
+    stream: (request) => tracedStream(model, request),
+  };
+}
+
+async function* tracedStream(model: ChatModel, request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  const span = tracer.startSpan(`chat ${model.model}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': model.provider,
+      'gen_ai.request.model': model.model,
+      ...(request.temperature !== undefined ? { 'gen_ai.request.temperature': request.temperature } : {}),
+      ...(request.maxTokens !== undefined ? { 'gen_ai.request.max_tokens': request.maxTokens } : {}),
+    },
+  });
+  try {
+    for await (const part of model.stream(request)) {
+      if (part.type === 'finish') {
+        span.setAttributes({
+          'gen_ai.response.finish_reasons': [part.reason],
+          'gen_ai.usage.input_tokens': part.usage.inputTokens,
+          'gen_ai.usage.output_tokens': part.usage.outputTokens,
+        });
+      }
+      yield part;
+    }
+  } catch (error) {
+    if (!isAbortError(error)) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    }
+    throw error;
+  } finally {
+    span.end();
+  }
+}

@@ -1,0 +1,68 @@
+import { context, SpanStatusCode, trace, type Attributes, type Span, type SpanOptions } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Config } from '../config.js';
+
+/**
+ * remgraph's tracer. Until `startTracing` registers a provider it is a no-op (tracing is off by
+ * default), so instrumented code costs next to nothing and needs no tracer passed around.
+ */
+export const tracer = trace.getTracer('remgraph');
+
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the process's tracer provider when tracing is configured (or an exporter is handed in,
+ * as tests do with an in-memory one). The OTLP exporter reads the standard OTEL_EXPORTER_OTLP_*
+ * variables itself (endpoint, headers, timeout). One provider per process: a second call while one
+ * is registered changes nothing.
+ */
+export function startTracing(settings: Config['telemetry'], exporter?: SpanExporter): Tracing {
+  const chosen = exporter ?? (settings.exporter === 'otlp' ? new OTLPTraceExporter() : settings.exporter === 'console' ? new ConsoleSpanExporter() : undefined);
+  if (!chosen) return { shutdown: async () => {} };
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+    // Handed-in exporters (tests) see each span as it ends; real ones get batches.
+    spanProcessors: [exporter ? new SimpleSpanProcessor({ exporter: chosen }) : new BatchSpanProcessor({ exporter: chosen })],
+  });
+  if (!trace.setGlobalTracerProvider(provider)) return { shutdown: () => provider.shutdown() };
+  return {
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    },
+  };
+}
+
+/**
+ * Runs `work` in a new active span: children started inside it (awaits included) nest under it.
+ * A thrown error is recorded on the span and rethrown; the span ends either way.
+ */
+export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, options, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The active span's ids, or nulls when tracing is off. */
+export function activeSpanIds(): { traceId: string | null; spanId: string | null } {
+  const ids = trace.getActiveSpan()?.spanContext();
+  return ids && trace.isSpanContextValid(ids) ? { traceId: ids.traceId, spanId: ids.spanId } : { traceId: null, spanId: null };
+}
+
+export type { Attributes };
