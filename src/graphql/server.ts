@@ -52,7 +52,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     cors: corsFor(deps.origins),
-    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits), useErrorCodes(), useOperationSpans()],
+    plugins: [...browserSafetyPlugins(), ...operationLimitPlugins(deps.limits), useErrorCodes(), useOperationSpans()],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     // isDev would add stack traces to errors whenever NODE_ENV=development: never for clients.
