@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createIdentify } from './auth/identify.js';
@@ -12,6 +12,7 @@ import { startMaintenance } from './agents/maintenance.js';
 import { Supervisor } from './agents/supervisor.js';
 import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
+import { TurnQuota } from './agents/turn-quota.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -24,9 +25,13 @@ import { McpToolbox } from './tools/mcp/mcp-toolbox.js';
 import { createSearchTool } from './rem/search-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
+import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
 import { createMcpRoute } from './mcp/route.js';
+import { createOriginPolicy } from './http/origin-policy.js';
+import { readBodyWithin } from './http/request-body.js';
+import { sendJson } from './http/json-body.js';
 import { createLogger, type Logger } from './logger.js';
 import { startTracing } from './telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
@@ -67,6 +72,7 @@ export async function startApp(
     await db.close();
     throw error;
   }
+  await warnIfSuperuser(db, logger);
   if (config.auth.mode === 'headers') {
     logger.warn('JWT auth is not configured: identity is taken from X-User-Id / X-Tenant-Id headers (development only)');
   }
@@ -88,7 +94,8 @@ export async function startApp(
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
-  const yoga = createGraphQLServer({ services, identify, logger, graphiql });
+  const origins = createOriginPolicy(config.security.corsOrigins);
+  const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
@@ -100,15 +107,32 @@ export async function startApp(
     if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
-    if (tooLarge(req, config.server.maxRequestBytes)) {
-      return sendJson(res, 413, {
-        errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
-      });
-    }
-    return yoga(req, res);
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
+    readBodyWithin(req, config.server.maxRequestBytes).then(
+      (body) => {
+        if (body === 'too-large') {
+          // The rest of the body is not read: close the connection rather than drain it.
+          res.setHeader('connection', 'close');
+          return sendJson(res, 413, {
+            errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes (MAX_REQUEST_BYTES)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+          });
+        }
+        // yoga (whatwg-node) uses a body already read from the request instead of the stream.
+        if (body.length > 0) Object.assign(req, { body });
+        return yoga(req, res);
+      },
+      () => req.destroy(),
+    );
   });
-  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.server.maxRequestBytes });
-  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: GRAPHQL_PATH,
+    maxPayload: config.server.maxRequestBytes,
+    // A page of another site must not open a socket with the user's credentials (cookies, local identity).
+    verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string) => void) =>
+      origins.allows(req.headers.origin, req.headers.host) ? done(true) : done(false, 403, 'Origin not allowed (CORS_ORIGINS)'),
+  });
+  const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -149,7 +173,10 @@ interface Services extends AppServices {
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
-  const rem = new RemService({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, config.rem);
+  const rem = new RemService(
+    { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
+    config.rem,
+  );
   const mcp = new McpToolbox(config.mcp.servers, logger);
   const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
@@ -159,6 +186,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     logger,
     toolExists: (ref) => tools.knows(ref),
     agentsDir: config.agents.agentsDir,
+    maxYamlBytes: config.security.maxYamlBytes,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
@@ -176,7 +204,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
-  const turns = new TurnService(engine, supervisor);
+  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas));
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
@@ -197,12 +225,11 @@ async function readiness(db: Database): Promise<{ ready: boolean; [key: string]:
   return { ready: true, status: 'ready', backend: db.backend };
 }
 
-function tooLarge(req: IncomingMessage, limit: number): boolean {
-  const length = Number(req.headers['content-length'] ?? 0);
-  return Number.isFinite(length) && length > limit;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+/** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); the README shows a least-privilege role. */
+async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
+  if (db.backend !== 'postgres') return;
+  const [role] = await db.prisma.$queryRaw<{ name: string; superuser: boolean }[]>`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
+  if (role?.superuser) {
+    logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
+  }
 }

@@ -79,19 +79,58 @@ const env = z.object({
   EMBEDDING_MODEL: z.string().min(1).optional(),
   /** Vector dimension; defaults to 384 (hashed-lexical) or 1536 (openai). HNSW indexes exist for 384 and 1536. */
   EMBEDDING_DIMENSION: z.coerce.number().int().min(8).max(4096).optional(),
-  /** Base URL of the embeddings endpoint for `openai`; defaults to OPENAI_BASE_URL (key: EMBEDDING_API_KEY or OPENAI_API_KEY). */
+  /** Base URL of the embeddings endpoint for `openai`; defaults to OPENAI_BASE_URL (key: EMBEDDING_API_KEY, or OPENAI_API_KEY when on OPENAI_BASE_URL's host). */
   EMBEDDING_BASE_URL: z.url().optional(),
   EMBEDDING_API_KEY: z.string().optional(),
   /** SEARCH hits below this cosine similarity are dropped (per query: MIN_SIMILARITY x). */
   REM_SEARCH_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.3),
   /** FUZZY ranks at most this many keys at or above its threshold: a bound on the work of one query. */
   REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
-  /** SQL mode: statement timeout (PostgreSQL; PGlite cannot interrupt a running statement, see REM_SQL_MAX_COST). */
+  /**
+   * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
+   * cannot cancel a statement, has its worker thread stopped and the database reopened.
+   */
   REM_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
-  /** SQL mode: most rows returned; more is an error telling the caller to add a LIMIT. */
+  /** SQL mode: most rows returned (`truncated: true` beyond). */
   REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** SQL mode: most bytes of JSON rows returned (`truncated: true` beyond). */
+  REM_SQL_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
   REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
+  /** SQL mode: rows all generate_series calls of one query may produce together (integer constants only). */
+  REM_SQL_MAX_SERIES_ROWS: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
+
+  // --- Security: what a caller may send and how much (README "Security") ---
+  /** Browser origins allowed to call the API from another site (comma-separated, e.g. https://app.example.com); unset = none, same-origin only. */
+  CORS_ORIGINS: z.string().optional(),
+  /** Lets header identity (X-User-Id, X-Roles) serve on a non-loopback HOST; without it the server refuses to start there without JWT auth. */
+  ALLOW_HEADER_AUTH: bool.default(false),
+  /** Accept tokens without the AUTH_TENANT_CLAIM claim (their tenant is DEFAULT_TENANT); otherwise they are refused. */
+  AUTH_TENANT_OPTIONAL: bool.default(false),
+  /** Deepest selection set of an operation (fragments expanded). */
+  MAX_QUERY_DEPTH: z.coerce.number().int().min(1).max(100).default(12),
+  /** Highest cost of an operation: 1 per field, and a list field multiplies what it selects by 10 (graphEdges: by its `first`). */
+  MAX_QUERY_COST: z.coerce.number().int().min(1).default(50_000),
+  /** Most aliases in one operation. */
+  MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(20),
+  /** Most tokens (names, punctuation, values) in one operation document. */
+  MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(3000),
+  /** Most directives in one operation. */
+  MAX_QUERY_DIRECTIVES: z.coerce.number().int().min(0).default(30),
+  /** Most items of a list argument (nodes(ids:), remQuery LOOKUP keys, tags, ...). */
+  MAX_LIST_ARGUMENT: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Most times one mutation field may run in one request (aliased sendMessage, ...). */
+  MAX_SAME_MUTATION: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Largest YAML document accepted (validateAgent, registerAgent, AGENTS_DIR files). */
+  MAX_YAML_BYTES: z.coerce.number().int().min(1024).default(65_536),
+  /** Turns one user may have running at once (across instances). */
+  MAX_CONCURRENT_TURNS_PER_USER: z.coerce.number().int().min(1).default(4),
+  /** Turns one user may start per minute (across instances). */
+  MAX_TURNS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Websocket connections one user may hold open on one instance. */
+  MAX_WS_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).default(10),
+  /** Subscriptions one websocket connection may run at once. */
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
 
   // --- protocols ---
   /** MCP servers whose tools agents may use (`server:` on a tool reference), as JSON: {"name": {"command": …} | {"url": …}}. */
@@ -134,6 +173,7 @@ export type McpServerConfig =
 
 export interface Config {
   server: { port: number; host: string; graphiql: boolean; webApp: boolean; maxRequestBytes: number; shutdownGraceMs: number };
+  security: SecuritySettings;
   agents: {
     defaultAgent: string;
     agentsDir?: string;
@@ -152,18 +192,27 @@ export interface Config {
   pubsub: { redisUrl?: string };
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
-    | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; adminRole: string; defaultTenant: string }
+    | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; tenantOptional: boolean; adminRole: string; defaultTenant: string }
     | { mode: 'headers'; defaultTenant: string; defaultUser: string; adminRole: string };
   llm: { defaultModel: string; timeoutMs: number; maxRetries: number; retryBaseMs: number; providers: Record<string, LlmProvider> };
   rem: {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
     searchMinSimilarity: number;
     fuzzyCandidates: number;
-    sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+    sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
+    parse: { maxKeys: number };
   };
   mcp: { servers: Record<string, McpServerConfig> };
   /** Where spans go: nowhere (the default), an OTLP/HTTP collector, or the console. */
   telemetry: { exporter: 'otlp' | 'console' | null; serviceName: string };
+}
+
+/** Limits on what one caller may send and run (README "Security"). */
+export interface SecuritySettings {
+  corsOrigins: string[];
+  operations: { maxDepth: number; maxCost: number; maxAliases: number; maxTokens: number; maxDirectives: number; maxListArgument: number; maxSameMutation: number };
+  maxYamlBytes: number;
+  quotas: { concurrentTurnsPerUser: number; turnsPerMinute: number; wsConnectionsPerUser: number; subscriptionsPerConnection: number };
 }
 
 export class ConfigError extends Error {
@@ -185,6 +234,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(['AUTH_JWT_SECRET and AUTH_JWKS_URL: set one of them, not both']);
   }
   const jwt = Boolean(e.AUTH_JWT_SECRET || e.AUTH_JWKS_URL);
+  const problems = securityProblems(e, jwt);
+  if (problems.length) throw new ConfigError(problems);
   const providers = llmProvidersFrom(e.LLM_PROVIDERS, present);
   return {
     server: {
@@ -194,6 +245,25 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webApp: e.WEB_APP,
       maxRequestBytes: e.MAX_REQUEST_BYTES,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    },
+    security: {
+      corsOrigins: originsFrom(e.CORS_ORIGINS),
+      operations: {
+        maxDepth: e.MAX_QUERY_DEPTH,
+        maxCost: e.MAX_QUERY_COST,
+        maxAliases: e.MAX_QUERY_ALIASES,
+        maxTokens: e.MAX_QUERY_TOKENS,
+        maxDirectives: e.MAX_QUERY_DIRECTIVES,
+        maxListArgument: e.MAX_LIST_ARGUMENT,
+        maxSameMutation: e.MAX_SAME_MUTATION,
+      },
+      maxYamlBytes: e.MAX_YAML_BYTES,
+      quotas: {
+        concurrentTurnsPerUser: e.MAX_CONCURRENT_TURNS_PER_USER,
+        turnsPerMinute: e.MAX_TURNS_PER_MINUTE,
+        wsConnectionsPerUser: e.MAX_WS_CONNECTIONS_PER_USER,
+        subscriptionsPerConnection: e.MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      },
     },
     agents: {
       defaultAgent: e.DEFAULT_AGENT,
@@ -220,6 +290,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           issuer: e.AUTH_JWT_ISSUER,
           audience: e.AUTH_JWT_AUDIENCE,
           tenantClaim: e.AUTH_TENANT_CLAIM,
+          tenantOptional: e.AUTH_TENANT_OPTIONAL,
           adminRole: e.AUTH_ADMIN_ROLE,
           defaultTenant: e.DEFAULT_TENANT,
         }
@@ -240,19 +311,70 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         model: e.EMBEDDING_MODEL ?? (e.EMBEDDING_PROVIDER === 'openai' ? 'text-embedding-3-small' : 'hashed-lexical-v1'),
         dimension: e.EMBEDDING_DIMENSION ?? (e.EMBEDDING_PROVIDER === 'openai' ? 1536 : 384),
         baseUrl: e.EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL,
-        apiKey: e.EMBEDDING_API_KEY ?? e.OPENAI_API_KEY ?? null,
+        // OPENAI_API_KEY goes only to OPENAI_BASE_URL's host; another embeddings host needs EMBEDDING_API_KEY.
+        apiKey: e.EMBEDDING_API_KEY ?? (sameOrigin(e.EMBEDDING_BASE_URL ?? e.OPENAI_BASE_URL, e.OPENAI_BASE_URL) ? (e.OPENAI_API_KEY ?? null) : null),
       },
       searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
       fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,
+        maxBytes: e.REM_SQL_MAX_BYTES,
         maxCost: e.REM_SQL_MAX_COST,
+        maxSeriesRows: e.REM_SQL_MAX_SERIES_ROWS,
       },
+      parse: { maxKeys: e.MAX_LIST_ARGUMENT },
     },
     mcp: { servers: mcpServersFrom(e, present) },
     telemetry: { exporter: tracesExporter(e), serviceName: e.OTEL_SERVICE_NAME },
   };
+}
+
+type Env = z.infer<typeof env>;
+
+/** Settings that would leave the server open to anyone who can reach it. */
+function securityProblems(e: Env, jwt: boolean): string[] {
+  const problems: string[] = [];
+  if (!jwt && !isLoopback(e.HOST) && !e.ALLOW_HEADER_AUTH) {
+    problems.push(
+      `HOST: ${e.HOST} is reachable from other machines, and without JWT auth anyone there could claim any user (X-User-Id, X-Roles): set AUTH_JWT_SECRET or AUTH_JWKS_URL, or ALLOW_HEADER_AUTH=true behind a proxy that sets those headers`,
+    );
+  }
+  if (e.AUTH_JWKS_URL) {
+    const url = new URL(e.AUTH_JWKS_URL);
+    if (url.protocol !== 'https:' && !isLoopback(url.hostname)) problems.push('AUTH_JWKS_URL: must be https:// (plain http only on a loopback host)');
+    if (!e.AUTH_JWT_ISSUER || !e.AUTH_JWT_AUDIENCE) problems.push('AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: required with AUTH_JWKS_URL (a key set signs tokens for many services)');
+  }
+  return problems;
+}
+
+/** Same scheme, host and port: a key for one must not travel to the other. */
+function sameOrigin(a: string, b: string): boolean {
+  return new URL(a).origin === new URL(b).origin;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** CORS_ORIGINS as exact origins (scheme://host[:port]), the form browsers send in `Origin`. */
+function originsFrom(list: string | undefined): string[] {
+  if (!list) return [];
+  return list.split(',').map((raw) => {
+    const value = raw.trim();
+    let origin: string;
+    try {
+      origin = new URL(value).origin;
+    } catch {
+      throw new ConfigError([`CORS_ORIGINS: "${value}" is not an origin such as https://app.example.com`]);
+    }
+    if (origin === 'null' || origin !== value.replace(/\/$/, '')) {
+      throw new ConfigError([`CORS_ORIGINS: "${value}" is not an origin such as https://app.example.com (no path, no wildcard)`]);
+    }
+    return origin;
+  });
 }
 
 /** Parses LLM_PROVIDERS; a provider's key comes from `apiKey` or from the variable named by `apiKeyEnv`. */

@@ -4,6 +4,7 @@ import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
 import { isAppError } from './errors.js';
 import { createLogger } from './logger.js';
+import { installProcessGuards } from './process-guards.js';
 
 const USAGE = `remgraph <command>
 
@@ -97,18 +98,24 @@ async function serve(): Promise<number> {
     { backend: app.db.backend, processId: app.processId, startupMs: Math.round(performance.now() - started) },
     `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
   );
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: string, code = 0) => {
+      if (stopping) return;
+      stopping = true;
       logger.info({ signal }, 'shutting down');
-      app.stop().then(resolve, (error) => {
-        logger.error({ err: error }, 'error during shutdown');
-        resolve();
-      });
+      app.stop().then(
+        () => resolve(code),
+        (error) => {
+          logger.error({ err: error }, 'error during shutdown');
+          resolve(code);
+        },
+      );
     };
+    installProcessGuards(logger, (reason) => shutdown(reason, 1));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
-  return 0;
 }
 
 main(process.argv.slice(2)).then(

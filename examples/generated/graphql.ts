@@ -47,6 +47,7 @@ export type ExampleSendMessageMutationVariables = Exact<{
 export type ExampleSendMessageMutation = { sendMessage:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
     | { __typename: 'SendMessagePayload', turn: { id: string, status: TurnStatus } }
     | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }

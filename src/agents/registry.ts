@@ -33,6 +33,8 @@ export interface AgentRegistryDeps {
   toolExists: (ref: ToolRef) => boolean;
   /** Operator's folder of YAML agents (lowest priority); off when undefined. */
   agentsDir?: string;
+  /** Largest YAML a caller may send (validate, register). */
+  maxYamlBytes: number;
 }
 
 const BUILTIN_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
@@ -67,6 +69,12 @@ export class AgentRegistry {
 
   /** Parses and checks a YAML agent without storing it. */
   validate(yaml: string): AgentSpec {
+    const bytes = Buffer.byteLength(yaml);
+    if (bytes > this.deps.maxYamlBytes) {
+      throw new ValidationError(`yaml: ${bytes} bytes; at most ${this.deps.maxYamlBytes} are accepted (MAX_YAML_BYTES)`, [
+        { path: ['yaml'], message: `at most ${this.deps.maxYamlBytes} bytes` },
+      ]);
+    }
     const spec = parseAgentYaml(yaml);
     checkTools(spec, this.deps.toolExists);
     return spec;
@@ -114,7 +122,6 @@ export class AgentRegistry {
    * new content gets the next number. Shared agents (no owner) need the admin role.
    */
   async register(ctx: AgentContext, yaml: string, options: { shared?: boolean } = {}): Promise<{ agent: ResolvedAgent; created: boolean }> {
-    if (yaml.length > 256_000) throw new ValidationError('yaml: must be at most 256 KB', [{ path: ['yaml'], message: 'too large' }]);
     const spec = this.validate(yaml);
     if (options.shared && !ctx.isAdmin) throw new ForbiddenError('Only admins can register shared agents');
     const owner = options.shared ? null : ctx.userId;

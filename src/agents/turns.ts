@@ -12,6 +12,7 @@ import { historyFor } from './history.js';
 import { freshState } from './run-state.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
+import type { TurnQuota } from './turn-quota.js';
 
 const sendInput = z.object({
   sessionId: z.string().uuid().nullish(),
@@ -42,6 +43,7 @@ export class TurnService {
   constructor(
     private readonly deps: EngineDeps,
     private readonly supervisor: Supervisor,
+    private readonly quota: TurnQuota,
   ) {}
 
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
@@ -55,14 +57,16 @@ export class TurnService {
 
     let started: SendMessageOutcome;
     try {
-      started = await store.startTurn({
-        ctx,
-        session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
-        agent,
-        model,
-        content: input.content,
-        metadata: input.metadata ?? {},
-      });
+      started = await this.quota.admit(ctx, () =>
+        store.startTurn({
+          ctx,
+          session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
+          agent,
+          model,
+          content: input.content,
+          metadata: input.metadata ?? {},
+        }),
+      );
     } catch (error) {
       const state = sqlStateOf(error);
       if (existing && state === '23505') throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);

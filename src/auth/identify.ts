@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { AgentContext } from './agent-context.js';
@@ -42,10 +42,15 @@ export function createIdentify(auth: Config['auth']): Identify {
       throw new UnauthenticatedError('Token has no subject (sub) claim');
     }
     const tenant = claims[auth.tenantClaim];
+    const hasTenant = typeof tenant === 'string' && tenant !== '';
+    // A token minted for another purpose must not land in the default tenant by accident.
+    if (!hasTenant && !auth.tenantOptional) {
+      throw new UnauthenticatedError(`Token has no tenant (${auth.tenantClaim}) claim`);
+    }
     return {
       ...hints,
       userId: claims.sub,
-      tenantId: typeof tenant === 'string' && tenant !== '' ? tenant : auth.defaultTenant,
+      tenantId: hasTenant ? tenant : auth.defaultTenant,
       isAdmin: rolesOf(claims).includes(auth.adminRole),
       authMode: 'jwt',
     };
@@ -60,6 +65,8 @@ function tokenVerifier(auth: Extract<Config['auth'], { mode: 'jwt' }>) {
     issuer: auth.issuer,
     audience: auth.audience,
     algorithms: auth.secret ? ['HS256'] : undefined,
+    // A token that never expires cannot be taken back.
+    requiredClaims: ['exp', ...(auth.issuer ? ['iss'] : []), ...(auth.audience ? ['aud'] : [])],
   };
   return async (token: string): Promise<JWTPayload> => {
     try {
@@ -68,11 +75,25 @@ function tokenVerifier(auth: Extract<Config['auth'], { mode: 'jwt' }>) {
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('Token expired');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
-        throw new UnauthenticatedError(`Token claim "${error.claim}" is not valid`);
+        throw new UnauthenticatedError(
+          error.reason === 'missing' ? `Token has no "${error.claim}" claim` : `Token claim "${error.claim}" is not valid`,
+        );
       }
       throw new UnauthenticatedError('Invalid token');
     }
   };
+}
+
+/** When the bearer token of an already identified caller expires (ms since epoch), if it carries one. */
+export function credentialsExpireAt(header: HeaderLookup): number | undefined {
+  const token = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '')?.[1];
+  if (!token) return undefined;
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function bearerToken(value: string | undefined): string {

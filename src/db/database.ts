@@ -1,9 +1,10 @@
+import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
-import { openPglite } from './pglite.js';
+import { PGliteThread } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
 
 export type Backend = 'pglite' | 'postgres';
@@ -16,7 +17,19 @@ export interface Database {
    * concurrent processes from migrating the same database at once.
    */
   withMigrationAdapter<T>(work: (adapter: SqlMigrationAwareDriverAdapterFactory) => Promise<T>): Promise<T>;
+  /**
+   * For a database that cannot cancel a statement itself (PGlite; PostgreSQL has statement_timeout):
+   * call it while holding the database (inside a transaction). When `ms` pass before `disarm()`, the
+   * work in flight fails with `error()` and the database is stopped and reopened, data intact.
+   */
+  interruptAfter?(ms: number, error: () => Error): Watchdog;
   close(): Promise<void>;
+}
+
+export interface Watchdog {
+  disarm(): void;
+  /** True once the time ran out and the work was stopped. */
+  readonly fired: boolean;
 }
 
 export interface DatabaseSettings {
@@ -33,13 +46,15 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
 }
 
 async function openEmbedded(dataDir: string): Promise<Database> {
-  const client = await openPglite(dataDir);
+  // The adapter needs only PGlite's query interface, which the thread's client has.
+  const client = (await PGliteThread.open(dataDir)) as PGliteThread & PGlite;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   return {
     prisma,
     backend: 'pglite',
     // One process owns a PGlite directory, so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
+    interruptAfter: (ms, error) => client.interruptAfter(ms, error),
     async close() {
       await prisma.$disconnect();
       await client.close();

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -10,9 +10,15 @@ import { vector } from '@electric-sql/pglite-pgvector';
  */
 const SMALL_BUFFERS = ['-c', 'shared_buffers=16MB'];
 
-/** Opens an embedded PostgreSQL with the extensions the migrations need. `memory://` keeps nothing. */
+/**
+ * Opens an embedded PostgreSQL with the extensions the migrations need, in this thread. `memory://`
+ * keeps nothing. A data directory is created (or tightened) to mode 0700: it holds every user's data.
+ */
 export async function openPglite(dataDir: string): Promise<PGlite> {
-  // PGlite does not create the parent folders of its data directory.
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+  if (!dataDir.startsWith('memory://')) {
+    // PGlite does not create the parent folders of its data directory.
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await chmod(dataDir, 0o700);
+  }
   return PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams: [...PGlite.defaultStartParams, ...SMALL_BUFFERS] });
 }

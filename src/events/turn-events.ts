@@ -13,6 +13,12 @@ export interface TurnEventsDeps {
 const GAP_GIVE_UP_MS = 15_000;
 /** Smallest pause between two reads that look for missing events. */
 const GAP_REREAD_MS = 100;
+/**
+ * Without a shared relay (no REDIS_URL), a turn held by another process sharing the database
+ * reaches this one only through the log: while nothing arrives here, it is read again after these
+ * pauses, growing from the first to the last.
+ */
+const UNSHARED_POLL_MS = [250, 500, 1000, 2000];
 const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
 
 /**
@@ -62,11 +68,16 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
 
     let gapSince = 0;
     let lastReread = 0;
+    let quietPolls = 0;
     while (!signal.aborted) {
+      let took = false;
       for (const event of order.take()) {
+        took = true;
         yield event;
         if (event.type === 'final') return;
       }
+      if (took) quietPolls = 0;
+      const elsewhere = !deps.relay.shared && !deps.hub.isOpen(turn.id);
       if (order.waiting) {
         // Something arrived ahead of a missing event: read what is missing, once per arrival.
         gapSince ||= Date.now();
@@ -78,6 +89,12 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
           if (!order.waiting || order.ready) continue;
         }
       } else gapSince = 0;
+      if (elsewhere && !order.waiting) {
+        const pause = UNSHARED_POLL_MS[Math.min(quietPolls++, UNSHARED_POLL_MS.length - 1)];
+        const arrived = await inbox.next(pause);
+        order.add(arrived.length || signal.aborted ? arrived : await readLog(deps.prisma, turn.id, order.last));
+        continue;
+      }
       order.add(await inbox.next(order.waiting ? GAP_REREAD_MS : undefined));
     }
   } finally {

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError } from 'graphql-yoga';
-import { isAppError, QuerySyntaxError, ValidationError, type AppError } from '../errors.js';
+import { isAppError, QuerySyntaxError, RateLimitedError, ValidationError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** The GraphQL error a client sees for an expected failure: message plus a stable code. */
@@ -14,6 +14,7 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
       code: error.code,
       ...(error instanceof ValidationError ? { issues: error.issues } : {}),
       ...(error instanceof QuerySyntaxError ? { position: error.position, expected: error.expected } : {}),
+      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
       ...(error.httpStatus !== 200 ? { http: { status: error.httpStatus } } : {}),
     },
   });
@@ -24,13 +25,13 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
  * everything else behind a generic message with the real error in the log.
  */
 export function createMaskError(logger: Logger) {
-  return (error: unknown, message: string, isDev?: boolean): Error => {
+  return (error: unknown, message: string): Error => {
     const appError = findAppError(error);
     if (appError) return toGraphQLError(appError, isGraphQLError(error) ? error : undefined);
     // GraphQL's own request errors (syntax, validation, variables) carry no original error.
     if (isGraphQLError(error) && !error.originalError) return error;
     logger.error({ err: isGraphQLError(error) ? error.originalError : error }, 'unexpected error while executing an operation');
-    return yogaMaskError(error, message, isDev);
+    return yogaMaskError(error, message, false);
   };
 }
 

@@ -2,14 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
-import type { WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { AgentContext } from '../auth/agent-context.js';
-import type { HeaderLookup, Identify } from '../auth/identify.js';
+import { credentialsExpireAt, type HeaderLookup, type Identify } from '../auth/identify.js';
 import { isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AppServices, GraphQLContext } from './context.js';
 import { createMaskError, toGraphQLError } from './errors.js';
 import { offlineGraphiQL } from './graphiql.js';
+import { browserSafetyPlugins, corsFor } from './browser-safety.js';
+import type { OriginPolicy } from '../http/origin-policy.js';
+import { operationLimitPlugins } from './operation-limits.js';
+import { SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
+import type { SecuritySettings } from '../config.js';
 import { schema } from './schema.js';
 import { useOperationSpans } from './tracing-plugin.js';
 
@@ -19,6 +24,9 @@ export interface GraphQLServerDeps {
   logger: Logger;
   /** GraphiQL's settings (see graphiql.ts), or false to not serve it. */
   graphiql: GraphiQLOptions | false;
+  /** Which browser pages may call (CORS_ORIGINS plus same-origin). */
+  origins: OriginPolicy;
+  limits: SecuritySettings['operations'];
 }
 
 /** Context given to yoga by the websocket transport: the identity established at connection_init. */
@@ -27,6 +35,9 @@ interface ServerContext {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Longest delay setTimeout keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance<ServerContext, GraphQLContext> {
   const identify = async (header: HeaderLookup) => {
@@ -40,10 +51,12 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    cors: corsFor(deps.origins),
+    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits), useOperationSpans()],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
-    maskedErrors: { maskError: createMaskError(deps.logger) },
-    plugins: [useOperationSpans()],
+    // isDev would add stack traces to errors whenever NODE_ENV=development: never for clients.
+    maskedErrors: { maskError: createMaskError(deps.logger), isDev: false },
     logging: {
       debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
       info: (...args) => deps.logger.info(args.map(String).join(' ')),
@@ -66,9 +79,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
 export function serveGraphQLOverWebSocket(
   yoga: YogaServerInstance<ServerContext, GraphQLContext>,
   wsServer: WebSocketServer,
-  deps: Pick<GraphQLServerDeps, 'identify' | 'logger'>,
+  deps: Pick<GraphQLServerDeps, 'identify' | 'logger'> & { quotas: SocketQuotas },
 ) {
-  type Extra = { request: IncomingMessage; viewer?: AgentContext };
+  type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout; counted?: boolean };
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
       execute: (args: any) => args.rootValue.execute(args),
@@ -83,13 +96,30 @@ export function serveGraphQLOverWebSocket(
         };
         try {
           ctx.extra.viewer = await deps.identify(header);
-          return true;
         } catch (error) {
           deps.logger.info({ reason: (error as Error).message }, 'websocket connection refused');
           return false;
         }
+        if (!deps.quotas.admit(ctx.extra.viewer)) {
+          ctx.extra.socket.close(TOO_MANY_CONNECTIONS, deps.quotas.connectionRefusal);
+          return false;
+        }
+        ctx.extra.counted = true;
+        const expiresAt = credentialsExpireAt(header);
+        // A socket lives no longer than the token that opened it (4403, as for a refused one).
+        if (expiresAt !== undefined && expiresAt - Date.now() < MAX_TIMER_MS) {
+          ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(4403, 'Token expired'), Math.max(0, expiresAt - Date.now()));
+          ctx.extra.expiry.unref();
+        }
+        return true;
+      },
+      onClose: (ctx) => {
+        clearTimeout(ctx.extra.expiry);
+        if (ctx.extra.counted && ctx.extra.viewer) deps.quotas.release(ctx.extra.viewer);
       },
       onSubscribe: async (ctx, _id, payload) => {
+        const refusal = deps.quotas.subscriptionRefusal(Object.keys(ctx.subscriptions).length);
+        if (refusal) return [refusal];
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           viewer: ctx.extra.viewer,

@@ -1,21 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { readBodyWithin } from './request-body.js';
 
-/** Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (chunked too). */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new PayloadTooLargeError(limit);
-    }
-    chunks.push(chunk as Buffer);
+/** Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (the connection is then closed). */
+export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  const body = await readBodyWithin(req, limit);
+  if (body === 'too-large') {
+    // The rest of the body is not read: close the connection rather than drain it.
+    res.setHeader('connection', 'close');
+    throw new PayloadTooLargeError(limit);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return JSON.parse(text);
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ValidationError('The request body is not valid JSON', [{ path: [], message: 'not valid JSON' }]);
   }

@@ -42,7 +42,7 @@ async function serve(deps: McpRouteDeps, req: IncomingMessage, res: ServerRespon
     const value = req.headers[name];
     return Array.isArray(value) ? value[0] : value;
   });
-  const body = await readJsonBody(req, deps.maxRequestBytes);
+  const body = await readJsonBody(req, res, deps.maxRequestBytes);
   const server = createRemgraphMcpServer(deps, ctx);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once('close', () => {

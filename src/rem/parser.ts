@@ -58,6 +58,8 @@ export interface RemParseOptions {
   limit: number;
   maxLimit: number;
   maxDepth: number;
+  /** Most keys of one LOOKUP. */
+  maxKeys: number;
 }
 
 export const DEFAULT_REM_PARSE_OPTIONS: Readonly<RemParseOptions> = {
@@ -65,6 +67,7 @@ export const DEFAULT_REM_PARSE_OPTIONS: Readonly<RemParseOptions> = {
   limit: 10,
   maxLimit: 100,
   maxDepth: 5,
+  maxKeys: 100,
 };
 
 /** @throws QuerySyntaxError with the 0-based offset of the offending token. */
@@ -75,6 +78,7 @@ export function parseRemQuery(text: string, defaults: Partial<RemParseOptions> =
     limit: defaults.limit ?? d.limit,
     maxLimit: defaults.maxLimit ?? d.maxLimit,
     maxDepth: defaults.maxDepth ?? d.maxDepth,
+    maxKeys: defaults.maxKeys ?? d.maxKeys,
   };
   return new Parser(text, options).parse();
 }
@@ -248,7 +252,8 @@ class Parser {
   private lookup(): LookupQuery {
     const keys = [this.key('LOOKUP')];
     while (this.lexer.peek().kind === 'comma') {
-      this.lexer.next();
+      const comma = this.lexer.next();
+      if (keys.length === this.options.maxKeys) fail(`LOOKUP takes at most ${this.options.maxKeys} keys; the one at position ${comma.pos + 1} is one too many`, comma.pos, []);
       keys.push(this.key('","'));
     }
     this.end(['","']);

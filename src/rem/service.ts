@@ -3,8 +3,9 @@
  * caller (their rows and the tenant's shared rows, user_id IS NULL) on PGlite and PostgreSQL alike.
  */
 import type { AgentContext } from '../auth/agent-context.js';
+import type { Database, Watchdog } from '../db/database.js';
 import type { PrismaClient } from '../db/generated/client.js';
-import { ForbiddenError, QuerySyntaxError, ValidationError } from '../errors.js';
+import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
 import type { StoredEdge } from './memory-store.js';
@@ -27,13 +28,23 @@ export interface RemSettings {
   searchMinSimilarity: number;
   /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */
   fuzzyCandidates: number;
-  sql: { statementTimeoutMs: number; rowCap: number; maxCost: number };
+  sql: {
+    statementTimeoutMs: number;
+    rowCap: number;
+    /** Most bytes of JSON rows one query returns. */
+    maxBytes: number;
+    maxCost: number;
+    /** Rows all generate_series calls of one query may produce together. */
+    maxSeriesRows: number;
+  };
   parse?: Partial<RemParseOptions>;
 }
 
 export interface RemDeps {
   prisma: PrismaClient;
   embedder: EmbeddingProvider;
+  /** The database's own way to stop a query that runs too long (Database.interruptAfter). */
+  interruptAfter?: Database['interruptAfter'];
 }
 
 export interface RemHit {
@@ -60,7 +71,7 @@ export interface RemResult {
   hits: RemHit[];
   /** SQL mode: the rows as JSON objects. */
   rows: Record<string, unknown>[] | null;
-  /** SQL mode: more rows matched than the row cap allows. */
+  /** SQL mode: more rows matched than the row cap or the byte cap let through. */
   truncated: boolean;
   tookMs: number;
 }
@@ -242,40 +253,54 @@ export class RemService {
   /**
    * Runs a checked SELECT in a READ ONLY transaction as rem_reader_custom, whose only readable
    * relations are the views of rem_sql_custom, scoped by per-transaction settings that the query
-   * cannot change (set_config and SET are refused by the guard). Planner cost, statement time and
-   * rows are capped.
+   * cannot change (the guard refuses set_config and SET). Planner cost, time, rows and bytes are
+   * capped: PostgreSQL enforces the statement timeout; on PGlite, which cannot interrupt a statement,
+   * `interruptAfter` stops the database and reopens it once the time is up.
    */
   async sql(ctx: AgentContext, query: SqlQuery, offset = 0): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
-    checkSqlQuery(query.sql, offset);
-    const { rowCap, maxCost, statementTimeoutMs } = this.settings.sql;
-    const wrapped = `SELECT to_json(rem_sql_q) AS row FROM (\n${query.sql}\n) AS rem_sql_q LIMIT ${rowCap + 1}`;
+    const { rowCap, maxCost, maxBytes, statementTimeoutMs, maxSeriesRows } = this.settings.sql;
+    await checkSqlQuery(query.sql, offset, { maxSeriesRows });
+    // Each row as JSON text with the running total of bytes, so rows past the byte cap leave the
+    // database as NULLs, not as the values themselves.
+    const wrapped = `SELECT CASE WHEN rem_sql_bytes <= ${maxBytes} THEN rem_sql_row END AS row, rem_sql_bytes::float8 AS bytes
+      FROM (SELECT rem_sql_row, sum(octet_length(rem_sql_row)) OVER (ROWS UNBOUNDED PRECEDING) AS rem_sql_bytes
+            FROM (SELECT to_json(rem_sql_q)::text AS rem_sql_row FROM (\n${query.sql}\n) AS rem_sql_q LIMIT ${rowCap + 1}) AS rem_sql_rows) AS rem_sql_out`;
+    const timeLimit = () =>
+      new LimitExceededError(`SQL query stopped: it ran longer than the ${statementTimeoutMs} ms SQL mode allows; add filters or a LIMIT`);
+    let watchdog: Watchdog | undefined;
     const rows = await this.deps.prisma
       .$transaction(async (tx) => {
-        await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
-        await tx.$queryRawUnsafe(
-          `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
-                  set_config('standard_conforming_strings', 'on', true),
-                  set_config('remgraph.tenant_id', $2, true), set_config('remgraph.user_id', $3, true)`,
-          String(statementTimeoutMs),
-          ctx.tenantId,
-          ctx.userId ?? '',
-        );
-        await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
-        const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
-        const cost = planCost(plan[0]?.['QUERY PLAN']);
-        if (cost > maxCost) {
-          throw new ForbiddenError(
-            `SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`,
+        watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
+        try {
+          await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
+          await tx.$queryRawUnsafe(
+            `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
+                    set_config('standard_conforming_strings', 'on', true),
+                    set_config('remgraph.tenant_id', $2, true), set_config('remgraph.user_id', $3, true)`,
+            String(statementTimeoutMs),
+            ctx.tenantId,
+            ctx.userId ?? '',
           );
+          await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
+          const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
+          const cost = planCost(plan[0]?.['QUERY PLAN']);
+          if (cost > maxCost) {
+            throw new ForbiddenError(
+              `SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`,
+            );
+          }
+          return await tx.$queryRawUnsafe<{ row: string | null; bytes: number }[]>(wrapped);
+        } finally {
+          watchdog?.disarm();
         }
-        return tx.$queryRawUnsafe<{ row: unknown }[]>(wrapped);
       }, { timeout: statementTimeoutMs + 5000, maxWait: 10_000 })
       .catch((error: unknown) => {
-        throw mapSqlError(error, offset);
+        // Prisma wraps what the stopped database answered; the watchdog knows what happened.
+        throw watchdog?.fired ? timeLimit() : mapSqlError(error, offset, timeLimit);
       });
-    const objects = rows.map((r) => (typeof r.row === 'string' ? JSON.parse(r.row) : r.row) as Record<string, unknown>);
-    const truncated = objects.length > rowCap;
-    return { hits: [], rows: truncated ? objects.slice(0, rowCap) : objects, truncated };
+    const kept = rows.filter((r, i) => i < rowCap && r.row !== null && r.bytes <= maxBytes);
+    const objects = kept.map((r) => JSON.parse(r.row!) as Record<string, unknown>);
+    return { hits: [], rows: objects, truncated: kept.length < rows.length };
   }
 }
 
@@ -322,8 +347,8 @@ function planCost(plan: unknown): number {
 }
 
 /** PostgreSQL error codes reported by either driver adapter, as our coded errors. */
-function mapSqlError(error: unknown, offset: number): unknown {
-  if (error instanceof ForbiddenError || error instanceof QuerySyntaxError || error instanceof ValidationError) return error;
+function mapSqlError(error: unknown, offset: number, timeLimit: () => LimitExceededError): unknown {
+  if (isAppError(error)) return error;
   const e = error as { code?: string; message?: string; meta?: { code?: string; message?: string; driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string; code?: string } } } };
   const cause = e.meta?.driverAdapterError?.cause;
   const code = cause?.originalCode ?? e.meta?.code ?? (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined);
@@ -332,7 +357,7 @@ function mapSqlError(error: unknown, offset: number): unknown {
   const tables = REM_SQL_TABLES.join(', ');
   if (code === '42501') return new ForbiddenError(`SQL mode reads only the REM tables (${tables}): ${message}`);
   if (code === '25006') return new ForbiddenError(`SQL mode is read-only: ${message}`);
-  if (code === '57014') return new ValidationError(`SQL query cancelled: ${message}`, [{ path: ['query'], message }]);
+  if (code === '57014') return timeLimit();
   if (code === '42P01') return new QuerySyntaxError(`${message}; SQL mode can read ${tables}`, offset, [...REM_SQL_TABLES]);
   if (code.startsWith('42')) return new QuerySyntaxError(`SQL error: ${message}`, offset, []);
   return new ValidationError(`SQL query failed: ${message}`, [{ path: ['query'], message }]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { caller, errorCode, newUser, postGraphQL, wsClient, collect } from '../support/client.js';
+import { caller, errorCode, expectNoInternals, newUser, postGraphQL, wsClient, collect } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { CreateSessionDocument, RenameSessionDocument, SessionDocument, SessionUpdatedDocument, ViewerDocument } from '../generated/graphql.js';
 
@@ -16,12 +16,6 @@ afterAll(async () => {
 
 async function sessionCount(): Promise<number> {
   return server.db.prisma.session.count();
-}
-
-/** No error a client sees may carry a stack trace or internals. */
-function expectNoInternals(body: unknown) {
-  const text = JSON.stringify(body);
-  expect(text).not.toMatch(/\bat [\w.<>]+ \(|node_modules|\.ts:\d+|stack|Prisma|SELECT /i);
 }
 
 describe('malformed requests', () => {

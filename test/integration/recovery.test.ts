@@ -91,6 +91,19 @@ describe('durability across processes', () => {
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Resumed on B.' });
   });
 
+  it.runIf(inject('databaseUrl'))('streams a turn running on one process to a client of another without Redis, through the log', async () => {
+    const env = await database();
+    const a = await start(env);
+    const b = await start(env);
+    const user = newUser(a.url);
+    fake.enqueue({ text: ['One ', 'word ', 'at ', 'a ', 'time.'], delayMs: 150 });
+    const sent = await send(user, { content: 'slowly please' });
+    const events = await followTurn(b.url, caller(b.url, user.headers), sent.turn.id);
+    expect(shape(events)).toEqual(['content*', 'final']);
+    expect(events.map((e) => (e as { seq: number }).seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'One word at a time.' });
+  });
+
   it('applies the default decision to an approval that expired while the server was down', async () => {
     const env = { ...(await database()), APPROVAL_TTL_MS: '400', APPROVAL_DEFAULT_DECISION: 'reject' };
     // The first server never sweeps after start-up, so the approval cannot expire before it stops.

@@ -5,6 +5,7 @@ import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.j
 import { createSearchTool } from '../../src/rem/search-tool.js';
 import { messageKey } from '../../src/memory/messages.js';
 import { RemService } from '../../src/rem/service.js';
+import { loadConfig } from '../../src/config.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 import { CreateSessionDocument, IngestDocument, RemQueryDocument, type MemoryItemInput } from '../generated/graphql.js';
 import { contextOf, errorCode, newUser, type Caller } from '../support/client.js';
@@ -19,11 +20,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
+const sqlDefaults = loadConfig({}).rem.sql;
+
 /** The service as the server builds it, with other SQL-mode limits. */
-function serviceWith(sql: Partial<{ rowCap: number; maxCost: number }>) {
+function serviceWith(sql: Partial<typeof sqlDefaults>) {
   return new RemService(
-    { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
-    { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6, ...sql } },
+    { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter },
+    { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: { ...sqlDefaults, ...sql } },
   );
 }
 
@@ -116,7 +119,7 @@ describe('REM query modes', () => {
     await ingest(user, Array.from({ length: 30 }, (_, i) => ({ entity: { key: `report ${i}` } })));
     const bounded = new RemService(
       { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
-      { searchMinSimilarity: 0.3, fuzzyCandidates: 5, sql: { statementTimeoutMs: 2000, rowCap: 500, maxCost: 5e6 } },
+      { searchMinSimilarity: 0.3, fuzzyCandidates: 5, sql: sqlDefaults },
     );
     const hits = (await bounded.query(contextOf(user), 'FUZZY "report" LIMIT 20')).hits;
     expect(hits).toHaveLength(20);
@@ -251,8 +254,6 @@ describe('REM query errors', () => {
     ['SELECT * FROM information_schema.tables', /information_schema/],
     ['SELECT * FROM entities FOR UPDATE', /UPDATE/],
     ['SELECT $1', /Parameters/],
-    ['SELECT $$x$$', /dollar/],
-    ['SELECT U&\'\\0070g_sleep\'', /Unicode/],
     ['SELECT generate_series(1, 100000000)', /generate_series/],
   ])('refuses %s', async (sql, message) => {
     const user = newUser(server.url);

@@ -61,6 +61,12 @@ export function expectNoGraphQLErrors(res: GraphQLResponse<unknown>): void {
   expect(res.status).toBe(200);
 }
 
+/** No response a client sees may carry a stack trace, a file path, SQL or a driver's name. */
+export function expectNoInternals(body: unknown): void {
+  const text = JSON.stringify(body);
+  expect(text).not.toMatch(/\bat [\w.<>]+ \(|node_modules|\.[jt]s:\d+|stack|Prisma|SELECT |\/work\/|\/home\//i);
+}
+
 /** The code of the first error of a response. */
 export function errorCode(res: GraphQLResponse<unknown>): unknown {
   return res.body.errors?.[0]?.extensions?.code;

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { RemService } from '../../src/rem/service.js';
 import type { Caller } from './client.js';
+import { createOriginPolicy } from '../../src/http/origin-policy.js';
 
 /**
  * A GraphQL endpoint (in process, no socket) over a Prisma client that counts every database
@@ -29,7 +30,7 @@ export function countingGraphQL(prisma: PrismaClient) {
     prisma: counting,
     rem: new RemService({ prisma: counting, embedder: new HashedLexicalEmbedder() }, config.rem),
   } as unknown as AppServices;
-  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false });
+  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false, origins: createOriginPolicy([]), limits: config.security.operations });
   return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {
     queries = 0;
     const res = await yoga.fetch('http://localhost/graphql', {

@@ -7,7 +7,7 @@ import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 
 export type TestServer = App;
 
@@ -25,7 +25,8 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });
-  if (!options.observe) return startApp(config, createLogger(config.log.level), undefined, options.spanExporter);
+  const logger = options.logger ?? createLogger(config.log.level);
+  if (!options.observe) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
   const observe = options.observe;
   const prisma = db.prisma.$extends({
@@ -36,10 +37,12 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, createLogger(config.log.level), Promise.resolve({ ...db, prisma }), options.spanExporter);
+  return startApp(config, logger, Promise.resolve({ ...db, prisma }), options.spanExporter);
 }
 
 export interface TestServerOptions {
+  /** Receives the server's logs (default: a logger at TEST_LOG_LEVEL, silent unless set). */
+  logger?: Logger;
   /** Sees every database operation the server makes. */
   observe?: QueryObserver;
   /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */

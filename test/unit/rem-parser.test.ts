@@ -90,7 +90,7 @@ describe('parseRemQuery: LOOKUP', () => {
 describe('parseRemQuery: FUZZY', () => {
   it('uses the default threshold and limit', () => {
     expect(parseRemQuery('FUZZY "sara"')).toEqual({ mode: 'FUZZY', text: 'sara', threshold: 0.3, limit: 10 });
-    expect(DEFAULT_REM_PARSE_OPTIONS).toEqual({ fuzzyThreshold: 0.3, limit: 10, maxLimit: 100, maxDepth: 5 });
+    expect(DEFAULT_REM_PARSE_OPTIONS).toEqual({ fuzzyThreshold: 0.3, limit: 10, maxLimit: 100, maxDepth: 5, maxKeys: 100 });
   });
 
   it('parses THRESHOLD and LIMIT in either order', () => {

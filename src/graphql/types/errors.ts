@@ -50,7 +50,6 @@ const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
 for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
   [ForbiddenError, 'ForbiddenError'],
-  [RateLimitedError, 'RateLimitedError'],
 ] as const) {
   builder.objectType(cls as new (message: string) => AppError, {
     name,
@@ -58,6 +57,14 @@ for (const [cls, name] of [
     isTypeOf: (value) => value instanceof cls,
   });
 }
+builder.objectType(RateLimitedError, {
+  name: 'RateLimitedError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof RateLimitedError,
+  fields: (t) => ({
+    retryAfterMs: t.int({ nullable: true, description: 'How long to wait before trying again, in milliseconds.', resolve: (error) => error.retryAfterMs ?? null }),
+  }),
+});
 builder.objectType(ValidationError, {
   name: 'ValidationError',
   interfaces: [ErrorInterface],

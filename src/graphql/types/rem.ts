@@ -35,6 +35,8 @@ async function entitiesByKey(prisma: PrismaClient, viewer: AgentContext, keys: r
 }
 
 const GraphEdgeRef = builder.objectRef<StoredEdge>('GraphEdge');
+const DEFAULT_EDGES = 20;
+const MAX_EDGES = 100;
 
 function edgesOf(value: unknown): StoredEdge[] {
   return Array.isArray(value) ? (value as StoredEdge[]) : [];
@@ -62,7 +64,17 @@ const MemoryItemRef = builder.interfaceRef<MemoryRow>('MemoryItem').implement({
     summary: t.exposeString('summary', { nullable: true }),
     content: t.exposeString('content', { nullable: true }),
     tags: t.exposeStringList('tags'),
-    graphEdges: t.field({ type: [GraphEdgeRef], resolve: (row) => edgesOf(row.graphEdges) }),
+    graphEdges: t.field({
+      type: [GraphEdgeRef],
+      description: `The first edges, at most ${MAX_EDGES} (graphEdges → target → graphEdges multiplies the operation's cost by \`first\` per level).`,
+      args: { first: t.arg.int({ defaultValue: DEFAULT_EDGES }) },
+      extensions: { complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_EDGES }) },
+      resolve: (row, { first }) => {
+        const count = first ?? DEFAULT_EDGES;
+        if (count < 0 || count > MAX_EDGES) throw new ValidationError(`first: between 0 and ${MAX_EDGES}`, [{ path: ['first'], message: `between 0 and ${MAX_EDGES}` }]);
+        return edgesOf(row.graphEdges).slice(0, count);
+      },
+    }),
     metadata: t.expose('metadata', { type: 'JSON' }),
     shared: t.boolean({ description: 'Shared with the whole tenant (no owner).', resolve: (row) => row.userId === null }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -160,7 +172,7 @@ const RemResultRef = builder.objectRef<RemResult>('RemResult').implement({
     mode: t.field({ type: RemModeEnum, resolve: (r) => r.mode }),
     hits: t.field({ type: [RemHitRef], resolve: (r) => r.hits }),
     rows: t.field({ type: 'JSON', nullable: true, description: 'SQL mode: result rows as JSON objects.', resolve: (r) => r.rows }),
-    truncated: t.exposeBoolean('truncated', { description: 'SQL mode: more rows matched than the row cap.' }),
+    truncated: t.exposeBoolean('truncated', { description: 'SQL mode: more rows matched than the row cap or the byte cap let through.' }),
     tookMs: t.exposeFloat('tookMs'),
   }),
 });

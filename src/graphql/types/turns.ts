@@ -1,7 +1,7 @@
 import type { UsageTotals } from '../../events/agent-event.js';
 import { readLogs, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
-import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
 import { pageSize } from '../pagination.js';
@@ -102,7 +102,7 @@ builder.mutationFields((t) => ({
   sendMessage: t.field({
     type: SendMessagePayload,
     description: 'Stores the message, starts a turn and returns it at once; follow it with turnEvents.',
-    errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError], directResult: true },
+    errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError, RateLimitedError], directResult: true },
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) =>
       ctx.turns.sendMessage(ctx.viewer, {

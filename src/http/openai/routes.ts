@@ -67,7 +67,7 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 }
 
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
-  const request = parseCompletionRequest(await readJsonBody(req, deps.maxRequestBytes), ctx);
+  const request = parseCompletionRequest(await readJsonBody(req, res, deps.maxRequestBytes), ctx);
   const { turn, session } = await deps.turns.sendMessage(
     { ...ctx, addedInstruction: request.instruction },
     { sessionId: request.sessionId, content: request.content, agent: request.agent, model: request.modelOverride, metadata: { via: 'openai-chat-completions' } },

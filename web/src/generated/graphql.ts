@@ -343,6 +343,7 @@ export type WebSendMessageMutationVariables = Exact<{
 export type WebSendMessageMutation = { sendMessage:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
     | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string }, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
     | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }

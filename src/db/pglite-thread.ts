@@ -1,0 +1,237 @@
+/**
+ * The embedded database in a worker thread. PGlite runs PostgreSQL on the thread that calls it and
+ * cannot cancel a statement, so in-process a heavy query stalls every request (health checks
+ * included) until it ends. Here the worker (pglite-worker.ts) only executes wire-protocol messages;
+ * this side is a PGlite in every other respect (it extends PGlite's own base class, which builds the
+ * messages and parses the answers, errors included), so the Prisma adapter uses it unchanged.
+ *
+ * A statement that overruns its watchdog (`interruptAfter`) is stopped by terminating the worker;
+ * a new worker reopens the data directory, where every committed transaction is (PostgreSQL
+ * recovers it from its write-ahead log, as after a crash). An in-memory database would not survive
+ * that, so `memory://` is a private temporary directory here, removed on close.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { Mutex, PGlite, protocol, messages } from '@electric-sql/pglite';
+import type { Watchdog } from './database.js';
+import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
+
+type BackendMessage = messages.BackendMessage;
+
+/** What this class must provide to PGlite's base class (abstract there; the class is not exported). */
+interface PGliteBase {
+  query: PGlite['query'];
+  exec: PGlite['exec'];
+  transaction: PGlite['transaction'];
+  _initArrayTypes(): Promise<void>;
+}
+const BasePGlite = Object.getPrototypeOf(PGlite) as abstract new () => PGliteBase;
+if (typeof BasePGlite.prototype?._initArrayTypes !== 'function') {
+  throw new Error('This PGlite version has no base class to extend; pglite-thread.ts needs updating');
+}
+
+// The worker runs the same kind of file as this one: .js once built; .ts under tsx and vitest,
+// where the worker first registers tsx (a worker does not inherit its parent's module hooks).
+const workerFile = new URL(`./pglite-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const workerScript: string | URL = workerFile.pathname.endsWith('.ts')
+  ? `import(${JSON.stringify(tsxEsmApi())})
+       .then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`
+  : workerFile;
+
+/** tsx's ESM entry (vitest runs modules without import.meta.resolve; tsx's CommonJS entry cannot register ESM hooks). */
+function tsxEsmApi(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+}
+
+interface Pending {
+  resolve(reply: { data?: Uint8Array }): void;
+  reject(error: Error): void;
+}
+
+export class PGliteThread extends BasePGlite {
+  readonly debug = 0;
+  readonly #queryMutex = new Mutex();
+  readonly #transactionMutex = new Mutex();
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #worker!: Worker;
+  #ready!: Promise<void>;
+  #closed = false;
+  /** The current worker answers messages (it opened the database and has not exited). */
+  #alive = false;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly temporary: boolean,
+  ) {
+    super();
+  }
+
+  /** Opens the database in a new worker thread. */
+  static async open(dataDir: string): Promise<PGliteThread> {
+    const temporary = dataDir.startsWith('memory://');
+    const dir = temporary ? join(await mkdtemp(join(tmpdir(), 'remgraph-pglite-')), 'data') : dataDir;
+    const db = new PGliteThread(dir, temporary);
+    db.#start();
+    try {
+      await db.#ready;
+      await db._initArrayTypes();
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return db;
+  }
+
+  interruptAfter(ms: number, error: () => Error): Watchdog {
+    const watchdog = { fired: false, disarm: () => clearTimeout(timer) };
+    const worker = this.#worker;
+    const timer = setTimeout(() => {
+      if (this.#worker !== worker || this.#closed) return;
+      watchdog.fired = true;
+      this.#restart(error());
+    }, ms);
+    timer.unref();
+    return watchdog;
+  }
+
+  async execProtocolRaw(message: Uint8Array): Promise<Uint8Array> {
+    return (await this.#call({ kind: 'protocol', message })).data!;
+  }
+
+  /** Like PGlite's: the parsed messages up to the first error, which is thrown (a DatabaseError). */
+  async execProtocol(
+    message: Uint8Array,
+    { throwOnError = true, onNotice }: { throwOnError?: boolean; onNotice?: (notice: messages.NoticeMessage) => void } = {},
+  ): Promise<{ messages: BackendMessage[]; data: Uint8Array }> {
+    const data = await this.execProtocolRaw(message);
+    const results: BackendMessage[] = [];
+    let failure: messages.DatabaseError | undefined;
+    new protocol.Parser().parse(data, (msg) => {
+      if (failure) return;
+      if (msg instanceof messages.DatabaseError) {
+        if (throwOnError) failure = msg;
+      } else if (msg instanceof messages.NoticeMessage) onNotice?.(msg);
+      results.push(msg);
+    });
+    if (failure) throw failure;
+    return { messages: results, data };
+  }
+
+  async execProtocolStream(message: Uint8Array, options?: { throwOnError?: boolean }): Promise<BackendMessage[]> {
+    return (await this.execProtocol(message, options)).messages;
+  }
+
+  async execProtocolRawStream(message: Uint8Array, { onRawData }: { onRawData: (data: Uint8Array) => void }): Promise<void> {
+    onRawData(await this.execProtocolRaw(message));
+  }
+
+  /** The worker's file system (a data directory, NodeFS) writes through: nothing to sync. */
+  async syncToFs(): Promise<void> {}
+
+  async _handleBlob(blob?: Blob): Promise<void> {
+    if (blob) throw new Error('PGliteThread does not support /dev/blob');
+  }
+
+  async _getWrittenBlob(): Promise<undefined> {
+    return undefined;
+  }
+
+  async _cleanupBlob(): Promise<void> {}
+
+  async _checkReady(): Promise<void> {
+    if (this.#closed) throw new Error('PGlite is closed');
+    await this.#ready;
+  }
+
+  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#queryMutex.runExclusive(fn);
+  }
+
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#transactionMutex.runExclusive(fn);
+  }
+
+  async listen(): Promise<never> {
+    throw new Error('PGliteThread does not support LISTEN');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready.catch(() => {});
+    await this.#send({ kind: 'close' }).catch(() => {});
+    await this.#worker.terminate();
+    if (this.temporary) await rm(join(this.dataDir, '..'), { recursive: true, force: true });
+  }
+
+  #start(): void {
+    const worker = new Worker(workerScript, { eval: typeof workerScript === 'string', workerData: { dataDir: this.dataDir } });
+    this.#worker = worker;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (reply: WorkerReply) => {
+        if ('ready' in reply) {
+          this.#alive = this.#worker === worker;
+          return resolve();
+        }
+        if ('failed' in reply) return reject(new Error(`PGlite failed to open: ${reply.failed}`));
+        const pending = this.#pending.get(reply.id);
+        this.#pending.delete(reply.id);
+        if (reply.error !== undefined) pending?.reject(new Error(reply.error));
+        else pending?.resolve(reply);
+      });
+      worker.on('error', (error) => {
+        if (this.#worker === worker) this.#alive = false;
+        reject(error);
+        if (this.#worker === worker) this.#failAll(error);
+      });
+      worker.on('exit', (code) => {
+        const error = new Error(`PGlite worker exited (code ${code})`);
+        reject(error);
+        if (this.#worker !== worker || this.#closed) return;
+        // A worker that had opened the database and died (out of memory, say) is replaced; one
+        // that could not open it is not retried in a loop: callers get the error.
+        if (this.#alive) this.#restart(error);
+        else this.#failAll(error);
+      });
+    });
+    // Failures reach callers through #call; this keeps an unawaited rejection from being unhandled.
+    this.#ready.catch(() => {});
+  }
+
+  /** Stops the worker in the middle of whatever it runs and opens the database again in a new one. */
+  #restart(reason: Error): void {
+    this.#alive = false;
+    this.#failAll(reason);
+    // The new worker opens the directory only once the old one has let go of it.
+    const restarted = this.#worker.terminate().then(() => {
+      this.#start();
+      return this.#ready;
+    });
+    this.#ready = restarted;
+    restarted.catch(() => {});
+  }
+
+  #failAll(error: Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+
+  async #call(request: WorkerCall): Promise<{ data?: Uint8Array }> {
+    await this._checkReady();
+    return this.#send(request);
+  }
+
+  #send(request: WorkerCall): Promise<{ data?: Uint8Array }> {
+    if (!this.#alive) return Promise.reject(new Error('PGlite worker is not running'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...request, id } as WorkerRequest);
+    });
+  }
+}

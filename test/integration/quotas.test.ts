@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { collect, newUser, wsClient, type Caller } from '../support/client.js';
+import { chat, useAgentServer } from '../support/agents.js';
+import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
+
+const env = useAgentServer({
+  MAX_CONCURRENT_TURNS_PER_USER: '2',
+  MAX_TURNS_PER_MINUTE: '4',
+  MAX_WS_CONNECTIONS_PER_USER: '2',
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
+});
+
+const messagesOf = (user: Caller) => env.server.db.prisma.message.count({ where: { userId: user.headers['x-user-id'] } });
+
+/** Turns of `user` running on some other instance: only the database knows about them. */
+async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
+  const tenantId = user.headers['x-tenant-id']!;
+  const userId = user.headers['x-user-id']!;
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
+    const id = randomUUID();
+    await env.server.db.prisma.turn.create({
+      data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'RUNNING', runner: 'another-instance', heartbeatAt: new Date(), tenantId, userId },
+    });
+    ids.push(id);
+  }
+  return ids;
+}
+
+describe('turn quotas', () => {
+  it('refuses a turn past MAX_CONCURRENT_TURNS_PER_USER, counting turns running on other instances, with a retry hint', async () => {
+    const user = newUser(env.server.url);
+    const elsewhere = await runningElsewhere(user, 2);
+    const refused = await user.data(SendMessageDocument, { input: { content: 'one more' } });
+    if (refused.sendMessage.__typename !== 'RateLimitedError') throw new Error(`expected RATE_LIMITED, got ${JSON.stringify(refused.sendMessage)}`);
+    expect(refused.sendMessage.message).toContain('MAX_CONCURRENT_TURNS_PER_USER');
+    expect(refused.sendMessage.retryAfterMs).toBeGreaterThan(0);
+    expect(await messagesOf(user)).toBe(0);
+
+    // Another user of the same tenant is not held back.
+    const neighbour = newUser(env.server.url, user.headers['x-tenant-id']);
+    env.fake.enqueue({ text: 'Hi neighbour.' });
+    expect((await chat(env.server.url, neighbour, { content: 'hello' })).turn.status).toBe('COMPLETED');
+
+    // Once those turns end, the user may start again.
+    await env.server.db.prisma.turn.updateMany({ where: { id: { in: elsewhere } }, data: { status: 'COMPLETED', runner: null } });
+    env.fake.enqueue({ text: 'Now there is room.' });
+    expect((await chat(env.server.url, user, { content: 'now?' })).turn.status).toBe('COMPLETED');
+  });
+
+  it('refuses a turn past MAX_TURNS_PER_MINUTE with the time until one is free, storing nothing', async () => {
+    const user = newUser(env.server.url);
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await chat(env.server.url, user, { content: `question ${i}` });
+    }
+    const stored = await messagesOf(user);
+    const refused = await user.data(SendMessageDocument, { input: { content: 'fifth' } });
+    if (refused.sendMessage.__typename !== 'RateLimitedError') throw new Error(`expected RATE_LIMITED, got ${JSON.stringify(refused.sendMessage)}`);
+    expect(refused.sendMessage).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('MAX_TURNS_PER_MINUTE') });
+    expect(refused.sendMessage.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.sendMessage.retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(await messagesOf(user)).toBe(stored);
+  });
+
+  it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {
+    const user = newUser(env.server.url);
+    await runningElsewhere(user, 1);
+    env.fake.enqueue({ text: 'only one', hang: true });
+    const results = await Promise.all([1, 2, 3].map((i) => user.data(SendMessageDocument, { input: { content: `parallel ${i}` } })));
+    const kinds = results.map((r) => r.sendMessage.__typename).sort();
+    expect(kinds).toEqual(['RateLimitedError', 'RateLimitedError', 'SendMessagePayload']);
+    const started = results.map((r) => r.sendMessage).find((p) => p.__typename === 'SendMessagePayload');
+    if (started?.__typename !== 'SendMessagePayload') throw new Error('no turn started');
+    // Releases the model call that hangs.
+    await user.data(CancelTurnDocument, { id: started.turn.id });
+  });
+});
+
+/** Opens a graphql-ws connection for `user`; resolves 'ack' or the close code. */
+function connect(user: Caller): Promise<{ result: 'ack' | number; socket: WebSocket }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(env.server.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: user.headers })));
+    socket.on('message', (data) => {
+      if (JSON.parse(String(data)).type === 'connection_ack') resolve({ result: 'ack', socket });
+    });
+    socket.once('close', (code) => resolve({ result: code, socket }));
+    socket.once('error', reject);
+  });
+}
+
+describe('websocket quotas', () => {
+  it('closes a connection past MAX_WS_CONNECTIONS_PER_USER with 4429 and frees the slot when one closes', async () => {
+    const user = newUser(env.server.url);
+    const first = await connect(user);
+    const second = await connect(user);
+    expect([first.result, second.result]).toEqual(['ack', 'ack']);
+    const third = await connect(user);
+    expect(third.result).toBe(4429);
+    // Other users have their own allowance.
+    const other = await connect(newUser(env.server.url));
+    expect(other.result).toBe('ack');
+
+    await new Promise((resolve) => {
+      first.socket.once('close', resolve);
+      first.socket.close();
+    });
+    const again = await connect(user);
+    expect(again.result).toBe('ack');
+    for (const s of [second, other, again]) s.socket.close();
+  });
+
+  it('refuses a subscription past MAX_SUBSCRIPTIONS_PER_CONNECTION with RATE_LIMITED, keeping the others', async () => {
+    const user = newUser(env.server.url);
+    const created = await user.data(CreateSessionDocument, { input: { name: 'watched' } });
+    if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error('setup failed');
+    const sessionId = created.createSession.session.id;
+    const client = wsClient(env.server.url, user.headers);
+    try {
+      const a = collect(client, SessionUpdatedDocument, { sessionId });
+      const b = collect(client, ApprovalsChangedDocument, { sessionId });
+      await new Promise((r) => setTimeout(r, 300));
+      const c = collect(client, SessionUpdatedDocument, { sessionId });
+      await expect(c.done).rejects.toThrow(/RATE_LIMITED.*|MAX_SUBSCRIPTIONS_PER_CONNECTION/);
+      a.stop();
+      b.stop();
+    } finally {
+      await client.dispose();
+    }
+  });
+});
