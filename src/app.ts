@@ -99,8 +99,8 @@ export async function startApp(
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
-  const openai = createOpenAIRoutes({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
-  const mcp = createMcpRoute({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const openai = createOpenAIRoutes({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const mcp = createMcpRoute({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
     if (openai(req, res)) return;
