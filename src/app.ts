@@ -37,6 +37,8 @@ import { startTracing } from './telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
+import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
+import type { AgentContext } from './auth/agent-context.js';
 
 export interface App {
   /** Base URL of the GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql */
@@ -108,13 +110,15 @@ export async function startApp(
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
-    readBodyWithin(req, config.server.maxRequestBytes).then(
+    // A multipart request (GraphQL file upload) may carry a file of up to INGEST_MAX_FILE_BYTES.
+    const limit = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '') ? config.server.maxRequestBytes + config.ingest.maxBytes : config.server.maxRequestBytes;
+    readBodyWithin(req, limit).then(
       (body) => {
         if (body === 'too-large') {
           // The rest of the body is not read: close the connection rather than drain it.
           res.setHeader('connection', 'close');
           return sendJson(res, 413, {
-            errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes (MAX_REQUEST_BYTES)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+            errors: [{ message: `Request body exceeds ${limit} bytes (MAX_REQUEST_BYTES${limit > config.server.maxRequestBytes ? ' + INGEST_MAX_FILE_BYTES' : ''})`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
           });
         }
         // yoga (whatwg-node) uses a body already read from the request instead of the stream.
@@ -211,7 +215,8 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   }
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, mcp };
+  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
+  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -3,6 +3,7 @@ import {
   AppError,
   ForbiddenError,
   NotFoundError,
+  PayloadTooLargeError,
   QuerySyntaxError,
   RateLimitedError,
   SessionBusyError,
@@ -64,6 +65,12 @@ builder.objectType(RateLimitedError, {
   fields: (t) => ({
     retryAfterMs: t.int({ nullable: true, description: 'How long to wait before trying again, in milliseconds.', resolve: (error) => error.retryAfterMs ?? null }),
   }),
+});
+builder.objectType(PayloadTooLargeError, {
+  name: 'PayloadTooLargeError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof PayloadTooLargeError,
+  fields: (t) => ({ limit: t.exposeInt('limit', { description: 'The limit in bytes.' }) }),
 });
 builder.objectType(ValidationError, {
   name: 'ValidationError',

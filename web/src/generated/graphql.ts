@@ -78,6 +78,8 @@ type WebError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: Er
 
 type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
 
+type WebError_PayloadTooLargeError_Fragment = { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string };
+
 type WebError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
 
 type WebError_RateLimitedError_Fragment = { __typename: 'RateLimitedError', code: ErrorCode, message: string };
@@ -90,6 +92,7 @@ export type WebErrorFragment =
   | WebError_AlreadyDecidedError_Fragment
   | WebError_ForbiddenError_Fragment
   | WebError_NotFoundError_Fragment
+  | WebError_PayloadTooLargeError_Fragment
   | WebError_QuerySyntaxError_Fragment
   | WebError_RateLimitedError_Fragment
   | WebError_SessionBusyError_Fragment
