@@ -216,7 +216,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
   const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
-  return { prisma: db.prisma, pubsub, agents, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files };
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

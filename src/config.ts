@@ -39,10 +39,18 @@ const env = z.object({
   DEFAULT_AGENT: z.string().min(1).default('general'),
   /** Operator's folder of YAML agents, loaded after the database and the built-in agents. */
   AGENTS_DIR: z.string().min(1).optional(),
-  /** Rough token budget for the session history sent with each turn. */
+  /** Most tokens of session history sent with each turn (within CONTEXT_TOKEN_BUDGET). */
   HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
-  /** Earlier assistant answers longer than this reach agents with the search tool cut, with a REM LOOKUP hint; 0 = never. */
+  /** Earlier assistant answers longer than this reach agents with the search tool as head + tail around a REM LOOKUP breadcrumb; 0 = never. */
   HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
+  // --- session memory and turn controls (issue 10) ---
+  /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended; 0 = deleted as soon as its stream ended. */
+  EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(0),
+  /** Most tokens a whole model request may use (system prompt, tools, memory, history, message, room for the reply), counted with the model's tokenizer. */
+  CONTEXT_TOKEN_BUDGET: z.coerce.number().int().min(256).default(32_000),
+  /** Tokens for the injected memory (the user's profile entity and the session's recent moments); 0 = none. */
+  MEMORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(1000),
+  // --- end session memory ---
   /** Longest time turn events wait in memory before being written (batching window). */
   EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).default(25),
   /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
@@ -185,6 +193,9 @@ export interface Config {
     agentsDir?: string;
     historyTokenBudget: number;
     historyCompressChars: number;
+    ephemeralRetentionMs: number;
+    contextTokenBudget: number;
+    memoryTokenBudget: number;
     eventFlushMs: number;
     approvalTtlMs: number;
     approvalDefault: 'reject' | 'approve';
@@ -277,6 +288,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       agentsDir: e.AGENTS_DIR,
       historyTokenBudget: e.HISTORY_TOKEN_BUDGET,
       historyCompressChars: e.HISTORY_COMPRESS_CHARS,
+      ephemeralRetentionMs: e.EPHEMERAL_TURN_RETENTION_MS,
+      contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
+      memoryTokenBudget: e.MEMORY_TOKEN_BUDGET,
       eventFlushMs: e.EVENT_FLUSH_MS,
       approvalTtlMs: e.APPROVAL_TTL_MS,
       approvalDefault: e.APPROVAL_DEFAULT_DECISION,

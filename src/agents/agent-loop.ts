@@ -8,8 +8,9 @@ import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/
 import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from './registry.js';
-import { addUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -21,6 +22,11 @@ export interface AgentLoopPorts {
   toolContext: Omit<ToolContext, 'emit' | 'signal' | 'delegate'>;
   /** Told about failures that are not the caller's (they end the turn with INTERNAL). */
   onUnexpected(error: unknown): void;
+  /**
+   * Keeps one model call (with the exact request) as soon as it ended, so a paused or crashed turn
+   * keeps the calls it made; awaited, so they are all stored before the turn's outcome.
+   */
+  modelCalled(call: ModelCallRecord): Promise<void>;
 }
 
 export interface AgentLoopInput {
@@ -43,7 +49,14 @@ export interface AgentLoopInput {
 
 export type LoopOutcome =
   | { kind: 'paused'; approvals: PendingCall[] }
-  | { kind: 'finished'; status: TerminalStatus; error: { code: string; message: string } | null };
+  | { kind: 'finished'; status: TerminalStatus; error: LoopError | null };
+
+/** Why a run did not complete; `details` carries what a caller needs to act (e.g. validation errors). */
+export interface LoopError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
 
 /** Why a run stopped early, as given to AbortController.abort(). */
 export type StopReason = 'cancelled' | 'shutdown';
@@ -60,9 +73,12 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
   const emit = (body: AgentEventBody) => {
     if (body.type === 'sources') state.sources.push(...body.sources);
     if (body.type === 'action' && body.actionType === 'metadata') Object.assign(state.metadata, body.payload);
+    if (body.type === 'action' && body.actionType === 'observation') {
+      state.rows.push({ type: 'observation', content: JSON.stringify(body.payload), agentName: agent.name });
+    }
     ports.emit(body);
   };
-  const declared = new Map(spec.tools.map((t) => [t.name, t]));
+  const declared = new Map(offeredTools(agent, state).map((t) => [t.name, t]));
   const toolCtx: ToolContext = {
     ...ports.toolContext,
     emit,
@@ -88,12 +104,29 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     if (state.pending.length) await resolvePending(input, state, record, execute);
     while (true) {
       const limit = limitReached(spec, state);
-      if (limit) return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
+      if (limit) {
+        // What the model last said (before its last tool calls) is the best answer there is.
+        state.text = lastAssistantText(state);
+        return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
+      }
       state.iterations += 1;
       const { text, calls } = await callModel(input, emit);
       if (calls.length === 0) {
         state.text = text;
-        return { kind: 'finished', status: 'COMPLETED', error: null };
+        const format = structuredOutputSchema(spec);
+        if (!format) return { kind: 'finished', status: 'COMPLETED', error: null };
+        const check = checkStructuredOutput(format.json_schema.schema, text);
+        if (check.ok) return { kind: 'finished', status: 'COMPLETED', error: null };
+        if (state.repaired) {
+          state.text = '';
+          const error = { code: 'VALIDATION_FAILED', message: `The reply did not match the agent's output schema after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
+          emit({ type: 'error', ...error });
+          return { kind: 'finished', status: 'ERROR', error };
+        }
+        state.repaired = true;
+        state.messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
+        state.text = '';
+        continue;
       }
       state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
       state.rows.push({ type: 'tool_call', content: text || null, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), agentName: agent.name });
@@ -144,6 +177,8 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   const started = Date.now();
   const before = { ...state.usage };
   let text = '';
+  let reasoning = '';
+  let request: string | null = null;
   let held = '';
   const calls: ToolCall[] = [];
   let finishReason: string | null = null;
@@ -156,17 +191,22 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     },
     ...state.messages.slice(1),
   ];
-  const tools = input.tools.specsFor(agent.spec.tools);
+  const tools = input.tools.specsFor(offeredTools(agent, state));
   try {
     for await (const part of model.stream({
       messages,
       tools: tools.length ? tools : undefined,
       responseFormat: structuredOutputSchema(agent.spec),
-      temperature: agent.spec.temperature,
-      maxTokens: agent.spec.maxTokens,
+      temperature: state.overrides?.temperature ?? agent.spec.temperature,
+      maxTokens: state.overrides?.maxTokens ?? agent.spec.maxTokens,
       signal: input.signal,
     })) {
-      if (part.type === 'text-delta') {
+      if (part.type === 'request') {
+        request = part.body;
+      } else if (part.type === 'reasoning-delta') {
+        reasoning += part.delta;
+        emit({ type: 'thought', text: part.delta });
+      } else if (part.type === 'text-delta') {
         text += part.delta;
         state.text = text;
         if (state.childOutputs.length && repeatsChild(text)) {
@@ -187,8 +227,9 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     // Held text that turned out to be exactly a child's streamed answer is not streamed twice.
     if (held && !state.childOutputs.some((c) => c.trim() === text.trim())) emit({ type: 'content', delta: held });
   } finally {
+    if (reasoning) state.rows.push({ type: 'think', content: reasoning, agentName: agent.name });
     state.usage.requests += 1;
-    state.llmCalls.push({
+    await input.ports.modelCalled({
       provider: model.provider,
       model: model.model,
       iteration: state.iterations,
@@ -197,6 +238,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       latencyMs: Date.now() - started,
       finishReason,
       error: finishReason ? null : 'stream did not finish',
+      request,
     });
   }
   return { text, calls };
@@ -237,6 +279,17 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
   state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
   state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
   state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
+}
+
+/** The agent's tools, or the subset a caller chose for this turn. */
+function offeredTools(agent: ResolvedAgent, state: RunState): ResolvedAgent['spec']['tools'] {
+  const chosen = state.overrides?.tools;
+  return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
+}
+
+/** The last text this turn's model said alongside tool calls (history is not this turn's). */
+function lastAssistantText(state: RunState): string {
+  return state.rows.findLast((row) => row.type === 'tool_call' && row.content)?.content ?? '';
 }
 
 function limitReached(spec: ResolvedAgent['spec'], state: RunState): string | null {

@@ -2,7 +2,7 @@ import { LimitExceededError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { ToolPause } from '../tools/tool-pause.js';
-import { historyFor } from './history.js';
+import { contextFor } from './history.js';
 import { freshState } from './run-state.js';
 import type { HeldTree, Supervisor } from './supervisor.js';
 import { executeRun, type TurnRun } from './turn-run.js';
@@ -29,8 +29,8 @@ export async function delegate(sup: Supervisor, tree: HeldTree, parent: TurnRun,
   const child = await deps.store.startChildTurn({ session: parent.session, agent, model, parent: parent.turn });
   deps.hub.open(child, 0);
   tree.turnIds.add(child.id);
-  const history = await historyFor(deps, parent.session.id, agent);
   const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
+  const history = (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, userContent: content, withMemory: false })).messages;
   const run: TurnRun = {
     turn: child,
     session: parent.session,

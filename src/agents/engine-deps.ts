@@ -13,6 +13,12 @@ export interface EngineSettings {
   defaultAgent: string;
   historyTokenBudget: number;
   historyCompressChars: number;
+  /** How long an ephemeral turn is kept after it ended (0: dropped once its tree is let go). */
+  ephemeralRetentionMs: number;
+  /** Most tokens of a whole model request. */
+  contextTokenBudget: number;
+  /** Tokens for injected memory (profile, recent moments). */
+  memoryTokenBudget: number;
   approvalTtlMs: number;
   heartbeatMs: number;
   maxDepth: number;

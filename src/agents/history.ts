@@ -1,18 +1,115 @@
-import type { ChatMessage } from '../llm/chat-model.js';
-import { loadHistory } from '../memory/messages.js';
+import type { AgentContext } from '../auth/agent-context.js';
+import { visibleTo } from '../auth/scope.js';
+import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
+import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
+import { compressMessage, loadConversation } from '../memory/messages.js';
 import type { EngineDeps } from './engine-deps.js';
+import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from './prompt.js';
 import type { ResolvedAgent } from './registry.js';
 
+/** The key of a user's own profile entity, injected into their turns as memory. */
+export const PROFILE_KEY = 'user-profile';
+const RECENT_MOMENTS = 5;
+
+export interface TurnContextInput {
+  ctx: AgentContext;
+  sessionId: string;
+  agent: ResolvedAgent;
+  model: ChatModel;
+  userContent: string;
+  /** Only messages before this position (the turn's own user message). */
+  beforeSeq?: number;
+  /** Inject the user's profile and the session's recent moments (top-level turns). */
+  withMemory: boolean;
+}
+
+export interface TurnContext {
+  /** Labelled memory blocks (system messages), then the history that fits, oldest first. */
+  messages: ChatMessage[];
+  /** The memory blocks' text, stored as `memory` messages. */
+  memory: string[];
+}
+
 /**
- * The session's conversation as `agent` gets it: within the history budget, and with long earlier
- * answers cut for agents that can look the full text up (they have the `search` tool).
+ * What a turn's model sees before the user's message: memory, then as much of the conversation as
+ * fits the budget, newest first. Tokens are counted with the model's tokenizer over the whole
+ * request (system prompt, request instructions, tool specs, response format, memory, the user's
+ * message and the room kept for the reply); history gets what is left, up to its own cap. Earlier
+ * answers longer than HISTORY_COMPRESS_CHARS are compressed head + tail around a REM LOOKUP
+ * breadcrumb for agents that can look them up (they have the `search` tool).
  */
-export function historyFor(deps: Pick<EngineDeps, 'prisma' | 'settings'>, sessionId: string, agent: ResolvedAgent, beforeSeq?: number): Promise<ChatMessage[]> {
-  const { historyTokenBudget, historyCompressChars } = deps.settings;
-  const canLookUp = agent.spec.tools.some((tool) => tool.name === 'search');
-  return loadHistory(deps.prisma, sessionId, {
-    budgetTokens: historyTokenBudget,
-    beforeSeq,
-    compressAboveChars: canLookUp && historyCompressChars > 0 ? historyCompressChars : undefined,
+export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
+  const { settings } = deps;
+  const { agent, ctx, sessionId } = input;
+  const counter = await tokenCounterFor(input.model.id);
+  const memory = input.withMemory ? await memoryBlocks(deps, ctx, sessionId, counter) : [];
+  const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
+  const tools = deps.tools.specsFor(agent.spec.tools);
+  const fixed = requestOverhead(counter, {
+    messages: [
+      { role: 'system', content: buildSystemPrompt(agent.spec) },
+      { role: 'system', content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, sessionId, agentName: agent.name, addedInstruction: ctx.addedInstruction }) },
+      ...memoryMessages,
+      { role: 'user', content: input.userContent },
+    ],
+    tools: tools.length ? tools : undefined,
+    responseFormat: structuredOutputSchema(agent.spec),
   });
+  let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (agent.spec.maxTokens ?? 0));
+  const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
+  const history: ChatMessage[] = [];
+  for (const row of await loadConversation(deps.prisma, sessionId, input.beforeSeq)) {
+    const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
+    const message: ChatMessage = { role: row.type, content };
+    budget -= counter.message(message);
+    if (budget < 0) break;
+    history.push(message);
+  }
+  return { messages: [...memoryMessages, ...history.reverse()], memory };
+}
+
+/**
+ * The user's profile entity and the session's recent moments, each a labelled block cut to its
+ * share of MEMORY_TOKEN_BUDGET (the profile gets half, the moments the rest).
+ */
+async function memoryBlocks(deps: Pick<EngineDeps, 'prisma' | 'settings'>, ctx: AgentContext, sessionId: string, counter: TokenCounter): Promise<string[]> {
+  const total = deps.settings.memoryTokenBudget;
+  if (total <= 0) return [];
+  const [profile, moments] = await Promise.all([
+    ctx.userId ? deps.prisma.entity.findFirst({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key: PROFILE_KEY } }) : null,
+    deps.prisma.moment.findMany({ where: { sessionId, ...visibleTo(ctx) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: RECENT_MOMENTS }),
+  ]);
+  const blocks: string[] = [];
+  const profileBudget = moments.length ? Math.floor(total / 2) : total;
+  if (profile) {
+    const lines = [profile.name, profile.summary, profile.content].filter((line): line is string => Boolean(line?.trim()));
+    blocks.push(fit(counter, `[Memory: user profile (REM LOOKUP "${PROFILE_KEY}")]`, lines, profileBudget));
+  }
+  if (moments.length) {
+    const lines = moments.map((m) => {
+      const when = m.startsAt ? ` (${m.startsAt.toISOString().slice(0, 16).replace('T', ' ')}${m.endsAt ? ` to ${m.endsAt.toISOString().slice(0, 16).replace('T', ' ')}` : ''})` : '';
+      return `- ${m.name ?? m.key}${when}: ${(m.summary ?? m.content ?? '').trim()} [REM LOOKUP "${m.key}"]`;
+    });
+    blocks.push(fit(counter, '[Memory: recent moments of this session, newest first]', lines, total - (profile ? counter.text(blocks[0]!) : 0)));
+  }
+  return blocks;
+}
+
+/** The label and as many whole lines as fit `budget` tokens; a first line too long is cut. */
+function fit(counter: TokenCounter, label: string, lines: string[], budget: number): string {
+  let text = label;
+  for (const line of lines) {
+    const next = `${text}\n${line}`;
+    if (counter.text(next) <= budget) {
+      text = next;
+      continue;
+    }
+    if (text === label) {
+      let cut = line;
+      while (cut.length > 0 && counter.text(`${text}\n${cut}…`) > budget) cut = cut.slice(0, Math.floor(cut.length * 0.8));
+      if (cut) text = `${text}\n${cut}…`;
+    }
+    break;
+  }
+  return text;
 }

@@ -40,13 +40,21 @@ export function buildSystemPrompt(spec: AgentSpec): string {
  */
 export function structuredOutputSchema(spec: AgentSpec): JsonSchemaResponseFormat | undefined {
   if (!spec.structuredOutput) return undefined;
-  const schema: JsonSchema = {
-    type: 'object',
-    properties: structuredClone(spec.properties),
-    required: [...spec.required],
-  };
-  return { type: 'json_schema', json_schema: { name: spec.name, schema } };
+  let format = responseFormats.get(spec);
+  if (!format) {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: structuredClone(spec.properties),
+      required: [...spec.required],
+    };
+    format = { type: 'json_schema', json_schema: { name: spec.name, schema } };
+    responseFormats.set(spec, format);
+  }
+  return format;
 }
+
+// One object per spec, so the validator compiled for its schema is reused (structured-output.ts).
+const responseFormats = new WeakMap<AgentSpec, JsonSchemaResponseFormat>();
 
 /**
  * Per-request context sent with every model call and never persisted: date and UTC time, who is

@@ -14,9 +14,12 @@ export interface ToolLogEntry {
   iteration: number;
 }
 
-/** A message the turn adds to its session when it ends (the audit trail of its tool calls). */
+/**
+ * A message the turn adds to its session when it ends: the memory it was given, the audit trail of
+ * its tool calls, the model's reasoning (`think`), and the observations it reported (action tool).
+ */
 export interface TurnMessage {
-  type: 'tool_call' | 'tool_response';
+  type: 'tool_call' | 'tool_response' | 'think' | 'observation' | 'memory';
   content: string | null;
   toolCalls?: { id: string; name: string; arguments: string }[];
   toolCallId?: string;
@@ -24,7 +27,7 @@ export interface TurnMessage {
   agentName: string;
 }
 
-/** One model request of the turn, as recorded in llm_calls. */
+/** One model request of the turn, as stored in llm_calls (when it ends). */
 export interface ModelCallRecord {
   provider: string;
   model: string;
@@ -34,6 +37,8 @@ export interface ModelCallRecord {
   latencyMs: number;
   finishReason: string | null;
   error: string | null;
+  /** The request body exactly as the provider received it (null for the offline demo model). */
+  request: string | null;
 }
 
 /** A tool call the turn paused on: waiting for a human decision or for a paused child agent. */
@@ -51,6 +56,16 @@ export type Resolution =
   | { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null }
   | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
 
+/** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows. */
+export interface TurnOverrides {
+  temperature?: number;
+  maxTokens?: number;
+  /** Appended to the agent's system prompt for this turn. */
+  systemPromptSuffix?: string;
+  /** A subset of the agent's tools; the others are not offered (nor run) this turn. */
+  tools?: string[];
+}
+
 /** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
 export interface RunState {
   messages: ChatMessage[];
@@ -59,29 +74,33 @@ export interface RunState {
   text: string;
   toolLog: ToolLogEntry[];
   rows: TurnMessage[];
-  llmCalls: ModelCallRecord[];
   sources: Source[];
   metadata: Record<string, unknown>;
   /** Answers of child agents in this turn: the parent does not stream the same text again. */
   childOutputs: string[];
   pending: PendingCall[];
+  /** The structured-output repair round was used (one per turn). */
+  repaired?: boolean;
   startedAt: number;
   /** Who the turn runs for; the per-request added instruction is left out (never persisted). */
   context: AgentContext;
   /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
   inheritedGates?: string[];
+  overrides?: TurnOverrides;
 }
 
-export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = []): RunState {
+export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
+  const suffix = overrides?.systemPromptSuffix?.trim();
+  const prompt = buildSystemPrompt(agent.spec);
   return {
     inheritedGates,
-    messages: [{ role: 'system', content: buildSystemPrompt(agent.spec) }, ...history, { role: 'user', content: userContent }],
+    overrides,
+    messages: [{ role: 'system', content: suffix ? `${prompt}\n\n${suffix}` : prompt }, ...history, { role: 'user', content: userContent }],
     iterations: 0,
     usage: emptyUsage(),
     text: '',
     toolLog: [],
     rows: [],
-    llmCalls: [],
     sources: [],
     metadata: {},
     childOutputs: [],

@@ -118,6 +118,8 @@ export class Supervisor {
         const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
         if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
         await this.letGo(tree);
+        // Everything of the tree is stored and delivered to live subscribers: an ephemeral one goes.
+        if (treeEnded && run.turn.ephemeral && this.deps.settings.ephemeralRetentionMs === 0) await this.deps.store.dropEphemeral({ rootId: tree.rootId });
       });
     }).catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
   }
@@ -166,6 +168,7 @@ export class Supervisor {
   async sweep(): Promise<void> {
     await recoverOrphans(this);
     await retryUnfinished(this);
+    await this.deps.store.dropEphemeral({ endedBefore: new Date(Date.now() - this.deps.settings.ephemeralRetentionMs) });
   }
 
   /** Stops every run of this process (they end INTERRUPTED), stores their events and lets go of every tree. */

@@ -5,8 +5,7 @@ import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from './registry.js';
-import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
-
+import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -20,7 +19,10 @@ export interface TurnPlacement {
   session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
   agent: ResolvedAgent;
   model: ChatModel;
-  parent?: Pick<Turn, 'id' | 'rootId' | 'depth' | 'agentPath'>;
+  parent?: Pick<Turn, 'id' | 'rootId' | 'depth' | 'agentPath' | 'isEval' | 'clientId' | 'ephemeral'>;
+  /** A top-level turn's request: eval flag and client id (children inherit their parent's). */
+  ctx?: Pick<AgentContext, 'isEval' | 'clientId'>;
+  ephemeral?: boolean;
 }
 
 export interface NewTopLevelTurn {
@@ -31,6 +33,8 @@ export interface NewTopLevelTurn {
   model: ChatModel;
   content: string;
   metadata: Record<string, unknown>;
+  /** Stores no message rows (the user's message included); see EPHEMERAL_TURN_RETENTION_MS. */
+  ephemeral: boolean;
 }
 
 /**
@@ -50,7 +54,7 @@ export class TurnStore {
    * one-active-turn index makes a concurrent send to the same session fail with P2002-like
    * `23505`, which the caller reports as SESSION_BUSY.
    */
-  async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message }> {
+  async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message | null }> {
     const now = new Date();
     const session: Session =
       'id' in input.session
@@ -62,10 +66,11 @@ export class TurnStore {
             userId: input.ctx.userId,
             agent: input.session.agent,
             metadata: {},
+            isEval: input.ctx.isEval,
             createdAt: now,
             updatedAt: now,
           };
-    const turn = this.newTurn({ session, agent: input.agent, model: input.model }, now);
+    const turn = this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now);
     const messageId = randomUUID();
     const metadata = JSON.stringify(storable(input.metadata));
     const content = storable(input.content);
@@ -73,19 +78,21 @@ export class TurnStore {
       'id' in input.session
         ? Prisma.empty
         : Prisma.sql`session AS (
-            INSERT INTO sessions (id, name, tenant_id, user_id, agent, created_at, updated_at)
-            VALUES (${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${now}, ${now})
+            INSERT INTO sessions (id, name, tenant_id, user_id, agent, is_eval, created_at, updated_at)
+            VALUES (${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${session.isEval}, ${now}, ${now})
           ),`;
-    const [row] = await this.prisma.$queryRaw<{ seq: number }[]>`
-      WITH ${newSession} turn AS (
-        INSERT INTO turns (id, root_id, session_id, agent, agent_version, model, depth, agent_path, runner, heartbeat_at, tenant_id, user_id, started_at)
+    const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
         VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.model}, 0, ${turn.agentPath}::text[],
-                ${turn.runner}, ${now}, ${turn.tenantId}, ${turn.userId}, ${now})
-        RETURNING id
-      )
-      INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, tenant_id, user_id, created_at)
+                ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now})`;
+    if (input.ephemeral) {
+      await this.prisma.$executeRaw`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`;
+      return { turn, session, userMessage: null };
+    }
+    const [row] = await this.prisma.$queryRaw<{ seq: number }[]>`
+      WITH ${newSession} turn AS (${turnRow} RETURNING id)
+      INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
       SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
-             'user', ${content}, turn.id, ${metadata}::jsonb, ${session.tenantId}, ${session.userId}, ${now}
+             'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
       FROM turn
       RETURNING seq`;
     const userMessage: Message = {
@@ -106,6 +113,7 @@ export class TurnStore {
       traceId: null,
       spanId: null,
       metadata: input.metadata as Prisma.JsonObject,
+      isEval: turn.isEval,
       tenantId: session.tenantId,
       userId: session.userId,
       createdAt: now,
@@ -139,7 +147,7 @@ export class TurnStore {
 
   /**
    * The writes of a turn's end, in one statement: its tool rows, then (for a top-level turn) the
-   * answer with usage, then the turn's outcome, its model calls and the session's update time.
+   * answer with usage, then the turn's outcome and the session's update time.
    */
   outcomeWrites(
     turn: TurnRef & { model: string; isChild: boolean },
@@ -150,8 +158,8 @@ export class TurnStore {
     trace: SpanIds = NO_SPAN,
   ): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const content = state.text || null;
-    const answerId = content && !turn.isChild ? randomUUID() : null;
-    const rows = [
+    const answerId = content && !turn.isChild && !turn.ephemeral ? randomUUID() : null;
+    const rows = turn.ephemeral ? [] : [
       ...state.rows.map((row) => ({ type: row.type, content: row.content, tool_calls: row.toolCalls ?? null, tool_call_id: row.toolCallId ?? null, tool_name: row.toolName ?? null, agent_name: row.agentName })),
       ...(answerId
         ? [
@@ -169,30 +177,15 @@ export class TurnStore {
           ]
         : []),
     ].map((row, i) => ({ ...row, ord: i + 1 }));
-    const calls = state.llmCalls.map((c) => ({
-      provider: c.provider,
-      model: c.model,
-      iteration: c.iteration,
-      input_tokens: c.inputTokens,
-      output_tokens: c.outputTokens,
-      latency_ms: c.latencyMs,
-      finish_reason: c.finishReason,
-      error: c.error,
-    }));
     const log = JSON.stringify(storable(state.toolLog));
     return async (tx) => this.fenced(await tx.$executeRaw`
       WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
       stored AS (
-        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, trace_id, span_id, tenant_id, user_id, created_at)
+        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, trace_id, span_id, tenant_id, user_id, created_at)
         SELECT COALESCE(m.id, gen_random_uuid()), ${turn.sessionId}::uuid, base.seq + m.ord, m.type::"MessageType", m.content, m.tool_calls, m.tool_call_id, m.tool_name,
-               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${trace.traceId}, ${trace.spanId}, ${turn.tenantId}, ${turn.userId}, ${now}
+               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.isEval}, ${trace.traceId}, ${trace.spanId}, ${turn.tenantId}, ${turn.userId}, ${now}
         FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
              input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
-      ),
-      calls AS (
-        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, tenant_id, user_id, created_at)
-        SELECT ${turn.id}::uuid, ${turn.sessionId}::uuid, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.latency_ms, c.finish_reason, c.error, ${turn.tenantId}, ${turn.userId}, ${now}
-        FROM jsonb_to_recordset(${JSON.stringify(storable(calls))}::jsonb) AS c(provider text, model text, iteration int, input_tokens int, output_tokens int, latency_ms int, finish_reason text, error text)
       ),
       touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
       UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
@@ -203,11 +196,51 @@ export class TurnStore {
       WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
   }
 
+  /** Stores one model call of a turn, with the request body as sent. */
+  async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
+    await this.prisma.llmCall.create({
+      data: {
+        turnId: turn.id,
+        sessionId: turn.sessionId,
+        provider: call.provider,
+        model: call.model,
+        iteration: call.iteration,
+        inputTokens: call.inputTokens,
+        outputTokens: call.outputTokens,
+        latencyMs: call.latencyMs,
+        finishReason: call.finishReason,
+        error: call.error,
+        request: call.request === null ? null : storable(call.request),
+        tenantId: turn.tenantId,
+        userId: turn.userId,
+      },
+    });
+  }
+
   /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */
   idleOutcomeWrites(turnId: string, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
     return async (tx) => this.fenced(await tx.$executeRaw`
       UPDATE turns SET status = ${status}::"TurnStatus", error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${new Date()}
       WHERE id = ${turnId}::uuid AND ${this.holdsTree()}`);
+  }
+
+  /**
+   * Deletes ended ephemeral turn trees (their events and model calls go with them) that ended
+   * before `endedBefore`, or the one tree `rootId`, and a session that was only theirs.
+   */
+  async dropEphemeral(filter: { rootId: string } | { endedBefore: Date }): Promise<number> {
+    const which = 'rootId' in filter ? Prisma.sql`t.id = ${filter.rootId}::uuid` : Prisma.sql`t.finished_at < ${filter.endedBefore}`;
+    const dropped = await this.prisma.$queryRaw<{ session_id: string }[]>`
+      DELETE FROM turns t WHERE t.ephemeral AND t.parent_id IS NULL AND t.finished_at IS NOT NULL AND t.runner IS NULL AND ${which}
+      RETURNING t.session_id`;
+    const sessions = [...new Set(dropped.map((d) => d.session_id))];
+    if (sessions.length) {
+      await this.prisma.$executeRaw`
+        DELETE FROM sessions s WHERE s.id = ANY(${sessions}::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+          AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id)`;
+    }
+    return dropped.length;
   }
 
   /**
@@ -287,6 +320,9 @@ export class TurnStore {
       lastSeq: 0,
       runner: parent ? null : this.processId,
       heartbeatAt: parent ? null : now,
+      isEval: parent?.isEval ?? placement.ctx?.isEval ?? false,
+      clientId: parent ? parent.clientId : (placement.ctx?.clientId ?? null),
+      ephemeral: parent?.ephemeral ?? placement.ephemeral ?? false,
       tenantId: session.tenantId,
       userId: session.userId,
       startedAt: now,
@@ -308,4 +344,4 @@ export class TreeLostError extends Error {
 }
 
 /** The fields of a turn its writes need. */
-export type TurnRef = Pick<Turn, 'id' | 'sessionId' | 'agent' | 'agentPath' | 'tenantId' | 'userId'>;
+export type TurnRef = Pick<Turn, 'id' | 'sessionId' | 'agent' | 'agentPath' | 'tenantId' | 'userId' | 'isEval' | 'ephemeral'>;

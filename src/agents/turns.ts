@@ -3,13 +3,14 @@ import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, visibleTo } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
-import { ForbiddenError, NotFoundError, SessionBusyError } from '../errors.js';
+import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
 import { getSession } from '../memory/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
-import { historyFor } from './history.js';
-import { freshState } from './run-state.js';
+import { contextFor } from './history.js';
+import { freshState, type TurnOverrides } from './run-state.js';
+import type { ResolvedAgent } from './registry.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './turn-quota.js';
@@ -23,6 +24,15 @@ const sendInput = z.object({
     .record(z.string(), z.unknown())
     .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
     .nullish(),
+  ephemeral: z.boolean().nullish(),
+  overrides: z
+    .object({
+      temperature: z.number().min(0).max(2).nullish(),
+      maxTokens: z.number().int().min(1).max(1_000_000).nullish(),
+      systemPromptSuffix: z.string().trim().max(4000, 'must be at most 4000 characters').nullish(),
+      tools: z.array(z.string().trim().min(1).max(64)).max(100).nullish(),
+    })
+    .nullish(),
 });
 
 export type SendMessageInput = z.input<typeof sendInput>;
@@ -30,7 +40,8 @@ export type SendMessageInput = z.input<typeof sendInput>;
 export interface SendMessageOutcome {
   turn: Turn;
   session: Session;
-  userMessage: Message;
+  /** Null for an ephemeral turn, which stores no messages. */
+  userMessage: Message | null;
 }
 
 const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
@@ -46,14 +57,20 @@ export class TurnService {
     private readonly quota: TurnQuota,
   ) {}
 
+  /**
+   * Starts a turn on a message. `input.sessionId` picks the session (the GraphQL layer falls back
+   * to X-Session-Id); without one a new session is created.
+   */
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
+    const ephemeral = input.ephemeral === true;
     const { agents, models, store, settings } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
     if (existing && existing.userId === null && !ctx.isAdmin) throw new ForbiddenError('Only admins may send messages into a shared session');
     const agent = await agents.load(ctx, input.agent ?? ctx.agentSchemaUri ?? existing?.agent ?? settings.defaultAgent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
+    const overrides = allowedOverrides(agent, input.overrides);
 
     let started: SendMessageOutcome;
     try {
@@ -65,6 +82,7 @@ export class TurnService {
           model,
           content: input.content,
           metadata: input.metadata ?? {},
+          ephemeral,
         }),
       );
     } catch (error) {
@@ -76,9 +94,11 @@ export class TurnService {
 
     const { turn, session } = started;
     const tree = this.supervisor.adopt(turn);
-    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content), signal: tree.controller.signal };
+    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      if (existing) run.state = freshState(agent, ctx, await historyFor(this.deps, session.id, agent, started.userMessage.seq), input.content);
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true });
+      run.state = freshState(agent, ctx, context.messages, input.content, [], overrides);
+      run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return started;
@@ -121,4 +141,30 @@ export class TurnService {
   private activeTurn(sessionId: string) {
     return this.deps.prisma.turn.findFirst({ where: { sessionId, parentId: null, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
   }
+}
+
+/**
+ * A caller's per-turn settings, checked against the agent: only tools it declares, no more output
+ * tokens than its max_tokens. Temperature and a system prompt suffix are the caller's to choose.
+ */
+function allowedOverrides(agent: ResolvedAgent, raw: z.output<typeof sendInput>['overrides']): TurnOverrides | undefined {
+  if (!raw) return undefined;
+  const path = ['input', 'overrides'];
+  const declared = new Set(agent.spec.tools.map((tool) => tool.name));
+  const unknown = (raw.tools ?? []).findIndex((name) => !declared.has(name));
+  if (unknown >= 0) {
+    const message = `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`;
+    throw new ValidationError(`input.overrides.tools: ${message}`, [{ path: [...path, 'tools', unknown], message }]);
+  }
+  const cap = agent.spec.maxTokens;
+  if (raw.maxTokens != null && cap !== undefined && raw.maxTokens > cap) {
+    const message = `must be at most the agent's max_tokens (${cap})`;
+    throw new ValidationError(`input.overrides.maxTokens: ${message}`, [{ path: [...path, 'maxTokens'], message }]);
+  }
+  return {
+    ...(raw.temperature != null ? { temperature: raw.temperature } : {}),
+    ...(raw.maxTokens != null ? { maxTokens: raw.maxTokens } : {}),
+    ...(raw.systemPromptSuffix ? { systemPromptSuffix: raw.systemPromptSuffix } : {}),
+    ...(raw.tools ? { tools: raw.tools } : {}),
+  };
 }

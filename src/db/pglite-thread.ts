@@ -8,9 +8,10 @@
  * A statement that overruns its watchdog (`interruptAfter`) is stopped by terminating the worker;
  * a new worker reopens the data directory, where every committed transaction is (PostgreSQL
  * recovers it from its write-ahead log, as after a crash). An in-memory database would not survive
- * that, so `memory://` is a private temporary directory here, removed on close.
+ * that, so `memory://` is a private temporary directory here, removed on close (or, when its
+ * process was killed, by the next process that opens one).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -47,6 +48,34 @@ function tsxEsmApi(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
 }
 
+const TEMPORARY = /^remgraph-pglite-(\d+)-/;
+
+/** A fresh directory for a `memory://` database, named after this process. */
+async function temporaryDataDir(): Promise<string> {
+  await removeOrphans();
+  return join(await mkdtemp(join(tmpdir(), `remgraph-pglite-${process.pid}-`)), 'data');
+}
+
+/** Removes the temporary databases of processes that ended without closing them (killed, say). */
+async function removeOrphans(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => []);
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = Number(TEMPORARY.exec(name)?.[1]);
+      if (pid && !isRunning(pid)) await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
+    }),
+  );
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 interface Pending {
   resolve(reply: { data?: Uint8Array }): void;
   reject(error: Error): void;
@@ -74,7 +103,7 @@ export class PGliteThread extends BasePGlite {
   /** Opens the database in a new worker thread. */
   static async open(dataDir: string): Promise<PGliteThread> {
     const temporary = dataDir.startsWith('memory://');
-    const dir = temporary ? join(await mkdtemp(join(tmpdir(), 'remgraph-pglite-')), 'data') : dataDir;
+    const dir = temporary ? await temporaryDataDir() : dataDir;
     const db = new PGliteThread(dir, temporary);
     db.#start();
     try {

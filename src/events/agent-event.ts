@@ -33,7 +33,7 @@ export type AgentEventBody =
   | { type: 'resume'; approvalId: string }
   | { type: 'child'; childTurnId: string; childAgent: string; path: string[]; event: AgentEvent }
   | { type: 'final'; status: TerminalStatus; content: string | null; sources: Source[]; usage: UsageTotals }
-  | { type: 'error'; code: string; message: string };
+  | { type: 'error'; code: string; message: string; details?: Record<string, unknown> };
 
 export type AgentEventType = AgentEventBody['type'];
 

@@ -7,6 +7,7 @@ import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { RemService } from '../rem/service.js';
+import type { ModelResolver } from '../llm/resolve-model.js';
 import type { IngestFileInput, IngestFileResult } from '../rem/ingest/ingest-file.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
@@ -19,6 +20,8 @@ export interface AppServices {
   prisma: PrismaClient;
   pubsub: RemPubSub;
   agents: AgentRegistry;
+  /** Resolves `provider:model` names to chat models (one-shot extraction calls them directly). */
+  models: ModelResolver;
   turns: TurnService;
   approvals: ApprovalService;
   /** Numbers, stores and delivers turn events (turnEvents reads through it). */

@@ -18,6 +18,11 @@ export function rowId(globalId: string, typename: string, argName = 'id'): strin
   return decoded.id;
 }
 
+/** A session id from a header: a Relay global ID, or the bare UUID that clients of other REM servers send. */
+export function sessionIdOf(value: string, argName: string): string {
+  return UUID.test(value) ? value.toLowerCase() : rowId(value, 'Session', argName);
+}
+
 /** The row id named by a Relay global ID of the given type or by the bare UUID; null when the value is neither. */
 export function rowIdOrUuid(value: string, typename: string): string | null {
   if (UUID.test(value)) return value;

@@ -8,6 +8,7 @@ import './types/turns.js';
 import './types/agents.js';
 import './types/approvals.js';
 import './types/rem.js';
+import './types/extract.js';
 import './types/ingest.js';
 
 builder.queryType({});

@@ -46,7 +46,11 @@ export interface Usage {
 }
 
 export type ChatStreamPart =
+  /** The request body exactly as sent to the provider, once, before anything else (network models only). */
+  | { type: 'request'; body: string }
   | { type: 'text-delta'; delta: string }
+  /** The model's visible reasoning (`reasoning_content` / `reasoning` deltas of compatible servers). */
+  | { type: 'reasoning-delta'; delta: string }
   /** Emitted once the call is complete (after the last chunk), in the model's index order. */
   | { type: 'tool-call'; call: ToolCall }
   /** Always the last part of a successful stream. */

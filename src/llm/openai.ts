@@ -80,6 +80,8 @@ class OpenAIChatModel implements ChatModel {
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
     const { signal } = request;
+    // The SDK sends JSON.stringify(body): these are the bytes the provider receives.
+    yield { type: 'request', body: JSON.stringify(body) };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
       let yielded = false;
@@ -121,6 +123,11 @@ class OpenAIChatModel implements ChatModel {
         if (!choice) continue;
         for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
         if (choice.finish_reason) finish = choice.finish_reason;
+        const reasoning = reasoningOf(choice.delta);
+        if (reasoning) {
+          watchdog.pause();
+          yield { type: 'reasoning-delta', delta: reasoning };
+        }
         if (choice.delta?.content) {
           // A slow consumer must not count against the provider's time.
           watchdog.pause();
@@ -308,6 +315,13 @@ class ToolCallAssembler {
       .sort(([a], [b]) => a - b)
       .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
   }
+}
+
+/** Reasoning text of a delta: `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, Ollama). */
+function reasoningOf(delta: ChatCompletionChunk.Choice.Delta | undefined): string | null {
+  const extra = delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined;
+  const text = extra?.reasoning_content ?? extra?.reasoning;
+  return typeof text === 'string' && text !== '' ? text : null;
 }
 
 function finishReason(wire: string, hasToolCalls: boolean): FinishReason {

@@ -1,5 +1,4 @@
 import type { Message, Prisma, PrismaClient } from '../db/generated/client.js';
-import type { ChatMessage } from '../llm/chat-model.js';
 
 type Tx = Prisma.TransactionClient | PrismaClient;
 
@@ -33,45 +32,30 @@ export function messageKey(sessionId: string, seq: number): string {
   return `session-${sessionId.toLowerCase()}-msg-${seq}`;
 }
 
-export interface HistoryOptions {
-  /** Rough token budget (4 characters a token); the newest messages are kept. */
-  budgetTokens: number;
-  /** Only messages before this position (the current turn's user message). */
-  beforeSeq?: number;
-  /**
-   * Assistant messages longer than this are cut, with a hint to fetch the full text by REM LOOKUP
-   * (REM's session compression). Leave it out for agents that cannot search memory.
-   */
-  compressAboveChars?: number;
-}
-
 /**
- * The conversation so far as model messages: user and assistant text only (tool rows stay in the
- * audit trail), newest kept first when the budget runs out, long answers compressed on request.
+ * The conversation so far, newest first: user and assistant text only (tool rows stay in the audit
+ * trail; think, observation and memory rows are this server's notes, not conversation).
  */
-export async function loadHistory(prisma: PrismaClient, sessionId: string, options: HistoryOptions): Promise<ChatMessage[]> {
-  const rows = await prisma.message.findMany({
+export function loadConversation(prisma: PrismaClient, sessionId: string, beforeSeq?: number): Promise<{ type: 'user' | 'assistant'; content: string; seq: number }[]> {
+  return prisma.message.findMany({
     where: {
       sessionId,
       type: { in: ['user', 'assistant'] },
       content: { not: null },
-      ...(options.beforeSeq ? { seq: { lt: options.beforeSeq } } : {}),
+      ...(beforeSeq ? { seq: { lt: beforeSeq } } : {}),
     },
     orderBy: { seq: 'desc' },
     take: 500,
     select: { type: true, content: true, seq: true },
-  });
-  const history: ChatMessage[] = [];
-  let budget = options.budgetTokens * 4;
-  const limit = options.compressAboveChars;
-  for (const row of rows) {
-    let content = row.content!;
-    if (row.type === 'assistant' && limit && content.length > limit) {
-      content = `${content.slice(0, limit)}… [truncated; full message: REM LOOKUP "${messageKey(sessionId, row.seq)}"]`;
-    }
-    budget -= content.length;
-    if (budget < 0) break;
-    history.push({ role: row.type === 'user' ? 'user' : 'assistant', content });
-  }
-  return history.reverse();
+  }) as Promise<{ type: 'user' | 'assistant'; content: string; seq: number }[]>;
+}
+
+/**
+ * REM's session compression (REMLight): the head and tail of a long message around a breadcrumb
+ * that names the REM LOOKUP key of the full text. The stored message is never changed.
+ */
+export function compressMessage(sessionId: string, seq: number, content: string, keepChars: number): string {
+  const head = content.slice(0, Math.ceil(keepChars / 2)).trimEnd();
+  const tail = content.slice(content.length - Math.floor(keepChars / 2)).trimStart();
+  return `${head}\n\n... [Message truncated - REM LOOKUP ${messageKey(sessionId, seq)} to recover full content] ...\n\n${tail}`;
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, visibleTo } from '../auth/scope.js';
-import type { Prisma, PrismaClient, Session } from '../db/generated/client.js';
-import { NotFoundError } from '../errors.js';
+import type { Message, Prisma, PrismaClient, Session } from '../db/generated/client.js';
+import { NotFoundError, SessionBusyError } from '../errors.js';
+import { appendMessages } from './messages.js';
+import { sqlStateOf } from '../db/sql-state.js';
+import { storable } from '../events/storable.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import { parseInput } from '../validation.js';
 
@@ -31,6 +34,7 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
       name: data.name ?? 'New session',
       agent: data.agent ?? null,
       metadata: (data.metadata ?? {}) as Prisma.InputJsonObject,
+      isEval: ctx.isEval,
       tenantId: ctx.tenantId,
       userId: ctx.userId,
     },
@@ -66,17 +70,62 @@ const filterInput = z.object({
   nameContains: z.string().max(200).nullish(),
   agent: z.string().max(64).nullish(),
   updatedAfter: z.date().nullish(),
+  includeEval: z.boolean().nullish(),
 });
 
 export type SessionFilter = z.input<typeof filterInput>;
 
-/** Prisma `where` for the caller's sessions matching a filter (used by the sessions connection). */
+/** Prisma `where` for the caller's sessions matching a filter (used by the sessions connection); eval sessions only on request. */
 export function sessionsWhere(ctx: AgentContext, filter: SessionFilter | null | undefined): Prisma.SessionWhereInput {
   const f = parseInput(filterInput, filter ?? {}, ['filter']);
   return {
     ...visibleTo(ctx),
+    // Sessions of evaluation runs (X-Is-Eval) would crowd a person's list.
+    ...(f.includeEval ? {} : { isEval: false }),
     ...(f.nameContains ? { name: { contains: f.nameContains, mode: 'insensitive' as const } } : {}),
     ...(f.agent ? { agent: f.agent } : {}),
     ...(f.updatedAfter ? { updatedAt: { gt: f.updatedAfter } } : {}),
   };
+}
+
+const appendInput = z
+  .array(
+    z.object({
+      type: z.enum(['user', 'assistant', 'system']),
+      content: z.string().min(1, 'must not be empty').max(100_000, 'must be at most 100000 characters'),
+      agentName: z.string().trim().min(1).max(64).nullish(),
+      metadata: metadata.nullish(),
+    }),
+  )
+  .min(1, 'must not be empty')
+  .max(100, 'at most 100 messages at once');
+
+export type AppendMessageInput = z.input<typeof appendInput>[number];
+
+/**
+ * Adds user, assistant or system messages to a session without running an agent (OpenContracts'
+ * message store): imported conversations, or answers produced elsewhere. They are history for the
+ * session's next turns. Refused while a turn runs in the session (its rows come next).
+ */
+export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext, sessionId: string, raw: AppendMessageInput[]): Promise<Message[]> {
+  const rows = parseInput(appendInput, raw, ['messages']);
+  const session = await deps.prisma.session.findFirst({ where: { id: sessionId, ...ownedBy(ctx) } });
+  if (!session) throw new NotFoundError('Session');
+  const active = await deps.prisma.turn.findFirst({ where: { sessionId, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
+  if (active) throw new SessionBusyError(sessionId, active.id);
+  let stored: Message[];
+  try {
+    stored = await appendMessages(
+      deps.prisma,
+      session,
+      rows.map((row) => ({ type: row.type, content: storable(row.content), agentName: row.agentName ?? null, metadata: storable(row.metadata ?? {}) as Prisma.InputJsonObject, isEval: ctx.isEval })),
+    );
+  } catch (error) {
+    // A turn started meanwhile and took the next position.
+    if (sqlStateOf(error) === '23505') throw new SessionBusyError(sessionId);
+    throw error;
+  }
+  const touched = await deps.prisma.session.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
+  deps.pubsub.publish('session:updated', sessionId, { session: touched, deleted: false });
+  return stored;
 }

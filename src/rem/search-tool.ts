@@ -22,7 +22,8 @@ export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
       'Query memory with the REM dialect. LOOKUP "key" (exact kebab-case keys, several separated by commas; ' +
       'LOOKUP "session-<id>-msg-<n>" returns a full stored message), FUZZY "text" THRESHOLD 0.5 LIMIT 10 (typos, partial names), ' +
       'SEARCH "text" FROM entities|resources|moments LIMIT 10 (similar content), TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
-      'SQL SELECT ... (read-only, over resources, entities, moments, kv_store, embeddings).',
+      'SQL SELECT ... (one read-only SELECT over resources, entities, moments, kv_store, embeddings; no recursive CTEs; ' +
+      'time, rows and bytes are capped, so filter and LIMIT).',
     parameters: {
       type: 'object',
       properties: {

@@ -60,9 +60,10 @@ export class ToolRegistry {
   }
 
   /**
-   * Function specs for the tools an agent declares. A local tool's description is replaced by the
-   * agent's; an MCP tool keeps its server's description with the agent's notes appended. Server
-   * tools the server does not list (now) are left out.
+   * Function specs for the tools an agent declares. An agent's note on a tool is appended to the
+   * tool's own description (p8's Tool Notes), never replacing it: the tool's usage (e.g. the REM
+   * dialect of `search`) stays in front of the model. An MCP tool's description is its server's;
+   * server tools the server does not list (now) are left out.
    */
   specsFor(refs: ToolRef[]): ToolSpec[] {
     return refs.flatMap((ref) => {
@@ -72,7 +73,9 @@ export class ToolRegistry {
         return def ? [{ name: def.name, description, parameters: def.parameters }] : [];
       }
       const def = this.tools.get(ref.name)?.def;
-      return def ? [{ name: def.name, description: ref.description ?? def.description, parameters: def.parameters }] : [];
+      if (!def) return [];
+      const note = ref.description?.trim();
+      return [{ name: def.name, description: note ? `${def.description}\n\nTool Notes: ${note}` : def.description, parameters: def.parameters }];
     });
   }
 

@@ -56,8 +56,8 @@ describe('a chat turn', () => {
     expect(events[0]).toMatchObject({ toolCallId: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } }, iteration: 1 });
     expect(events[1]).toMatchObject({ actionType: 'observation', payload: { confidence: 0.8 } });
     expect(events[2]).toMatchObject({ toolCallId: 'call_a', isError: false, result: { recorded: true } });
-    expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'tool_call', 'tool_response', 'assistant']);
-    expect(turn.session.messages.edges[2]!.node).toMatchObject({ toolCallId: 'call_a', toolName: 'action' });
+    expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'tool_call', 'observation', 'tool_response', 'assistant']);
+    expect(turn.session.messages.edges[3]!.node).toMatchObject({ toolCallId: 'call_a', toolName: 'action' });
     expect(turn.toolCallsLog).toEqual([
       { tool: 'action', toolCallId: 'call_a', arguments: { type: 'observation', payload: { confidence: 0.8 } }, result: { recorded: true }, isError: false, iteration: 1 },
     ]);
@@ -337,7 +337,7 @@ describe('history compression', () => {
     env.fake.enqueue({ text: long });
     const first = await chat(env.server.url, user, { content: 'Write the plan', agent: 'rememberer' });
 
-    const hint = /\[truncated; full message: REM LOOKUP "(session-[0-9a-f-]+-msg-2)"\]$/;
+    const hint = /\n\n\.\.\. \[Message truncated - REM LOOKUP (session-[0-9a-f-]+-msg-2) to recover full content\] \.\.\.\n\n/;
     env.fake.enqueue(
       (request) => {
         const earlier = request.body.messages.find((m: { role: string; content: string }) => m.role === 'assistant');
@@ -350,6 +350,9 @@ describe('history compression', () => {
 
     const earlier = env.fake.chatRequests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
     expect(earlier.content).toMatch(hint);
+    // Head and tail, per REMLight.
+    expect(earlier.content.startsWith('The plan: step by step')).toBe(true);
+    expect(earlier.content.endsWith('carefully, done.')).toBe(true);
     expect(earlier.content.length).toBeLessThan(long.length);
     expect(second.turn.toolCallsLog).toMatchObject([{ tool: 'search', result: { mode: 'LOOKUP', hits: [{ entityType: 'messages', content: long }] } }]);
   });

@@ -44,7 +44,13 @@ export interface ScriptPacing {
 /** A string is split into word-ish chunks; an array gives the content delta of each chunk verbatim. */
 export type ScriptedText = string | string[];
 
-export interface TextScript extends ScriptPacing {
+/** Reasoning streamed before the answer, as OpenAI-compatible servers do (DeepSeek, vLLM: `reasoning_content`; OpenRouter, Ollama: `reasoning`). */
+export interface ScriptedReasoning {
+  reasoning?: ScriptedText;
+  reasoningField?: 'reasoning_content' | 'reasoning';
+}
+
+export interface TextScript extends ScriptPacing, ScriptedReasoning {
   text: ScriptedText;
   usage?: ScriptUsage;
   finishReason?: 'stop' | 'length';
@@ -58,7 +64,7 @@ export interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-export interface ToolCallScript extends ScriptPacing {
+export interface ToolCallScript extends ScriptPacing, ScriptedReasoning {
   toolCalls: ScriptedToolCall[];
   /** Optional assistant content streamed before the tool calls. */
   text?: ScriptedText;
@@ -97,6 +103,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body (the raw string when it is not JSON, undefined when empty); `any` so tests can dig in. */
   body: any;
+  /** The body exactly as received. */
+  raw: string;
 }
 
 export const FAKE_MODEL = 'fake-model';
@@ -231,6 +239,7 @@ export class FakeOpenAI {
       path: new URL(req.url ?? '/', 'http://fake').pathname,
       headers: req.headers,
       body: parseBody(raw),
+      raw,
     };
     const model: unknown = request.body?.model;
     if (typeof model === 'string') this.models.add(model);
@@ -311,6 +320,8 @@ interface ToolCallDelta {
 interface Delta {
   role?: 'assistant';
   content?: string | null;
+  reasoning_content?: string;
+  reasoning?: string;
   refusal?: null;
   tool_calls?: ToolCallDelta[];
 }
@@ -360,10 +371,10 @@ function buildReply(
           function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
         }))
       : [];
-  const deltas = [...contentDeltas(contentChunks, toolCalls.length > 0), ...toolCallDeltas(toolCalls)];
+  const deltas = [...reasoningDeltas(script), ...contentDeltas(contentChunks, toolCalls.length > 0), ...toolCallDeltas(toolCalls)];
   if (!deltas[0]!.role) deltas[0] = { role: 'assistant', content: null, refusal: null, ...deltas[0] };
 
-  const generatedChunks = deltas.filter((d) => d.content || d.tool_calls?.some((t) => t.function.arguments)).length;
+  const generatedChunks = deltas.filter((d) => d.content || d.reasoning_content || d.reasoning || d.tool_calls?.some((t) => t.function.arguments)).length;
   const usage = script.usage ?? { prompt_tokens: estimatePromptTokens(body.messages), completion_tokens: Math.max(1, generatedChunks) };
   const content = contentChunks === null ? null : contentChunks.join('');
   return {
@@ -383,6 +394,13 @@ function contentChunksOf(script: TextScript | ToolCallScript | JsonScript): stri
   if ('json' in script) return splitFragments(JSON.stringify(script.json) ?? 'null');
   if (script.text === undefined) return null;
   return typeof script.text === 'string' ? splitWords(script.text) : script.text;
+}
+
+function reasoningDeltas(script: TextScript | ToolCallScript | JsonScript): Delta[] {
+  if (!('reasoning' in script) || script.reasoning === undefined) return [];
+  const field = script.reasoningField ?? 'reasoning_content';
+  const chunks = typeof script.reasoning === 'string' ? splitWords(script.reasoning) : script.reasoning;
+  return chunks.map((chunk) => ({ [field]: chunk }));
 }
 
 /** Text replies open with `{role, content: ''}`; a tool-call-only reply puts the role on its first tool chunk. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgentLoop, type AgentLoopInput } from '../../src/agents/agent-loop.js';
 import type { ResolvedAgent } from '../../src/agents/registry.js';
-import { freshState, type Resolution, type RunState } from '../../src/agents/run-state.js';
+import { freshState, type ModelCallRecord, type Resolution, type RunState } from '../../src/agents/run-state.js';
 import { agentContentHash, parseAgentYaml } from '../../src/agents/spec.js';
 import type { AgentEventBody } from '../../src/events/agent-event.js';
 import { builtinTools } from '../../src/tools/builtin/index.js';
@@ -43,6 +43,7 @@ interface Harness {
   delegated: DelegationRequest[];
   unexpected: unknown[];
   state: RunState;
+  modelCalls: ModelCallRecord[];
   run(overrides?: Partial<AgentLoopInput>): ReturnType<typeof runAgentLoop>;
 }
 
@@ -52,6 +53,7 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
   const events: AgentEventBody[] = [];
   const delegated: DelegationRequest[] = [];
   const unexpected: unknown[] = [];
+  const modelCalls: ModelCallRecord[] = [];
   const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });
   const state = options.state ?? freshState(agent, ctx, [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'before' }], 'Hello');
   return {
@@ -59,6 +61,7 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
     events,
     delegated,
     unexpected,
+    modelCalls,
     state,
     run: (overrides = {}) =>
       runAgentLoop({
@@ -79,6 +82,7 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
           },
           toolContext: { agent: ctx, prisma: undefined as never, turnId: 't', sessionId: 's1', agentName: agent.name },
           onUnexpected: (error) => unexpected.push(error),
+          modelCalled: async (call) => void modelCalls.push(call),
         },
         ...overrides,
       }),
@@ -97,7 +101,7 @@ describe('the agent loop', () => {
     expect(request!.messages.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant', 'user']);
     expect(request!.messages[1]!.content).toContain('Answer in French.');
     expect(request!.tools!.map((t) => t.name)).toEqual(['action', 'register_metadata', 'ask_agent']);
-    expect(h.state.llmCalls).toMatchObject([{ provider: 'scripted', iteration: 1, inputTokens: 12, outputTokens: 2, finishReason: 'stop', error: null }]);
+    expect(h.modelCalls).toMatchObject([{ provider: 'scripted', iteration: 1, inputTokens: 12, outputTokens: 2, finishReason: 'stop', error: null }]);
   });
 
   it('runs tool calls, records them in call order and continues to the answer', async () => {

@@ -1,4 +1,7 @@
-import { stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { messages } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteThread } from '../../src/db/pglite-thread.js';
@@ -55,5 +58,23 @@ describe('PGlite in a worker thread', () => {
 
   it('keeps its data directory private to its owner', async () => {
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('a memory:// database in a worker thread', () => {
+  it('lives in a private temporary directory, removed on close, and removes those of killed processes', async () => {
+    // No process has this id (above Linux's pid_max): a database left behind by a killed process.
+    const orphan = join(tmpdir(), 'remgraph-pglite-999999999-left');
+    await mkdir(join(orphan, 'data'), { recursive: true });
+    const db = await PGliteThread.open('memory://');
+    try {
+      expect(existsSync(orphan)).toBe(false);
+      expect(db.dataDir.startsWith(join(tmpdir(), `remgraph-pglite-${process.pid}-`))).toBe(true);
+      expect((await stat(join(db.dataDir, '..'))).mode & 0o777).toBe(0o700);
+      expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+    expect(existsSync(join(db.dataDir, '..'))).toBe(false);
   });
 });

@@ -57,6 +57,23 @@ const text = (parts: ChatStreamPart[]) =>
 const toolCalls = (parts: ChatStreamPart[]) => parts.flatMap((p) => (p.type === 'tool-call' ? [p.call] : []));
 
 describe('OpenAI chat model: streaming', () => {
+  it('reports the request body first, exactly as the provider received it', async () => {
+    fake.enqueue({ text: 'ok' });
+    const parts = await collect(model().stream({ ...hello, temperature: 0.25, maxTokens: 50 }));
+    expect(parts[0]).toEqual({ type: 'request', body: fake.chatRequests[0]!.raw });
+    expect(JSON.parse(fake.chatRequests[0]!.raw)).toMatchObject({ temperature: 0.25, max_tokens: 50 });
+  });
+
+  it.each(['reasoning_content', 'reasoning'] as const)('streams %s deltas as reasoning before the answer', async (field) => {
+    fake.enqueue({ reasoning: 'Let me think. The user greets.', reasoningField: field, text: 'Hello!' });
+    const parts = await collect(model().stream(hello));
+    const reasoning = parts.flatMap((p) => (p.type === 'reasoning-delta' ? [p.delta] : []));
+    expect(reasoning.join('')).toBe('Let me think. The user greets.');
+    expect(reasoning.length).toBeGreaterThan(1);
+    expect(text(parts)).toBe('Hello!');
+    expect(parts.findLastIndex((p) => p.type === 'reasoning-delta')).toBeLessThan(parts.findIndex((p) => p.type === 'text-delta'));
+  });
+
   it('streams text deltas that join to the reply, then finish with the usage chunk', async () => {
     fake.enqueue({ text: 'Hello there, how are you today?', usage: { prompt_tokens: 12, completion_tokens: 7 } });
     const m = model();
@@ -104,7 +121,7 @@ describe('OpenAI chat model: streaming', () => {
 
     expect(toolCalls(parts)).toEqual([{ id: 'call_a', name: 'search', arguments: '{"query":"weather in Paris","limit":3}' }]);
     expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls' });
-    expect(parts.map((p) => p.type)).toEqual(['tool-call', 'finish']);
+    expect(parts.map((p) => p.type)).toEqual(['request', 'tool-call', 'finish']);
     const body = fake.chatRequests[0]!.body;
     expect(body.tools).toEqual([{ type: 'function', function: { name: 'search', description: 'Search things', parameters } }]);
     expect(body.tool_choice).toBe('auto');
@@ -244,13 +261,13 @@ describe('OpenAI chat model: failures and retries', () => {
       (async () => {
         for await (const part of model().stream({ ...hello, signal: controller.signal })) {
           seen.push(part);
-          controller.abort();
+          if (part.type === 'text-delta') controller.abort();
         }
       })(),
     );
     expect(isAbortError(error)).toBe(true);
     expect(error).not.toBeInstanceOf(ModelError);
-    expect(seen).toEqual([{ type: 'text-delta', delta: 'one' }]);
+    expect(seen.slice(1)).toEqual([{ type: 'text-delta', delta: 'one' }]);
     expect(fake.chatRequests).toHaveLength(1);
   });
 

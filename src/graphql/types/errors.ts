@@ -2,6 +2,7 @@ import {
   AlreadyDecidedError,
   AppError,
   ForbiddenError,
+  ModelError,
   NotFoundError,
   PayloadTooLargeError,
   QuerySyntaxError,
@@ -51,6 +52,7 @@ const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
 for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
   [ForbiddenError, 'ForbiddenError'],
+  [ModelError, 'ModelError'],
 ] as const) {
   builder.objectType(cls as new (message: string) => AppError, {
     name,

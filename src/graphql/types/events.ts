@@ -96,6 +96,12 @@ const FinalEvent = eventType('FinalEvent', 'final', (t) => ({
 const ErrorEvent = eventType('ErrorEvent', 'error', (t) => ({
   code: t.exposeString('code'),
   message: t.exposeString('message'),
+  details: t.field({
+    type: 'JSON',
+    nullable: true,
+    description: 'What a caller needs to act on, e.g. {errors} for VALIDATION_FAILED structured output.',
+    resolve: (e: Of<'error'>) => e.details ?? null,
+  }),
 }));
 
 export const AgentEventUnion: UnionRef<AgentEventTypes, AgentEvent, AgentEvent> = builder.unionType('AgentEvent', {

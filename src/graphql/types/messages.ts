@@ -1,6 +1,10 @@
 import { visibleTo } from '../../auth/scope.js';
 import { MessageType } from '../../db/generated/enums.js';
+import type { Message } from '../../db/generated/client.js';
+import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
+import { appendSessionMessages } from '../../memory/sessions.js';
 import { builder } from '../builder.js';
+import { rowId } from '../ids.js';
 
 export const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
 
@@ -24,7 +28,37 @@ export const MessageRef = builder.prismaNode('Message', {
     traceId: t.exposeString('traceId', { nullable: true }),
     spanId: t.exposeString('spanId', { nullable: true }),
     metadata: t.expose('metadata', { type: 'JSON' }),
+    isEval: t.exposeBoolean('isEval', { description: 'Written by an evaluation run (X-Is-Eval).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     session: t.relation('session'),
   }),
 });
+
+const AppendMessageInput = builder.inputType('AppendMessageInput', {
+  fields: (t) => ({
+    type: t.field({ type: builder.enumType('AppendMessageType', { values: ['user', 'assistant', 'system'] as const }) }),
+    content: t.string(),
+    agentName: t.string({ required: false, description: 'For assistant messages: the agent that answered.' }),
+    metadata: t.field({ type: 'JSON', required: false }),
+  }),
+});
+
+const AppendMessagesPayload = builder.objectRef<Message[]>('AppendMessagesPayload').implement({
+  fields: (t) => ({ messages: t.field({ type: [MessageRef], resolve: (rows) => rows }) }),
+});
+
+builder.mutationField('appendMessages', (t) =>
+  t.field({
+    type: AppendMessagesPayload,
+    description: 'Adds messages to one of your sessions without running an agent; they are history for its next turns. SESSION_BUSY while a turn runs there.',
+    errors: { types: [ValidationError, NotFoundError, SessionBusyError], directResult: true },
+    args: { sessionId: t.arg.id(), messages: t.arg({ type: [AppendMessageInput] }) },
+    resolve: (_root, args, ctx) =>
+      appendSessionMessages(
+        ctx,
+        ctx.viewer,
+        rowId(String(args.sessionId), 'Session', 'sessionId'),
+        args.messages.map((m) => ({ type: m.type, content: m.content, agentName: m.agentName, metadata: m.metadata as Record<string, unknown> | null | undefined })),
+      ),
+  }),
+);

@@ -19,6 +19,7 @@ export const SessionRef = builder.prismaNode('Session', {
   fields: (t) => ({
     name: t.exposeString('name'),
     agent: t.exposeString('agent', { nullable: true, description: 'Agent the session talks to by default.' }),
+    isEval: t.exposeBoolean('isEval', { description: 'Started by an evaluation run (X-Is-Eval).' }),
     metadata: t.expose('metadata', { type: 'JSON' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -36,6 +37,7 @@ const SessionFilterInput = builder.inputType('SessionFilter', {
     nameContains: t.string({ required: false, description: 'Case-insensitive substring of the name.' }),
     agent: t.string({ required: false }),
     updatedAfter: t.field({ type: 'DateTime', required: false }),
+    includeEval: t.boolean({ required: false, description: 'Include sessions started by evaluation runs (X-Is-Eval); left out by default.' }),
   }),
 });
 

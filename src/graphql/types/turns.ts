@@ -3,7 +3,8 @@ import { readLogs, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
-import { rowId } from '../ids.js';
+import { rowId, sessionIdOf } from '../ids.js';
+import type { AgentContext } from '../../auth/agent-context.js';
 import { pageSize } from '../pagination.js';
 import { AgentEventUnion, UsageRef } from './events.js';
 import { MessageRef } from './messages.js';
@@ -35,6 +36,15 @@ export const TurnRef = builder.prismaNode('Turn', {
     spanId: t.exposeString('spanId', { nullable: true, description: 'That run’s span (`invoke_agent <agent>`).' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    isEval: t.exposeBoolean('isEval', { description: 'Started by an evaluation run (X-Is-Eval); its messages are marked too.' }),
+    clientId: t.exposeString('clientId', { nullable: true, description: 'The caller’s client (X-Client-Id).' }),
+    ephemeral: t.exposeBoolean('ephemeral', { description: 'Stores no messages; deleted after EPHEMERAL_TURN_RETENTION_MS once ended.' }),
+    llmCalls: t.relation('llmCalls', {
+      nullable: true,
+      description: 'Every model call of the turn with the exact request sent, stored when the turn ends or pauses. Null for anyone but the turn’s owner (admins for shared turns).',
+      query: { orderBy: [{ createdAt: 'asc' }, { iteration: 'asc' }] },
+      resolve: (query, turn, _args, ctx) => (ownsTurn(ctx.viewer, turn) ? ctx.prisma.llmCall.findMany({ ...query, where: { turnId: turn.id } }) : null),
+    }),
     events: t.loadableList({
       type: AgentEventUnion,
       description: 'Logged events with seq > after, oldest first.',
@@ -51,6 +61,32 @@ export const TurnRef = builder.prismaNode('Turn', {
   }),
 });
 
+builder.prismaObject('LlmCall', {
+  description: 'One model request of a turn: what was sent, exactly, and what it cost.',
+  fields: (t) => ({
+    provider: t.exposeString('provider'),
+    model: t.exposeString('model'),
+    iteration: t.exposeInt('iteration', { description: 'The turn’s model call this was, from 1.' }),
+    request: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The request body (messages, tools, response format, parameters) as sent; null for the offline demo model.',
+      resolve: (call) => (call.request === null ? null : JSON.parse(call.request)),
+    }),
+    requestText: t.exposeString('request', { nullable: true, description: 'The request body as the exact text the provider received.' }),
+    latencyMs: t.exposeInt('latencyMs'),
+    usage: t.field({ type: UsageRef, resolve: (call) => ({ inputTokens: call.inputTokens, outputTokens: call.outputTokens, requests: 1 }) }),
+    finishReason: t.exposeString('finishReason', { nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+function ownsTurn(viewer: AgentContext, turn: { tenantId: string; userId: string | null }): boolean {
+  if (turn.tenantId !== viewer.tenantId) return false;
+  return turn.userId === null ? viewer.isAdmin : turn.userId === viewer.userId;
+}
+
 function usageOf(value: unknown): UsageTotals {
   const u = (value ?? {}) as Partial<UsageTotals>;
   return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, requests: u.requests ?? 0 };
@@ -65,6 +101,16 @@ builder.prismaObjectField('Session', 'turns', (t) =>
   }),
 );
 
+const TurnOverridesInput = builder.inputType('TurnOverrides', {
+  description: 'Settings for one turn, within what the agent allows.',
+  fields: (t) => ({
+    temperature: t.float({ required: false }),
+    maxTokens: t.int({ required: false, description: 'At most the agent’s max_tokens when it sets one.' }),
+    systemPromptSuffix: t.string({ required: false, description: 'Appended to the agent’s system prompt for this turn.' }),
+    tools: t.stringList({ required: false, description: 'A subset of the agent’s tools; the others are not offered this turn.' }),
+  }),
+});
+
 const SendMessageInput = builder.inputType('SendMessageInput', {
   fields: (t) => ({
     sessionId: t.id({ required: false, description: 'Omit to start a new session.' }),
@@ -72,6 +118,8 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
     agent: t.string({ required: false, description: 'Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT.' }),
     model: t.string({ required: false, description: '`provider:model`, a bare model of the default provider, or `demo`.' }),
     metadata: t.field({ type: 'JSON', required: false }),
+    overrides: t.field({ type: TurnOverridesInput, required: false }),
+    ephemeral: t.boolean({ required: false, description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.' }),
   }),
 });
 
@@ -81,7 +129,7 @@ const SendMessagePayload = builder
     fields: (t) => ({
       turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
       session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
-      userMessage: t.field({ type: MessageRef, resolve: (p) => p.userMessage as never }),
+      userMessage: t.field({ type: MessageRef, nullable: true, description: 'Null for an ephemeral turn.', resolve: (p) => p.userMessage as never }),
     }),
   });
 
@@ -106,7 +154,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) =>
       ctx.turns.sendMessage(ctx.viewer, {
-        sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : null,
+        sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : ctx.viewer.sessionId ? sessionIdOf(ctx.viewer.sessionId, 'X-Session-Id') : null,
+        ephemeral: input.ephemeral,
+        overrides: input.overrides,
         content: input.content,
         agent: input.agent,
         model: input.model,

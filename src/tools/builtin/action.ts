@@ -12,7 +12,7 @@ interface ActionArgs {
 export const actionTool: ToolDefinition<ActionArgs> = {
   name: 'action',
   description:
-    'Emit a typed event for the user interface, e.g. type "observation" with payload {confidence, sources, flags, risk_level}. Does not change what you say.',
+    'Emit a typed event for the user interface, e.g. type "observation" with payload {confidence, sources, session_name, references, flags, risk_level, risk_score, extra}. Observations are kept in the session. Does not change what you say.',
   parameters: {
     type: 'object',
     properties: {
@@ -22,9 +22,14 @@ export const actionTool: ToolDefinition<ActionArgs> = {
         description: 'Typed fields of the action.',
         properties: {
           confidence: { type: 'number', minimum: 0, maximum: 1 },
-          sources: { type: 'array', items: { type: 'string' } },
+          sources: { type: 'array', items: { type: 'string' }, description: 'Entity keys used.' },
+          session_name: { type: 'string', maxLength: 200, description: 'A short name for the conversation, for display.' },
+          references: { type: 'array', items: { type: 'string' }, description: 'Links to documents.' },
           flags: { type: 'array', items: { type: 'string' } },
-          risk_level: { type: 'string', enum: ['low', 'medium', 'high', 'critical'] },
+          // REMLight says `moderate`; `medium` is kept for agents written against earlier versions.
+          risk_level: { type: 'string', enum: ['low', 'moderate', 'medium', 'high', 'critical'] },
+          risk_score: { type: 'integer', minimum: 0, maximum: 100 },
+          extra: { type: 'object', description: 'Extension fields.' },
         },
       },
     },

@@ -127,7 +127,7 @@ export function App() {
         return openSession(result.session.id);
       }
       const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
-      setEntries((list) => [...list, { kind: 'user', id: result.userMessage.id, content }, { kind: 'turn', view }]);
+      setEntries((list) => [...list, { kind: 'user', id: result.userMessage?.id ?? result.turn.id, content }, { kind: 'turn', view }]);
       follow(view);
       await refreshSessions();
     } catch (error) {

@@ -56,11 +56,25 @@ export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
   agent?: string | null | undefined;
   content: string;
+  /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
+  ephemeral?: boolean | null | undefined;
   metadata?: unknown;
   /** `provider:model`, a bare model of the default provider, or `demo`. */
   model?: string | null | undefined;
+  overrides?: TurnOverrides | null | undefined;
   /** Omit to start a new session. */
   sessionId?: string | null | undefined;
+};
+
+/** Settings for one turn, within what the agent allows. */
+export type TurnOverrides = {
+  /** At most the agent’s max_tokens when it sets one. */
+  maxTokens?: number | null | undefined;
+  /** Appended to the agent’s system prompt for this turn. */
+  systemPromptSuffix?: string | null | undefined;
+  temperature?: number | null | undefined;
+  /** A subset of the agent’s tools; the others are not offered this turn. */
+  tools?: Array<string> | null | undefined;
 };
 
 export type TurnStatus =
@@ -75,6 +89,8 @@ export type TurnStatus =
 type WebError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
 
 type WebError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
+
+type WebError_ModelError_Fragment = { __typename: 'ModelError', code: ErrorCode, message: string };
 
 type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
 
@@ -91,6 +107,7 @@ type WebError_ValidationError_Fragment = { __typename: 'ValidationError', code: 
 export type WebErrorFragment =
   | WebError_AlreadyDecidedError_Fragment
   | WebError_ForbiddenError_Fragment
+  | WebError_ModelError_Fragment
   | WebError_NotFoundError_Fragment
   | WebError_PayloadTooLargeError_Fragment
   | WebError_QuerySyntaxError_Fragment
@@ -347,7 +364,7 @@ export type WebSendMessageMutation = { sendMessage:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
-    | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string }, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
+    | { __typename: 'SendMessagePayload', session: { id: string, name: string, agent: string | null, updatedAt: string }, userMessage: { id: string, type: MessageType, content: string | null, createdAt: string } | null, turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
     | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };

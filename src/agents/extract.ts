@@ -1,0 +1,94 @@
+import { Ajv } from 'ajv';
+import { z } from 'zod';
+import type { AgentContext } from '../auth/agent-context.js';
+import { ValidationError } from '../errors.js';
+import type { ChatMessage, ChatModel, ChatRequest, Usage } from '../llm/chat-model.js';
+import { parseInput } from '../validation.js';
+import type { EngineDeps } from './engine-deps.js';
+import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from './prompt.js';
+import type { JsonSchema } from './spec.js';
+import { checkStructuredOutput, repairInstruction } from './structured-output.js';
+
+const extractInput = z.object({
+  agent: z.string().trim().min(1).max(64),
+  content: z.string().trim().min(1, 'must not be empty').max(100_000, 'must be at most 100000 characters'),
+  schema: z
+    .record(z.string(), z.unknown())
+    .refine((s) => JSON.stringify(s).length <= 65_536, 'must be at most 64 KiB of JSON')
+    .nullish(),
+  model: z.string().trim().min(1).max(200).nullish(),
+});
+
+export type ExtractInput = z.input<typeof extractInput>;
+
+export interface ExtractOutcome {
+  data: unknown;
+  model: string;
+  usage: Usage & { requests: number };
+}
+
+// Only to check that a caller's schema compiles; the validator used is the shared one.
+const schemaChecker = new Ajv({ strict: false });
+
+/**
+ * One-shot structured extraction (OpenContracts' `structured_response`): the agent's instructions,
+ * the content, and a JSON Schema (the caller's, or the agent's own output schema). The reply is
+ * validated; a mismatch gets one repair round, then VALIDATION_FAILED with the errors. Nothing is
+ * stored: no session, turn, message or model-call row.
+ */
+export async function extract(deps: Pick<EngineDeps, 'agents' | 'models'>, ctx: AgentContext, raw: ExtractInput): Promise<ExtractOutcome> {
+  const input = parseInput(extractInput, raw, ['input']);
+  const agent = await deps.agents.load(ctx, input.agent);
+  const schema = (input.schema as JsonSchema | null | undefined) ?? structuredOutputSchema(agent.spec)?.json_schema.schema;
+  if (!schema) {
+    throw new ValidationError(`input.schema: agent ${agent.name} has no output schema (structured_output); pass one`, [{ path: ['input', 'schema'], message: 'required for an agent without structured output' }]);
+  }
+  if (input.schema) {
+    try {
+      schemaChecker.compile(input.schema);
+    } catch (error) {
+      throw new ValidationError(`input.schema: not a usable JSON Schema: ${(error as Error).message}`, [{ path: ['input', 'schema'], message: (error as Error).message }]);
+    }
+  }
+  const model = deps.models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: buildSystemPrompt({ ...agent.spec, structuredOutput: true }) },
+    { role: 'system', content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, agentName: agent.name, addedInstruction: ctx.addedInstruction }) },
+    { role: 'user', content: input.content },
+  ];
+  const request: ChatRequest = {
+    messages,
+    responseFormat: { type: 'json_schema', json_schema: { name: agent.name.replace(/[^a-zA-Z0-9_-]/g, '_'), schema } },
+    temperature: agent.spec.temperature,
+    maxTokens: agent.spec.maxTokens,
+  };
+  const usage = { inputTokens: 0, outputTokens: 0, requests: 0 };
+  let text = await reply(model, request, usage);
+  let check = checkStructuredOutput(schema, text);
+  if (!check.ok) {
+    messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
+    text = await reply(model, request, usage);
+    check = checkStructuredOutput(schema, text);
+  }
+  if (!check.ok) {
+    throw new ValidationError(
+      `The reply did not match the schema after one repair: ${check.errors.join('; ')}`,
+      check.errors.map((message) => ({ path: ['data'], message })),
+    );
+  }
+  return { data: check.value, model: model.id, usage };
+}
+
+/** The text of one model reply (the model is asked for JSON, so tool calls are not offered). */
+async function reply(model: ChatModel, request: ChatRequest, usage: ExtractOutcome['usage']): Promise<string> {
+  let text = '';
+  usage.requests += 1;
+  for await (const part of model.stream(request)) {
+    if (part.type === 'text-delta') text += part.delta;
+    if (part.type === 'finish') {
+      usage.inputTokens += part.usage.inputTokens;
+      usage.outputTokens += part.usage.outputTokens;
+    }
+  }
+  return text;
+}

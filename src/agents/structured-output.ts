@@ -1,0 +1,50 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { JsonSchema } from './spec.js';
+
+export type StructuredCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+// Schemas are compiled once per schema object (agent specs are cached by the registry).
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * Parses a model's structured reply and validates it against the JSON Schema it was asked for.
+ * Errors are short lines a model (and a person) can act on: `/path message`.
+ */
+export function checkStructuredOutput(schema: JsonSchema, text: string): StructuredCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(stripFence(text));
+  } catch (error) {
+    return { ok: false, errors: [`not valid JSON: ${(error as Error).message}`] };
+  }
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (validate(value)) return { ok: true, value };
+  return { ok: false, errors: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${paramsNote(e.params)}`) };
+}
+
+/** The message that asks the model, once, to correct a reply that did not match its schema. */
+export function repairInstruction(errors: string[]): string {
+  return [
+    'Your previous reply did not match the required JSON Schema:',
+    ...errors.map((e) => `- ${e}`),
+    'Reply again with only the corrected JSON object.',
+  ].join('\n');
+}
+
+function paramsNote(params: Record<string, unknown>): string {
+  if (typeof params.missingProperty === 'string') return '';
+  if (Array.isArray(params.allowedValues)) return ` (${params.allowedValues.map(String).join(', ')})`;
+  if (typeof params.additionalProperty === 'string') return ` (${params.additionalProperty})`;
+  return '';
+}
+
+/** Some models wrap JSON in a markdown fence even when asked for a JSON schema. */
+function stripFence(text: string): string {
+  const match = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
+  return match ? match[1]! : text;
+}

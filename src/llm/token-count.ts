@@ -1,0 +1,64 @@
+import type { ChatMessage, JsonSchemaResponseFormat, ToolSpec } from './chat-model.js';
+
+/** Counts tokens the way a model's provider does (or as near as is known). */
+export interface TokenCounter {
+  /** The BPE encoding used: `o200k_base`, `cl100k_base`. */
+  readonly encoding: string;
+  text(text: string): number;
+  /** What a message costs in a chat request: its text, tool calls and the per-message framing. */
+  message(message: ChatMessage): number;
+  /** Tool specs and response format as sent (the provider injects them into the prompt). */
+  json(value: unknown): number;
+}
+
+type Encoding = 'o200k_base' | 'cl100k_base';
+
+// OpenAI's chat format frames every message with a few tokens (role, separators).
+const PER_MESSAGE = 3;
+
+/**
+ * The encoding of an OpenAI model. Models of other providers behind OpenAI-compatible endpoints
+ * (Llama, Qwen, Claude, Mistral...) have their own vocabularies that no JavaScript package covers
+ * together: they are counted with o200k_base, which lands within a few tenths of their counts for
+ * English text. Budgets are limits we choose, so a near count is what matters.
+ */
+export function encodingFor(model: string): Encoding {
+  const name = model.slice(model.indexOf(':') + 1).toLowerCase();
+  if (/^(gpt-4(?!o|\.[1-9])|gpt-3\.5|text-embedding-(ada|3))/.test(name)) return 'cl100k_base';
+  return 'o200k_base';
+}
+
+const loaded = new Map<Encoding, Promise<TokenCounter>>();
+
+/** A counter for `model` (`provider:model` or a bare model name); the encoding loads once, on first use. */
+export function tokenCounterFor(model: string): Promise<TokenCounter> {
+  const encoding = encodingFor(model);
+  let counter = loaded.get(encoding);
+  if (!counter) {
+    counter = load(encoding);
+    loaded.set(encoding, counter);
+  }
+  return counter;
+}
+
+async function load(encoding: Encoding): Promise<TokenCounter> {
+  const { countTokens } = encoding === 'cl100k_base' ? await import('gpt-tokenizer/encoding/cl100k_base') : await import('gpt-tokenizer/encoding/o200k_base');
+  // Special-token text in user content (e.g. "<|endoftext|>") is counted as plain text, not refused.
+  const text = (value: string) => (value ? countTokens(value, { disallowedSpecial: new Set() }) : 0);
+  return {
+    encoding,
+    text,
+    message(message) {
+      let tokens = PER_MESSAGE + text(message.content ?? '');
+      if (message.role === 'assistant') for (const call of message.toolCalls ?? []) tokens += PER_MESSAGE + text(call.name) + text(call.arguments);
+      return tokens;
+    },
+    json: (value) => (value === undefined ? 0 : text(JSON.stringify(value))),
+  };
+}
+
+/** What the fixed part of a request costs: everything but the history. */
+export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: JsonSchemaResponseFormat }): number {
+  // Every reply is primed with a few tokens too.
+  return PER_MESSAGE + parts.messages.reduce((sum, m) => sum + counter.message(m), 0) + counter.json(parts.tools) + counter.json(parts.responseFormat);
+}

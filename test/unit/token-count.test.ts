@@ -1,0 +1,33 @@
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { encodingFor, requestOverhead, tokenCounterFor } from '../../src/llm/token-count.js';
+
+describe('token counting', () => {
+  it.each([
+    ['openai:gpt-4o-mini', 'o200k_base'],
+    ['openai:gpt-4.1', 'o200k_base'],
+    ['gpt-5', 'o200k_base'],
+    ['openai:o3-mini', 'o200k_base'],
+    ['openai:gpt-4', 'cl100k_base'],
+    ['openai:gpt-4-turbo', 'cl100k_base'],
+    ['gpt-3.5-turbo', 'cl100k_base'],
+    // Unknown models (other vocabularies behind compatible endpoints) fall back to o200k_base.
+    ['ollama:llama3.1', 'o200k_base'],
+    ['demo', 'o200k_base'],
+  ])('counts %s with %s', (model, encoding) => {
+    expect(encodingFor(model)).toBe(encoding);
+  });
+
+  it('counts text with the model’s encoding, messages with their framing, and special-token text as plain text', async () => {
+    const text = 'Überprüfe die Rechnung 4711, bitte — danke!';
+    expect((await tokenCounterFor('openai:gpt-4')).text(text)).toBe(cl100k(text));
+    const counter = await tokenCounterFor('openai:gpt-4o');
+    expect(counter.text(text)).toBe(o200k(text));
+    expect(counter.text('<|endoftext|>')).toBeGreaterThan(1);
+    expect(counter.message({ role: 'user', content: text })).toBe(3 + o200k(text));
+    expect(counter.message({ role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'search', arguments: '{"query":"x"}' }] })).toBe(3 + 3 + o200k('search') + o200k('{"query":"x"}'));
+    const tools = [{ name: 'search', description: 'Search memory', parameters: { type: 'object' } }];
+    expect(requestOverhead(counter, { messages: [{ role: 'user', content: text }], tools })).toBe(3 + 3 + o200k(text) + o200k(JSON.stringify(tools)));
+  });
+});
