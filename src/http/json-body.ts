@@ -4,17 +4,17 @@ import { readBodyWithin } from './request-body.js';
 
 /**
  * Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (chunked
- * too), and bodies not declared as JSON: a form or text/plain post is what any web page can send
- * with the caller's identity, without a preflight.
+ * too; the connection is then closed rather than drained), and bodies not declared as JSON: a form
+ * or text/plain post is what any web page can send with the caller's identity, without a preflight.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
   if (!/^application\/([\w.-]+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
     req.resume();
     throw new NotJsonError();
   }
   const body = await readBodyWithin(req, limit);
   if (body === 'too-large') {
-    req.resume();
+    res.setHeader('connection', 'close');
     throw new PayloadTooLargeError(limit);
   }
   try {
