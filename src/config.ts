@@ -33,7 +33,8 @@ const env = z.object({
   AUTH_TENANT_CLAIM: z.string().default('tenant_id'),
   AUTH_ADMIN_ROLE: z.string().default('admin'),
   DEFAULT_TENANT: z.string().min(1).default('default'),
-  DEFAULT_USER: z.string().min(1).default('local-user'),
+  /** User of header-mode requests without X-User-Id; unset, such callers are anonymous (they read shared rows only). */
+  DEFAULT_USER: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   /** Agent used when a message names none and the session has none. */
   DEFAULT_AGENT: z.string().min(1).default('general'),
@@ -153,6 +154,12 @@ const env = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('remgraph'),
+  /** Largest file ingestFile / ingest_file accept (multipart requests may be this much larger than MAX_REQUEST_BYTES). */
+  INGEST_MAX_FILE_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Longest chunk of an ingested file, in characters. */
+  INGEST_CHUNK_CHARS: z.coerce.number().int().min(200).max(100_000).default(2000),
+  /** Characters consecutive chunks of a section share. */
+  INGEST_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(10_000).default(200),
   // --- workflow: routing, dreaming, experiments ---
   /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
   ROUTING_FILE: z.string().min(1).optional(),
@@ -234,7 +241,7 @@ export interface Config {
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
     | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; tenantOptional: boolean; adminRole: string; defaultTenant: string }
-    | { mode: 'headers'; defaultTenant: string; defaultUser: string; adminRole: string };
+    | { mode: 'headers'; defaultTenant: string; defaultUser?: string; adminRole: string };
   llm: { defaultModel: string; timeoutMs: number; maxRetries: number; retryBaseMs: number; providers: Record<string, LlmProvider> };
   rem: {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
@@ -246,6 +253,7 @@ export interface Config {
   mcp: { servers: Record<string, McpServerConfig> };
   /** Where spans go: nowhere (the default), an OTLP/HTTP collector, or the console. */
   telemetry: { exporter: 'otlp' | 'console' | null; serviceName: string };
+  ingest: { maxBytes: number; maxChars: number; overlapChars: number };
 }
 
 /** Limits on what one caller may send and run (README "Security"). */
@@ -378,6 +386,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mcp: { servers: mcpServersFrom(e, present) },
     telemetry: { exporter: tracesExporter(e), serviceName: e.OTEL_SERVICE_NAME },
+    ingest: { maxBytes: e.INGEST_MAX_FILE_BYTES, maxChars: e.INGEST_CHUNK_CHARS, overlapChars: Math.min(e.INGEST_CHUNK_OVERLAP_CHARS, Math.floor(e.INGEST_CHUNK_CHARS / 2)) },
   };
 }
 

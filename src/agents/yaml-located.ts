@@ -27,7 +27,13 @@ export function parseLocated(source: string, what: string, multipleDocsMessage: 
       what,
       doc.errors.map((error) => ({
         path: [],
-        message: error.code === 'MULTIPLE_DOCS' ? multipleDocsMessage : `YAML syntax: ${error.message}`,
+        message:
+          error.code === 'MULTIPLE_DOCS'
+            ? multipleDocsMessage
+            : // The parser gives up on deep nesting by running out of stack; say what the input did wrong.
+              /call stack/i.test(error.message)
+              ? 'YAML syntax: collections are nested too deeply'
+              : `YAML syntax: ${error.message}`,
         ...position(lineCounter, error.pos[0]),
       })),
     );

@@ -113,7 +113,7 @@ async function dreamSession(deps: DreamDeps, ctx: AgentContext, jobId: string, s
   const { output } = await runDetached(deps, { agent, ctx, content, jobId });
   const dream = output as unknown as DreamOutput;
   const items = await memoryItems(deps, ctx, dream, { startsAt: first.createdAt, endsAt: upTo.createdAt, ...range });
-  await ingest(deps.memory, ctx, items, { jobId }, advance);
+  await ingest(deps.memory, ctx, items, { source: { jobId }, afterWrite: advance });
   return {
     ...range,
     moments: items.flatMap((i) => (i.moment ? [normalizeKey(i.moment.key)] : [])),

@@ -10,6 +10,7 @@ import type { ExperimentDeps } from '../evals/experiments.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { RemService } from '../rem/service.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
+import type { IngestFileInput, IngestFileResult } from '../rem/ingest/ingest-file.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
 export interface GraphQLContext extends AppServices {
@@ -31,6 +32,8 @@ export interface AppServices {
   relay: EventRelay;
   /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */
   rem: RemService;
+  /** Ingests a file into REM as the caller (INGEST_* settings applied). */
+  ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
   /** Background jobs (dreaming, experiments). */
   queue: JobQueue;
   /** What experiments need: agents, models, tools, the job queue. */

@@ -127,6 +127,8 @@ describe('durability across processes', () => {
     const user = newUser(first.url);
     fake.enqueue({ text: ['Half ', 'an ', 'answer'], stallAfterChunks: 2 });
     const sent = await send(user, { content: 'long answer please' });
+    // Killed mid-answer: once the model is streaming (a turn's start may take a while on a busy machine).
+    await fake.waitForRequests(1, 60_000, 'chat/completions');
     await new Promise((r) => setTimeout(r, 300));
     await first.stop('SIGKILL');
 

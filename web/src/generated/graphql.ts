@@ -96,6 +96,8 @@ type WebError_ModelError_Fragment = { __typename: 'ModelError', code: ErrorCode,
 
 type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
 
+type WebError_PayloadTooLargeError_Fragment = { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string };
+
 type WebError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
 
 type WebError_RateLimitedError_Fragment = { __typename: 'RateLimitedError', code: ErrorCode, message: string };
@@ -109,6 +111,7 @@ export type WebErrorFragment =
   | WebError_ForbiddenError_Fragment
   | WebError_ModelError_Fragment
   | WebError_NotFoundError_Fragment
+  | WebError_PayloadTooLargeError_Fragment
   | WebError_QuerySyntaxError_Fragment
   | WebError_RateLimitedError_Fragment
   | WebError_SessionBusyError_Fragment
@@ -327,6 +330,7 @@ export type WebCreateSessionMutationVariables = Exact<{
 
 export type WebCreateSessionMutation = { createSession:
     | { __typename: 'CreateSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
@@ -338,6 +342,7 @@ export type WebRenameSessionMutationVariables = Exact<{
 
 
 export type WebRenameSessionMutation = { renameSession:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'RenameSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
@@ -350,6 +355,7 @@ export type WebDeleteSessionMutationVariables = Exact<{
 
 export type WebDeleteSessionMutation = { deleteSession:
     | { __typename: 'DeleteSessionSuccess' }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
