@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createIdentify } from './auth/identify.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { ValidationError } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, pendingMigrations } from './db/migrations.js';
 import { AgentRegistry } from './agents/registry.js';
@@ -13,6 +14,12 @@ import { Supervisor } from './agents/supervisor.js';
 import { TreeLease } from './agents/tree-lease.js';
 import { TurnService } from './agents/turns.js';
 import { TurnQuota } from './agents/turn-quota.js';
+import { loadRoutingFile } from './agents/routing-file.js';
+import { Router } from './agents/routing.js';
+import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
+import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
+import { JobQueue } from './jobs/job-queue.js';
+import { JobWorker, type JobHandler } from './jobs/job-worker.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -23,6 +30,7 @@ import { builtinTools } from './tools/builtin/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import { McpToolbox } from './tools/mcp/mcp-toolbox.js';
 import { createSearchTool } from './rem/search-tool.js';
+import { createSaveMemoryTool } from './rem/save-memory-tool.js';
 import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './graphql/server.js';
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { SocketQuotas } from './graphql/socket-quotas.js';
@@ -99,6 +107,8 @@ export async function startApp(
   const origins = createOriginPolicy(config.security.corsOrigins);
   const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
+  services.worker.start();
+  const dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
   const openai = createOpenAIRoutes({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
@@ -160,6 +170,8 @@ export async function startApp(
       httpServer.closeIdleConnections();
       const forced = setTimeout(() => httpServer.closeAllConnections(), config.server.shutdownGraceMs);
       await stopMaintenance();
+      clearInterval(dreams);
+      await services.worker.stop();
       await services.supervisor.shutdown();
       await services.mcp.close();
       await closed;
@@ -179,6 +191,7 @@ interface Services extends AppServices {
   supervisor: Supervisor;
   /** Connections to the MCP servers agents take tools from. */
   mcp: McpToolbox;
+  worker: JobWorker;
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
@@ -187,7 +200,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
+  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
@@ -213,15 +226,47 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
-  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas));
+  const router = new Router(engine, await routingRules(config), { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent });
+  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas), router);
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
+  const queue = new JobQueue(db.prisma, processId);
+  const memory = { prisma: db.prisma, embedder: rem.embedder };
+  const evals = { ...engine, pubsub, queue };
+  const handlers: Record<string, JobHandler> = {
+    [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
+    [EXPERIMENT_JOB]: experimentHandler(evals),
+  };
+  const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
+  queue.onEnqueued = () => worker.wake();
+  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
-  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files };
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
+}
+
+function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {
+  return Object.fromEntries(Object.entries(all).filter(([name]) => names.includes(name)));
+}
+
+/** Queues a dream for every user with new conversation every `intervalMs` (0 = never). */
+function startDreamSchedule(services: Services, intervalMs: number, logger: Logger): NodeJS.Timeout | undefined {
+  if (intervalMs === 0) return undefined;
+  const timer = setInterval(() => void scheduleDreams(services).catch((error) => logger.warn({ err: error }, 'could not schedule dreams')), intervalMs);
+  timer.unref();
+  return timer;
+}
+
+/** routing.yaml's rules; a file that is missing or invalid stops start-up with its located problems. */
+async function routingRules(config: Config) {
+  try {
+    return await loadRoutingFile(config.workflow.routingFile);
+  } catch (error) {
+    const problems = error instanceof ValidationError ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`) : [(error as Error).message];
+    throw new ConfigError(problems.map((p) => `ROUTING_FILE ${config.workflow.routingFile}: ${p}`));
+  }
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {

@@ -160,6 +160,30 @@ const env = z.object({
   INGEST_CHUNK_CHARS: z.coerce.number().int().min(200).max(100_000).default(2000),
   /** Characters consecutive chunks of a section share. */
   INGEST_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(10_000).default(200),
+
+  // --- workflow: routing, dreaming, experiments ---
+  /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
+  ROUTING_FILE: z.string().min(1).optional(),
+  /** Agent (structured output {agent, reason}) that picks the active agent of sessions with routing on. */
+  ROUTING_CLASSIFIER_AGENT: z.string().min(1).default('router'),
+  /** Kinds of background job this process runs (comma-separated: dream, experiment); empty = none (an API-only instance). */
+  JOB_KINDS: z
+    .string()
+    .default('dream,experiment')
+    .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['dream', 'experiment']))),
+  /** How often each process looks for queued jobs (dreams, experiments) besides being told of new ones. */
+  JOB_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  /** A running job's lease; its process renews it, and a job whose lease ran out is taken over. */
+  JOB_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Jobs one process runs at once. */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  /** Attempts before a failing job is FAILED for good (retried with exponential backoff from 1 s). */
+  JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** How often every user's new conversation is dreamed over (consolidated into memory); 0 = only on demand. */
+  DREAM_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+  /** Structured agent that turns a conversation into moments, entities and edges. */
+  DREAM_AGENT: z.string().min(1).default('dreaming'),
 });
 
 const llmProviders = z.record(
@@ -205,6 +229,13 @@ export interface Config {
     maxDepth: number;
     maxToolCallsPerResponse: number;
     maxChildTurns: number;
+  };
+  workflow: {
+    routingFile?: string;
+    classifierAgent: string;
+    jobs: { kinds: string[]; pollMs: number; leaseMs: number; concurrency: number; maxAttempts: number };
+    dreamIntervalMs: number;
+    dreamAgent: string;
   };
   database: { url?: string; dataDir: string; poolSize: number };
   pubsub: { redisUrl?: string };
@@ -300,6 +331,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxDepth: e.MAX_AGENT_DEPTH,
       maxToolCallsPerResponse: e.MAX_TOOL_CALLS_PER_RESPONSE,
       maxChildTurns: e.MAX_CHILD_TURNS,
+    },
+    workflow: {
+      routingFile: e.ROUTING_FILE,
+      classifierAgent: e.ROUTING_CLASSIFIER_AGENT,
+      jobs: { kinds: e.JOB_KINDS, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS, concurrency: e.JOB_CONCURRENCY, maxAttempts: e.JOB_MAX_ATTEMPTS },
+      dreamIntervalMs: e.DREAM_INTERVAL_MS,
+      dreamAgent: e.DREAM_AGENT,
     },
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     pubsub: { redisUrl: e.REDIS_URL },

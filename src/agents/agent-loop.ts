@@ -37,7 +37,7 @@ export interface AgentLoopInput {
   state: RunState;
   signal: AbortSignal;
   /** Per-request context for the instructions sent with every model call (never stored). */
-  request: { userId: string | null; sessionId: string; addedInstruction: string | null };
+  request: { userId: string | null; sessionId: string | null; addedInstruction: string | null };
   /** Tools that need a human decision for this run, whatever the agent declares (inherited from parents). */
   gatedTools: ReadonlySet<string>;
   /** Most tool calls one model response may make; more are refused with a tool error. */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
-import { LineCounter, isAlias, isMap, isNode, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document, YAMLError } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Document } from 'yaml';
 import { z } from 'zod';
-import { ValidationError, type FieldIssue } from '../errors.js';
+import type { FieldIssue } from '../errors.js';
+import { failLocated, friendlyMessage, locatedZodIssues, parseLocated, type Locate, type Path } from './yaml-located.js';
 
 export type AgentKind = 'agent' | 'evaluator';
 
@@ -45,9 +46,6 @@ export interface AgentSpec {
   structuredOutput: boolean;
 }
 
-type Path = (string | number)[];
-type Position = { line?: number; column?: number };
-type Locate = (path: Path, atKey?: boolean) => Position;
 
 const AGENT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -152,15 +150,7 @@ const ajv = new Ajv({
  * the 1-based line/column of the offending YAML node.
  */
 export function parseAgentYaml(source: string): AgentSpec {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter, prettyErrors: false });
-  const locate = locator(doc, lineCounter);
-
-  if (doc.errors.length > 0) {
-    fail(
-      doc.errors.map((error) => ({ path: [], message: syntaxMessage(error), ...position(lineCounter, error.pos[0]) })),
-    );
-  }
+  const { doc, locate } = parseLocated(source, 'agent YAML', 'an agent is one YAML document; remove the extra "---" separator');
   const root = doc.contents;
   if (root === null || (isScalar(root) && (root.value === null || root.value === ''))) {
     fail([{ path: [], message: 'the document is empty; an agent needs at least name and description' }]);
@@ -308,65 +298,8 @@ function keepVersionText(doc: Document, data: Record<string, unknown>, configPat
   }
 }
 
-function syntaxMessage(error: YAMLError): string {
-  if (error.code === 'MULTIPLE_DOCS') return 'an agent is one YAML document; remove the extra "---" separator';
-  // The parser gives up on deep nesting by running out of stack; say what the input did wrong.
-  if (/call stack/i.test(error.message)) return 'YAML syntax: collections are nested too deeply';
-  return `YAML syntax: ${error.message}`;
-}
-
-const friendlyMessage: z.core.$ZodErrorMap = (issue) => {
-  switch (issue.code) {
-    case 'invalid_type':
-      if (issue.input === undefined) return 'is required';
-      return `must be ${expectedText(issue.expected)}, not ${describeValue(issue.input)}`;
-    case 'too_small':
-      if (issue.origin === 'string') return 'must not be empty';
-      if (issue.origin === 'array') return `must have at least ${issue.minimum} item(s)`;
-      return `must be ${issue.inclusive === false ? '>' : '>='} ${issue.minimum}`;
-    case 'too_big':
-      if (issue.origin === 'string' || issue.origin === 'array') return undefined;
-      return `must be ${issue.inclusive === false ? '<' : '<='} ${issue.maximum}`;
-    case 'invalid_value':
-      return `must be ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`;
-    default:
-      return undefined;
-  }
-};
-
-function expectedText(expected: string): string {
-  const names: Record<string, string> = {
-    string: 'text',
-    number: 'a number',
-    int: 'an integer',
-    boolean: 'true or false',
-    array: 'a list',
-    object: 'a mapping',
-    record: 'a mapping',
-  };
-  return names[expected] ?? expected;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'empty';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `text ${JSON.stringify(value)}`;
-  if (typeof value === 'number' && !Number.isInteger(value)) return `the number ${value}`;
-  return `${typeof value} ${String(value)}`;
-}
-
 function zodIssues(error: z.ZodError, form: Form, locate: Locate): FieldIssue[] {
-  return error.issues.flatMap((issue): FieldIssue[] => {
-    const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => {
-        const keyPath = [...path, key];
-        return { path: keyPath, message: unknownKeyMessage(form, path, key), ...locate(keyPath, true) };
-      });
-    }
-    return [{ path, message: issue.message, ...locate(path) }];
-  });
+  return locatedZodIssues(error, locate, (parent, key) => unknownKeyMessage(form, parent, key));
 }
 
 function unknownKeyMessage(form: Form, parent: Path, key: string): string {
@@ -470,66 +403,6 @@ function findInSchema(schema: unknown, keyword: string, path: Path): Path | unde
   return undefined;
 }
 
-function locator(doc: Document, lineCounter: LineCounter): Locate {
-  return (path, atKey = false) => {
-    let node: unknown = doc.contents;
-    let offset = rangeStart(node);
-    for (const [index, segment] of path.entries()) {
-      if (isAlias(node)) node = node.resolve(doc);
-      if (isMap(node)) {
-        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
-        if (!pair) break;
-        const keyStart = rangeStart(pair.key);
-        if (atKey && index === path.length - 1) {
-          offset = keyStart ?? offset;
-          break;
-        }
-        node = pair.value;
-        offset = rangeStart(pair.value) ?? keyStart ?? offset;
-      } else if (isSeq(node)) {
-        const item: unknown = node.items[Number(segment)];
-        if (item === undefined) break;
-        node = item;
-        offset = rangeStart(item) ?? offset;
-      } else {
-        break;
-      }
-    }
-    return offset === undefined ? {} : position(lineCounter, offset);
-  };
-}
-
-function rangeStart(node: unknown): number | undefined {
-  return isNode(node) && node.range ? node.range[0] : undefined;
-}
-
-function position(lineCounter: LineCounter, offset: number): Position {
-  const { line, col } = lineCounter.linePos(offset);
-  return { line, column: col };
-}
-
-function fail(issues: FieldIssue[]): never {
-  const sorted = [...issues].sort(
-    (a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || (a.column ?? 0) - (b.column ?? 0),
-  );
-  const [first] = sorted;
-  const more = sorted.length > 1 ? ` (and ${sorted.length - 1} more)` : '';
-  throw new ValidationError(`Invalid agent YAML: ${first ? describeIssue(first) : 'unknown problem'}${more}`, sorted);
-}
-
-function describeIssue(issue: FieldIssue): string {
-  const where = issue.line === undefined ? '' : ` (line ${issue.line}, column ${issue.column ?? 1})`;
-  const path = formatPath(issue.path);
-  return `${path ? `${path}: ` : ''}${issue.message}${where}`;
-}
-
-function formatPath(path: Path): string {
-  return path.reduce<string>(
-    (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${segment}` : segment),
-    '',
-  );
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -541,4 +414,8 @@ function canonicalize(value: unknown, ordered = false): unknown {
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
   if (!ordered) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([key, item]) => [key, canonicalize(item, !ordered && key === 'properties')]));
+}
+
+function fail(issues: FieldIssue[]): never {
+  failLocated('agent YAML', issues);
 }

@@ -74,7 +74,7 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
     ports: {
       emit: (body) => void hub.emit(turn.id, body),
       delegate: (request) => delegate(run, request),
-      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, agentName: run.agent.name },
+      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, jobId: null, agentName: run.agent.name },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
       modelCalled: async (call) => {
         // A lost record must not end the turn: the answer matters more than its audit.

@@ -5,6 +5,7 @@ import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from './registry.js';
+import type { RoutedBy } from './routing.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
@@ -35,6 +36,8 @@ export interface NewTopLevelTurn {
   metadata: Record<string, unknown>;
   /** Stores no message rows (the user's message included); see EPHEMERAL_TURN_RETENTION_MS. */
   ephemeral: boolean;
+  /** How the agent was chosen (and by which rule). */
+  routing: { routedBy: RoutedBy; rule: string | null };
 }
 
 /**
@@ -67,10 +70,13 @@ export class TurnStore {
             agent: input.session.agent,
             metadata: {},
             isEval: input.ctx.isEval,
+            routing: false,
+            activeAgent: null,
+            dreamedSeq: 0,
             createdAt: now,
             updatedAt: now,
           };
-    const turn = this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now);
+    const turn = { ...this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now), routedBy: input.routing.routedBy, routingRule: input.routing.rule };
     const messageId = randomUUID();
     const metadata = JSON.stringify(storable(input.metadata));
     const content = storable(input.content);
@@ -81,8 +87,8 @@ export class TurnStore {
             INSERT INTO sessions (id, name, tenant_id, user_id, agent, is_eval, created_at, updated_at)
             VALUES (${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${session.isEval}, ${now}, ${now})
           ),`;
-    const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
-        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.model}, 0, ${turn.agentPath}::text[],
+    const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, routed_by, routing_rule, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
+        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
                 ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now})`;
     if (input.ephemeral) {
       await this.prisma.$executeRaw`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`;
@@ -309,6 +315,8 @@ export class TurnStore {
       rootId: parent?.rootId ?? id,
       agent: agent.name,
       agentVersion: agent.version,
+      routedBy: null,
+      routingRule: null,
       model: model.id,
       status: 'RUNNING',
       depth: parent ? parent.depth + 1 : 0,

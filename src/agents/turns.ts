@@ -11,6 +11,7 @@ import type { EngineDeps } from './engine-deps.js';
 import { contextFor } from './history.js';
 import { freshState, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from './registry.js';
+import type { RouteDecision, Router } from './routing.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './turn-quota.js';
@@ -55,6 +56,7 @@ export class TurnService {
     private readonly deps: EngineDeps,
     private readonly supervisor: Supervisor,
     private readonly quota: TurnQuota,
+    readonly router: Router,
   ) {}
 
   /**
@@ -64,14 +66,16 @@ export class TurnService {
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
     const ephemeral = input.ephemeral === true;
-    const { agents, models, store, settings } = this.deps;
+    const { agents, models, store } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
     // An ephemeral turn stores nothing, so it may read a shared session's history.
     if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
     if (!ephemeral) requireIdentity(ctx, 'store messages (send an ephemeral one)');
-    const agent = await agents.load(ctx, input.agent ?? ctx.agentSchemaUri ?? existing?.agent ?? settings.defaultAgent);
-    const model = models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
+    const metadata = input.metadata ?? {};
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true });
+    const agent = await agents.load(ctx, route.agent);
+    const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
     const overrides = allowedOverrides(agent, input.overrides);
 
     let started: SendMessageOutcome;
@@ -83,8 +87,10 @@ export class TurnService {
           agent,
           model,
           content: input.content,
-          metadata: input.metadata ?? {},
+          // What a structured preprocessor read from the content fills the fields the caller left out.
+          metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
           ephemeral,
+          routing: { routedBy: route.routedBy, rule: route.rule },
         }),
       );
     } catch (error) {
@@ -94,16 +100,31 @@ export class TurnService {
       throw error;
     }
 
-    const { turn, session } = started;
+    const { turn } = started;
+    const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
     const tree = this.supervisor.adopt(turn);
-    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content, [], overrides), signal: tree.controller.signal };
+    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], route.content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true, overrides });
-      run.state = freshState(agent, ctx, context.messages, input.content, [], overrides);
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: route.content, beforeSeq: started.userMessage?.seq, withMemory: true, overrides });
+      run.state = freshState(agent, ctx, context.messages, route.content, [], overrides);
       run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
-    return started;
+    return { ...started, session };
+  }
+
+  /** Which agent `sendMessage` would run for this input, and why, without running or storing anything. */
+  async routeMessage(ctx: AgentContext, raw: SendMessageInput): Promise<RouteDecision> {
+    const input = parseInput(sendInput, raw, ['input']);
+    const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
+    await this.deps.agents.load(ctx, route.agent);
+    return route;
+  }
+
+  /** Stores the routing classifier's new choice of active agent on the session. */
+  private activate(session: Session, agent: string): Promise<Session> {
+    return this.deps.prisma.session.update({ where: { id: session.id }, data: { activeAgent: agent } });
   }
 
   /** A turn the caller can see; NOT_FOUND otherwise. */

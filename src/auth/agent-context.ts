@@ -20,3 +20,19 @@ export interface AgentContext {
 export function childContext(parent: AgentContext, agentSchemaUri: string): AgentContext {
   return { ...parent, agentSchemaUri };
 }
+
+/** The context of work done for a user outside any request (background jobs): never an admin. */
+export function userContext(tenantId: string, userId: string | null): AgentContext {
+  return {
+    userId,
+    tenantId,
+    sessionId: null,
+    defaultModel: null,
+    agentSchemaUri: null,
+    isEval: false,
+    clientId: null,
+    addedInstruction: null,
+    isAdmin: false,
+    authMode: 'headers',
+  };
+}

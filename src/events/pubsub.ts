@@ -24,6 +24,8 @@ export type Topics = {
   'approvals:changed': [tenantId: string, change: { sessionId: string; turnId: string; approvalId?: string }];
   /** A registered agent changed: drop cached copies. */
   'agents:changed': [change: { tenantId: string; name: string }];
+  /** An experiment stored a result or finished. */
+  'experiment:progress': [experimentId: string, change: { experimentId: string }];
 };
 
 export interface SessionUpdate {

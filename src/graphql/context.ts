@@ -6,6 +6,8 @@ import type { PrismaClient } from '../db/generated/client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import type { ExperimentDeps } from '../evals/experiments.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import type { RemService } from '../rem/service.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
 import type { IngestFileInput, IngestFileResult } from '../rem/ingest/ingest-file.js';
@@ -32,4 +34,8 @@ export interface AppServices {
   rem: RemService;
   /** Ingests a file into REM as the caller (INGEST_* settings applied). */
   ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
+  /** Background jobs (dreaming, experiments). */
+  queue: JobQueue;
+  /** What experiments need: agents, models, tools, the job queue. */
+  evals: ExperimentDeps;
 }

@@ -10,6 +10,10 @@ import './types/approvals.js';
 import './types/rem.js';
 import './types/extract.js';
 import './types/ingest.js';
+import './types/routing.js';
+import './types/provenance.js';
+import './types/jobs.js';
+import './types/evals.js';
 
 builder.queryType({});
 builder.mutationType({});

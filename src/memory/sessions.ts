@@ -22,6 +22,7 @@ const metadata = z
 const createInput = z.object({
   name: sessionName.optional(),
   agent: z.string().trim().min(1).max(64).optional(),
+  routing: z.boolean().optional(),
   metadata: metadata.optional(),
 });
 
@@ -34,6 +35,7 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
     data: {
       name: data.name ?? 'New session',
       agent: data.agent ?? null,
+      routing: data.routing ?? false,
       metadata: (data.metadata ?? {}) as Prisma.InputJsonObject,
       isEval: ctx.isEval,
       tenantId: ctx.tenantId,

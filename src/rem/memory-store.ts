@@ -111,7 +111,16 @@ interface Prepared {
 
 const SCHEMAS = { entity: entityInput, resource: resourceInput, moment: momentInput } as const;
 
-function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (string | number)[]): Prepared {
+/**
+ * Who writes: an agent's turn (save_memory) or a background job (dreaming); nothing for a person.
+ * Every write records it on the row, so a row names its latest writer.
+ */
+export interface MemorySource {
+  turnId?: string | null;
+  jobId?: string | null;
+}
+
+function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (string | number)[], source: MemorySource): Prepared {
   const parsed = parseInput(SCHEMAS[kind], input, path) as Record<string, unknown> & { key: string; shared?: boolean | null };
   const shared = parsed.shared === true || ctx.userId === null;
   if (shared && !ctx.isAdmin) {
@@ -124,6 +133,8 @@ function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (str
     data[name] = value !== null ? value : name === 'tags' ? [] : name === 'metadata' ? {} : null;
   }
   if (graphEdges !== undefined) data.graphEdges = toStoredEdges((graphEdges ?? []) as z.output<typeof edges>);
+  data.sourceTurnId = source.turnId ?? null;
+  data.sourceJobId = source.jobId ?? null;
   return { kind, owner: shared ? null : ctx.userId, key, data, path };
 }
 
@@ -174,17 +185,19 @@ const FIELDS: Record<string, { column: string; type: SqlType }> = {
   startsAt: { column: 'starts_at', type: 'timestamptz' },
   endsAt: { column: 'ends_at', type: 'timestamptz' },
   sessionId: { column: 'session_id', type: 'uuid' },
+  sourceTurnId: { column: 'source_turn_id', type: 'uuid' },
+  sourceJobId: { column: 'source_job_id', type: 'uuid' },
 };
 
 /** Every model field of each table, so that raw RETURNING rows have the shape Prisma would return. */
 const MODEL_FIELDS: Record<MemoryKind, string[]> = {
-  entity: ['name', 'entityType', 'uri', 'content', 'summary', 'extractedData', 'tags', 'graphEdges', 'metadata'],
-  resource: ['name', 'uri', 'content', 'summary', 'category', 'tags', 'graphEdges', 'metadata'],
-  moment: ['name', 'summary', 'content', 'momentType', 'startsAt', 'endsAt', 'sessionId', 'tags', 'graphEdges', 'metadata'],
+  entity: ['name', 'entityType', 'uri', 'content', 'summary', 'extractedData', 'tags', 'graphEdges', 'metadata', 'sourceTurnId', 'sourceJobId'],
+  resource: ['name', 'uri', 'content', 'summary', 'category', 'tags', 'graphEdges', 'metadata', 'sourceTurnId', 'sourceJobId'],
+  moment: ['name', 'summary', 'content', 'momentType', 'startsAt', 'endsAt', 'sessionId', 'tags', 'graphEdges', 'metadata', 'sourceTurnId', 'sourceJobId'],
 };
 
 function returning(kind: MemoryKind): string {
-  const fields = MODEL_FIELDS[kind].map((f) => `t."${FIELDS[f]!.column}"${f === 'sessionId' ? '::text' : ''} AS "${f}"`);
+  const fields = MODEL_FIELDS[kind].map((f) => `t."${FIELDS[f]!.column}"${FIELDS[f]!.type === 'uuid' ? '::text' : ''} AS "${f}"`);
   return [
     't."id"::text AS "id"',
     't."key"',
@@ -426,22 +439,24 @@ export async function syncEmbeddings(
   return stale.length;
 }
 
-async function upsertOne<R extends MemoryRow>(deps: MemoryDeps, ctx: AgentContext, kind: MemoryKind, input: unknown): Promise<R> {
+async function upsertOne<R extends MemoryRow>(deps: MemoryDeps, ctx: AgentContext, kind: MemoryKind, input: unknown, source: MemorySource): Promise<R> {
   // ON CONFLICT makes concurrent writers of one key update the same row rather than fail.
-  return (await writeAll(deps, ctx, [prepare(ctx, kind, input, ['input'])]))[0] as R;
+  return (await writeAll(deps, ctx, [prepare(ctx, kind, input, ['input'], source)]))[0] as R;
 }
 
-export const upsertEntity = (deps: MemoryDeps, ctx: AgentContext, input: EntityInput) => upsertOne<Entity>(deps, ctx, 'entity', input);
-export const upsertResource = (deps: MemoryDeps, ctx: AgentContext, input: ResourceInput) =>
-  upsertOne<Resource>(deps, ctx, 'resource', input);
-export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentInput) => upsertOne<Moment>(deps, ctx, 'moment', input);
+export const upsertEntity = (deps: MemoryDeps, ctx: AgentContext, input: EntityInput, source: MemorySource = {}) => upsertOne<Entity>(deps, ctx, 'entity', input, source);
+export const upsertResource = (deps: MemoryDeps, ctx: AgentContext, input: ResourceInput, source: MemorySource = {}) =>
+  upsertOne<Resource>(deps, ctx, 'resource', input, source);
+export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentInput, source: MemorySource = {}) => upsertOne<Moment>(deps, ctx, 'moment', input, source);
 
 export const MAX_INGEST_ITEMS = 1000;
 
 export interface IngestOptions {
   /** Most items of one call (MAX_INGEST_ITEMS unless the caller bounds the batch itself, as file ingestion does). */
   maxItems?: number;
-  /** More writes in the same transaction, after the rows (e.g. removing what they replace). */
+  /** Who wrote the rows (a turn or a job), recorded on each. */
+  source?: MemorySource;
+  /** More writes in the same transaction, after the rows (e.g. removing what they replace); a failure there writes nothing. */
   afterWrite?: (tx: Tx) => Promise<unknown>;
 }
 
@@ -458,7 +473,7 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
       throw new ValidationError(`items.${i}: ${message}`, [{ path: ['items', i], message }]);
     }
     const kind = given[0]!;
-    return prepare(ctx, kind, item[kind], ['items', i, kind]);
+    return prepare(ctx, kind, item[kind], ['items', i, kind], options.source ?? {});
   });
   const rows = await writeAll(deps, ctx, prepared, options.afterWrite);
   const result: IngestResult = { entities: [], resources: [], moments: [] };

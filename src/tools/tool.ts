@@ -6,8 +6,11 @@ import type { AgentEventBody } from '../events/agent-event.js';
 export interface ToolContext {
   agent: AgentContext;
   prisma: PrismaClient;
-  turnId: string;
-  sessionId: string;
+  /** The turn the tool runs in; null in a background run (dreaming, evaluators), which has `jobId`. */
+  turnId: string | null;
+  sessionId: string | null;
+  /** The background job the tool runs in, if any: what memory written here records as its source. */
+  jobId: string | null;
   /** Name of the agent that called the tool. */
   agentName: string;
   /** Emits an event into the turn's stream (e.g. `action` or `sources`). */

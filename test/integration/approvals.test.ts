@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { collect, newUser, wsClient } from '../support/client.js';
-import { followTurn, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
-import { ApprovalsChangedDocument, ApprovalsDocument, DecideApprovalDocument, TurnDocument, TurnEventsDocument, TurnTreeDocument } from '../generated/graphql.js';
-import type { Caller } from '../support/client.js';
+import { followTurn, GATED_AGENT, registerAgent, send, shape, untilPaused, useAgentServer, type Event } from '../support/agents.js';
+import { ApprovalsChangedDocument, ApprovalsDocument, DecideApprovalDocument, TurnDocument, TurnTreeDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
-
-/** Follows a turn until it pauses for approval; returns the events so far. */
-async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
-  const client = wsClient(url, user.headers);
-  try {
-    const sub = collect(client, TurnEventsDocument, { turnId }, (items) => items.filter((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent').length >= approvalsExpected);
-    return (await sub.done).map((i) => i.data!.turnEvents);
-  } finally {
-    await client.dispose();
-  }
-}
 
 const seqOf = (events: Event[]) => (events.at(-1) as { seq: number }).seq;
 

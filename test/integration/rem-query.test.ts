@@ -373,6 +373,7 @@ describe('REM scoping', () => {
       prisma: server.db.prisma,
       turnId: 't',
       sessionId: 's',
+      jobId: null,
       agentName: 'general',
       emit: (e) => void events.push(e),
       signal: new AbortController().signal,

@@ -81,6 +81,17 @@ export async function followTurn(url: string, user: Caller, turnId: string, afte
   }
 }
 
+/** Follows a turn until it pauses for approval; returns the events so far. */
+export async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
+  const client = wsClient(url, user.headers);
+  try {
+    const sub = collect(client, TurnEventsDocument, { turnId }, (items) => items.filter((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent').length >= approvalsExpected);
+    return (await sub.done).map((i) => i.data!.turnEvents);
+  } finally {
+    await client.dispose();
+  }
+}
+
 /** Sends a message and follows the turn to its end. */
 export async function chat(url: string, user: Caller, input: SendMessageInput) {
   const sent = await send(user, input);

@@ -4,7 +4,7 @@ import { print, type ExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { expect } from 'vitest';
-import type { AgentContext } from '../../src/auth/agent-context.js';
+import { userContext, type AgentContext } from '../../src/auth/agent-context.js';
 
 export type Headers = Record<string, string>;
 
@@ -124,16 +124,5 @@ function toError(error: unknown): Error {
 
 /** The AgentContext the server builds for a header-authenticated caller (for calling services directly). */
 export function contextOf(user: Pick<Caller, 'headers'>): AgentContext {
-  return {
-    userId: user.headers['x-user-id'] ?? null,
-    tenantId: user.headers['x-tenant-id'] ?? 'default',
-    sessionId: null,
-    defaultModel: null,
-    agentSchemaUri: null,
-    isEval: false,
-    clientId: null,
-    addedInstruction: null,
-    isAdmin: false,
-    authMode: 'headers',
-  };
+  return userContext(user.headers['x-tenant-id'] ?? 'default', user.headers['x-user-id'] ?? null);
 }

@@ -22,6 +22,9 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '1000',
+    // On PostgreSQL every suite's servers share one database: only the suites about jobs run them
+    // (each its own kind), so that no server takes another suite's jobs to its own fake model.
+    JOB_KINDS: '',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
     ...env,
   });

@@ -80,7 +80,7 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
             if (options.delegate) return options.delegate(request);
             return { childTurnId: 'child-1', agent: request.agentName, status: 'COMPLETED', content: 'child answer', usage: { inputTokens: 3, outputTokens: 2, requests: 1 } };
           },
-          toolContext: { agent: ctx, prisma: undefined as never, turnId: 't', sessionId: 's1', agentName: agent.name },
+          toolContext: { agent: ctx, prisma: undefined as never, turnId: 't', sessionId: 's1', jobId: null, agentName: agent.name },
           onUnexpected: (error) => unexpected.push(error),
           modelCalled: async (call) => void modelCalls.push(call),
         },

@@ -45,6 +45,7 @@ const CreateSessionInput = builder.inputType('CreateSessionInput', {
   fields: (t) => ({
     name: t.string({ required: false }),
     agent: t.string({ required: false }),
+    routing: t.boolean({ required: false, description: 'Let the routing classifier pick the active agent when no routing rule matches.' }),
     metadata: t.field({ type: 'JSON', required: false }),
   }),
 });
@@ -89,6 +90,7 @@ builder.mutationFields((t) => ({
       createSession(ctx, ctx.viewer, {
         name: args.input.name ?? undefined,
         agent: args.input.agent ?? undefined,
+        routing: args.input.routing ?? undefined,
         metadata: (args.input.metadata ?? undefined) as Record<string, unknown> | undefined,
       }),
   }),

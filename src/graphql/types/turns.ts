@@ -2,6 +2,7 @@ import type { UsageTotals } from '../../events/agent-event.js';
 import { readLogs, turnEventStream } from '../../events/turn-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
+import type { SendMessageInput as SendInput } from '../../agents/turns.js';
 import { builder } from '../builder.js';
 import { rowId, sessionIdOf } from '../ids.js';
 import type { AgentContext } from '../../auth/agent-context.js';
@@ -111,7 +112,7 @@ const TurnOverridesInput = builder.inputType('TurnOverrides', {
   }),
 });
 
-const SendMessageInput = builder.inputType('SendMessageInput', {
+export const SendMessageInput = builder.inputType('SendMessageInput', {
   fields: (t) => ({
     sessionId: t.id({ required: false, description: 'Omit to start a new session.' }),
     content: t.string(),
@@ -122,6 +123,22 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
     ephemeral: t.boolean({ required: false, description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.' }),
   }),
 });
+
+/**
+ * A SendMessageInput as the turn service takes it: the global session id decoded, falling back to
+ * the X-Session-Id header's session when given.
+ */
+export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSessionId: string | null = null): SendInput {
+  return {
+    sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : headerSessionId ? sessionIdOf(headerSessionId, 'X-Session-Id') : null,
+    ephemeral: input.ephemeral,
+    overrides: input.overrides,
+    content: input.content,
+    agent: input.agent,
+    model: input.model,
+    metadata: input.metadata as Record<string, unknown> | null | undefined,
+  };
+}
 
 const SendMessagePayload = builder
   .objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload')
@@ -153,15 +170,7 @@ builder.mutationFields((t) => ({
     errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError, RateLimitedError], directResult: true },
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) =>
-      ctx.turns.sendMessage(ctx.viewer, {
-        sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : ctx.viewer.sessionId ? sessionIdOf(ctx.viewer.sessionId, 'X-Session-Id') : null,
-        ephemeral: input.ephemeral,
-        overrides: input.overrides,
-        content: input.content,
-        agent: input.agent,
-        model: input.model,
-        metadata: input.metadata as Record<string, unknown> | null | undefined,
-      }),
+      ctx.turns.sendMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
   }),
   cancelTurn: t.field({
     type: TurnRef,

@@ -19,6 +19,8 @@ export type CreateSessionInput = {
   agent?: string | null | undefined;
   metadata?: unknown;
   name?: string | null | undefined;
+  /** Let the routing classifier pick the active agent when no routing rule matches. */
+  routing?: boolean | null | undefined;
 };
 
 export type ErrorCode =

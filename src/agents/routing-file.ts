@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { isMap } from 'yaml';
+import { z } from 'zod';
+import type { FieldIssue } from '../errors.js';
+import { PREPROCESSORS, type PreprocessorName } from './preprocessors.js';
+import { failLocated, friendlyMessage, locatedZodIssues, parseLocated } from './yaml-located.js';
+
+/** What a rule looks at; every condition given must hold (AND). */
+export interface RuleMatch {
+  all?: boolean;
+  senderEmail?: string;
+  senderDomain?: string;
+  subjectContains?: string;
+  /** Header name (lower case) → pattern its value must match. */
+  headerMatch?: Record<string, RegExp>;
+  forwardedFrom?: string;
+}
+
+/** One rule of routing.yaml, in file order. */
+export interface RoutingRule {
+  name: string;
+  match: RuleMatch;
+  /** `agent` sends matching messages to `profile`; `pipeline` to the session's agent (or DEFAULT_AGENT). */
+  route: 'agent' | 'pipeline';
+  profile: string | null;
+  model: string | null;
+  preprocessor: PreprocessorName;
+}
+
+const AGENT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+const email = z.string().trim().toLowerCase().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
+
+const matchFields = z
+  .strictObject({
+    all: z.literal(true, { error: 'must be true (leave it out otherwise)' }).optional(),
+    sender_email: email.optional(),
+    sender_domain: z.string().trim().toLowerCase().regex(/^[^@\s]+\.[^@\s]+$/, 'must be a domain, e.g. example.com').optional(),
+    subject_contains: z.string().min(1).optional(),
+    header_match: z.record(z.string().regex(/^[!-9;-~]+$/, 'must be a header name'), z.string()).optional(),
+    forwarded_from: email.optional(),
+  })
+  .refine((m) => Object.keys(m).length > 0, 'needs at least one condition (all: true matches every message)');
+
+const ruleFields = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    match: matchFields,
+    route: z.enum(['agent', 'pipeline']).default('agent'),
+    profile: z.string().regex(AGENT_NAME, 'must be an agent name').optional(),
+    model: z.string().trim().min(1).max(200).optional(),
+    preprocessor: z.enum(Object.keys(PREPROCESSORS) as [PreprocessorName, ...PreprocessorName[]]).default('passthrough'),
+  })
+  .refine((r) => r.route !== 'agent' || r.profile !== undefined, { message: 'route: agent needs a profile (the agent to run)', path: ['profile'] });
+
+const fileShape = z.strictObject({ routing: z.strictObject({ rules: z.array(ruleFields) }) });
+
+/**
+ * Parses routing.yaml (the routing seed's shape: `routing: { rules: [{ name, match, route,
+ * profile }] }`, plus optional `model` and `preprocessor` per rule). Throws ValidationError whose
+ * issues carry the field path and line/column, like agent YAML.
+ */
+export function parseRoutingYaml(source: string): RoutingRule[] {
+  const { doc, locate } = parseLocated(source, 'routing file', 'routing.yaml is one YAML document; remove the extra "---" separator');
+  if (!isMap(doc.contents)) failLocated('routing file', [{ path: [], message: 'must be a mapping with a "routing" key', ...locate([]) }]);
+  const parsed = fileShape.safeParse(doc.toJS({ maxAliasCount: 100 }), { error: friendlyMessage });
+  if (!parsed.success) failLocated('routing file', locatedZodIssues(parsed.error, locate));
+  const issues: FieldIssue[] = [];
+  const seen = new Set<string>();
+  const rules = parsed.data.routing.rules.map((rule, i): RoutingRule => {
+    if (seen.has(rule.name)) issues.push({ path: ['routing', 'rules', i, 'name'], message: `rule "${rule.name}" is defined twice`, ...locate(['routing', 'rules', i, 'name']) });
+    seen.add(rule.name);
+    const headerMatch: Record<string, RegExp> = {};
+    for (const [header, pattern] of Object.entries(rule.match.header_match ?? {})) {
+      try {
+        headerMatch[header.toLowerCase()] = new RegExp(pattern, 'i');
+      } catch (error) {
+        const path = ['routing', 'rules', i, 'match', 'header_match', header];
+        issues.push({ path, message: `not a valid regular expression: ${(error as Error).message}`, ...locate(path) });
+      }
+    }
+    const m = rule.match;
+    return {
+      name: rule.name,
+      match: {
+        ...(m.all && { all: true }),
+        ...(m.sender_email && { senderEmail: m.sender_email }),
+        ...(m.sender_domain && { senderDomain: m.sender_domain }),
+        ...(m.subject_contains && { subjectContains: m.subject_contains.toLowerCase() }),
+        ...(m.header_match && { headerMatch }),
+        ...(m.forwarded_from && { forwardedFrom: m.forwarded_from }),
+      },
+      route: rule.route,
+      profile: rule.route === 'agent' ? rule.profile! : null,
+      model: rule.model ?? null,
+      preprocessor: rule.preprocessor,
+    };
+  });
+  if (issues.length) failLocated('routing file', issues);
+  return rules;
+}
+
+/** The rules of ROUTING_FILE (none when unset); a missing or invalid file stops start-up. */
+export async function loadRoutingFile(path: string | undefined): Promise<RoutingRule[]> {
+  if (!path) return [];
+  const source = await readFile(path, 'utf8');
+  return parseRoutingYaml(source);
+}

@@ -1,0 +1,71 @@
+import { ownedBy } from '../../auth/scope.js';
+import { JobStatus } from '../../db/generated/enums.js';
+import { requestDream } from '../../dreaming/dream.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import { builder } from '../builder.js';
+import { rowId } from '../ids.js';
+import { EntityRef, MomentRef, ResourceRef } from './rem.js';
+
+const JobStatusEnum = builder.enumType(JobStatus, { name: 'JobStatus' });
+
+export const JobRef = builder.prismaNode('Job', {
+  id: { field: 'id' },
+  findUnique: (id, ctx) => ({ id, ...ownedBy({ ...ctx.viewer, isAdmin: false }) }),
+  nullable: true,
+  description: 'Background work: a dream or an experiment. Survives restarts; retried with backoff when it fails.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: '`dream` or `experiment`.' }),
+    status: t.expose('status', { type: JobStatusEnum }),
+    attempts: t.exposeInt('attempts'),
+    result: t.expose('result', { type: 'JSON', nullable: true, description: 'What the job did (a dream: the session ranges it consolidated and the keys it wrote).' }),
+    error: t.expose('error', { type: 'JSON', nullable: true, description: '{code, message} of the last failed attempt.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+for (const ref of [EntityRef, MomentRef, ResourceRef]) {
+  builder.objectFields(ref, (t) => ({
+    sourceJob: t.loadable({
+      type: JobRef,
+      nullable: true,
+      description: 'The background job (dreaming) that last wrote this row.',
+      load: async (ids: string[], ctx) => {
+        const jobs = await ctx.prisma.job.findMany({ where: { id: { in: ids }, ...ownedBy({ ...ctx.viewer, isAdmin: false }) } });
+        return ids.map((id) => jobs.find((job) => job.id === id) ?? null);
+      },
+      resolve: (row) => (row as { sourceJobId: string | null }).sourceJobId,
+    }),
+  }));
+}
+
+const DreamInput = builder.inputType('DreamInput', {
+  fields: (t) => ({ sessionId: t.id({ required: false, description: 'Only this session; omit for all of the caller’s sessions.' }) }),
+});
+
+builder.queryField('job', (t) =>
+  t.prismaField({
+    type: 'Job',
+    nullable: true,
+    description: 'One of the caller’s jobs.',
+    args: { id: t.arg.id() },
+    resolve: async (query, _root, args, ctx) => {
+      const job = await ctx.prisma.job.findFirst({ ...query, where: { id: rowId(String(args.id), 'Job'), ...ownedBy({ ...ctx.viewer, isAdmin: false }) } });
+      if (!job) throw new NotFoundError('Job');
+      return job;
+    },
+  }),
+);
+
+builder.mutationField('dream', (t) =>
+  t.field({
+    type: JobRef,
+    description:
+      'Queues a dream: the caller’s conversation not yet consolidated (in one session, or all) becomes moments, entities and edges in their memory. Returns the job (an open dream of the same scope, if one is queued or running).',
+    errors: { types: [ValidationError, NotFoundError], dataField: { name: 'job' } },
+    args: { input: t.arg({ type: DreamInput, required: false }) },
+    resolve: (_root, args, ctx) =>
+      requestDream({ prisma: ctx.prisma, queue: ctx.queue }, ctx.viewer, args.input?.sessionId ? rowId(String(args.input.sessionId), 'Session', 'input.sessionId') : null),
+  }),
+);

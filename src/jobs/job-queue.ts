@@ -1,0 +1,96 @@
+import { Prisma, type Job, type PrismaClient } from '../db/generated/client.js';
+import { storable } from '../events/storable.js';
+
+export interface NewJob {
+  kind: string;
+  tenantId: string;
+  userId: string | null;
+  payload: Record<string, unknown>;
+  /** While a job with this key is queued or running, enqueueing returns it instead of adding one. */
+  dedupeKey?: string;
+}
+
+/**
+ * The jobs table as a queue. A job is claimed by one process at a time with a conditional UPDATE
+ * over `FOR UPDATE SKIP LOCKED` (concurrent claimers on PostgreSQL skip each other's rows; PGlite,
+ * one connection, simply runs them one after another) and held under a lease the process renews;
+ * a job whose lease ran out (its process died) is claimed again. Every change of a running job is
+ * conditional on still holding it.
+ */
+export class JobQueue {
+  /** Told after every enqueue on this process (the local worker looks for work at once). */
+  onEnqueued: () => void = () => {};
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly processId: string,
+  ) {}
+
+  async enqueue(job: NewJob): Promise<Job> {
+    const [created] = await this.prisma.$queryRaw<Job[]>`
+      INSERT INTO jobs (kind, payload, dedupe_key, tenant_id, user_id)
+      VALUES (${job.kind}, ${JSON.stringify(storable(job.payload))}::jsonb, ${job.dedupeKey ?? null}, ${job.tenantId}, ${job.userId})
+      ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('QUEUED', 'RUNNING') DO NOTHING
+      RETURNING id`;
+    if (created) {
+      const queued = await this.prisma.job.findUniqueOrThrow({ where: { id: created.id } });
+      this.onEnqueued();
+      return queued;
+    }
+    const open = await this.prisma.job.findFirst({ where: { dedupeKey: job.dedupeKey!, status: { in: ['QUEUED', 'RUNNING'] } } });
+    // Finished between the insert and this read: queue it again.
+    return open ?? this.enqueue(job);
+  }
+
+  /** Takes the oldest runnable job of these kinds (queued, or running under an expired lease), or null. */
+  async claim(kinds: string[], leaseMs: number): Promise<Job | null> {
+    const [claimed] = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE jobs SET status = 'RUNNING', runner = ${this.processId}, attempts = attempts + 1,
+        locked_until = now() + ${leaseMs} * interval '1 millisecond', started_at = COALESCE(started_at, now())
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE kind = ANY(${kinds}::text[]) AND run_after <= now()
+          AND (status = 'QUEUED' OR (status = 'RUNNING' AND locked_until < now()))
+        ORDER BY created_at LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id`;
+    return claimed ? this.prisma.job.findUniqueOrThrow({ where: { id: claimed.id } }) : null;
+  }
+
+  /** Renews the leases of the jobs this process runs; returns the ids it no longer holds. */
+  async renew(ids: string[], leaseMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const held = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE jobs SET locked_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE id = ANY(${ids}::uuid[]) AND runner = ${this.processId} AND status = 'RUNNING'
+      RETURNING id`;
+    return ids.filter((id) => !held.some((h) => h.id === id));
+  }
+
+  async finish(id: string, result: unknown): Promise<void> {
+    await this.settle(id, Prisma.sql`status = 'DONE', result = ${JSON.stringify(storable(result ?? null))}::jsonb, finished_at = now()`);
+  }
+
+  /** A failed attempt: queued again after `retryInMs`, or FAILED for good when that is null. */
+  async fail(id: string, error: { code: string; message: string }, retryInMs: number | null): Promise<void> {
+    const body = JSON.stringify(storable(error));
+    await this.settle(
+      id,
+      retryInMs === null
+        ? Prisma.sql`status = 'FAILED', error = ${body}::jsonb, finished_at = now()`
+        : Prisma.sql`status = 'QUEUED', error = ${body}::jsonb, run_after = now() + ${retryInMs} * interval '1 millisecond'`,
+    );
+  }
+
+  /** Gives a job back unfinished (shutdown): it is claimed again at once, by this process after a restart or by another. */
+  async release(id: string): Promise<void> {
+    await this.settle(id, Prisma.sql`status = 'QUEUED', attempts = GREATEST(attempts - 1, 0)`);
+  }
+
+  private async settle(id: string, set: Prisma.Sql): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE jobs SET ${set}, runner = NULL, locked_until = NULL
+      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'`;
+  }
+}

@@ -1,0 +1,119 @@
+import type { Job } from '../db/generated/client.js';
+import { isAppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { JobQueue } from './job-queue.js';
+
+/**
+ * Runs one job. `signal` aborts when the process shuts down (or lost the job's lease): a handler
+ * then stops at a safe point and throws `JobReleased`, and the job is continued later from what
+ * it stored. Handlers are written to resume: work already stored is not done again.
+ */
+export type JobHandler = (job: Job, signal: AbortSignal) => Promise<unknown>;
+
+/** A handler stopped early on purpose (shutdown); the job goes back to the queue unfinished. */
+export class JobReleased extends Error {
+  constructor() {
+    super('The job was handed back unfinished');
+    this.name = 'JobReleased';
+  }
+}
+
+export interface JobWorkerSettings {
+  pollMs: number;
+  leaseMs: number;
+  /** Jobs this process runs at once. */
+  concurrency: number;
+  maxAttempts: number;
+}
+
+/** Claims and runs jobs of the kinds it has handlers for, renewing their leases while they run. */
+export class JobWorker {
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private poll?: NodeJS.Timeout;
+  private renewal?: NodeJS.Timeout;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly settings: JobWorkerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (Object.keys(this.handlers).length === 0) return;
+    this.poll = setInterval(() => this.wake(), this.settings.pollMs);
+    this.renewal = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.settings.leaseMs / 3)));
+    this.poll.unref();
+    this.renewal.unref();
+    this.wake();
+  }
+
+  /** Looks for work now (after an enqueue on this process) rather than at the next poll. */
+  wake(): void {
+    if (this.stopped || Object.keys(this.handlers).length === 0) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.fill()
+      .catch((error) => this.logger.warn({ err: error }, 'could not claim jobs'))
+      .finally(() => {
+        this.ticking = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Stops claiming, asks running handlers to stop at a safe point and waits for them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.poll);
+    clearInterval(this.renewal);
+    await this.ticking;
+    for (const { controller } of this.running.values()) controller.abort('shutdown');
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  private async fill() {
+    const kinds = Object.keys(this.handlers);
+    while (!this.stopped && this.running.size < this.settings.concurrency) {
+      const job = await this.queue.claim(kinds, this.settings.leaseMs);
+      if (!job) return;
+      const controller = new AbortController();
+      const done = this.run(job, controller.signal).finally(() => {
+        this.running.delete(job.id);
+        this.wake();
+      });
+      this.running.set(job.id, { controller, done });
+    }
+  }
+
+  private async run(job: Job, signal: AbortSignal) {
+    try {
+      const result = await this.handlers[job.kind]!(job, signal);
+      await this.queue.finish(job.id, result);
+    } catch (error) {
+      if (error instanceof JobReleased || signal.aborted) return this.queue.release(job.id).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not release a job'));
+      const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The job failed unexpectedly' };
+      if (!isAppError(error)) this.logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed');
+      const retry = job.attempts < this.settings.maxAttempts ? 1000 * 2 ** (job.attempts - 1) : null;
+      await this.queue.fail(job.id, known, retry).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not record a job failure'));
+    }
+  }
+
+  private async renew() {
+    try {
+      for (const id of await this.queue.renew([...this.running.keys()], this.settings.leaseMs)) {
+        this.logger.warn({ jobId: id }, 'lost a job’s lease; stopping it here');
+        this.running.get(id)?.controller.abort('lost');
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not renew job leases');
+    }
+  }
+}

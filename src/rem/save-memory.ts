@@ -1,0 +1,75 @@
+/**
+ * What an agent (or a job acting for a user) writes to REM memory: one entity or moment upserted
+ * by key, with graph edges merged into the row's existing ones, recording who wrote it. Used by
+ * the `save_memory` tool; a plain domain function, so any transport can offer it.
+ */
+import type { AgentContext } from '../auth/agent-context.js';
+import { ownedBy } from '../auth/scope.js';
+import type { Entity, Moment } from '../db/generated/client.js';
+import { normalizeKey } from './keys.js';
+import { upsertEntity, upsertMoment, type MemoryDeps, type MemorySource, type StoredEdge } from './memory-store.js';
+
+export interface SaveMemoryInput {
+  kind: 'entity' | 'moment';
+  key: string;
+  name?: string;
+  summary?: string;
+  content?: string;
+  /** Entities: person, project, organization, ... */
+  entity_type?: string;
+  tags?: string[];
+  /** Moments: ISO 8601 times. */
+  starts_at?: string;
+  ends_at?: string;
+  edges?: { dst: string; rel_type: string; weight?: number }[];
+}
+
+export interface SaveMemoryOutcome {
+  kind: 'entity' | 'moment';
+  row: Entity | Moment;
+}
+
+/**
+ * Upserts the row as the caller's own (never shared); fields left out keep their stored value.
+ * Edges are added to the row's edges, replacing one with the same target and relation, so an
+ * agent noting one relation never erases the others. A moment written in a session links to it.
+ */
+export async function saveMemory(deps: MemoryDeps, ctx: AgentContext, input: SaveMemoryInput, source: MemorySource & { sessionId?: string | null }): Promise<SaveMemoryOutcome> {
+  const key = normalizeKey(input.key);
+  const common = {
+    key: input.key,
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.summary !== undefined && { summary: input.summary }),
+    ...(input.content !== undefined && { content: input.content }),
+    ...(input.tags !== undefined && { tags: input.tags }),
+    ...(input.edges?.length && { graphEdges: await mergedEdges(deps, ctx, input.kind, key, input.edges) }),
+  };
+  const writer = { turnId: source.turnId ?? null, jobId: source.jobId ?? null };
+  if (input.kind === 'entity') {
+    return { kind: 'entity', row: await upsertEntity(deps, ctx, { ...common, ...(input.entity_type !== undefined && { entityType: input.entity_type }) }, writer) };
+  }
+  const moment = {
+    ...common,
+    ...(input.starts_at !== undefined && { startsAt: new Date(input.starts_at) }),
+    ...(input.ends_at !== undefined && { endsAt: new Date(input.ends_at) }),
+    ...(source.sessionId && { sessionId: source.sessionId }),
+  };
+  return { kind: 'moment', row: await upsertMoment(deps, ctx, moment, writer) };
+}
+
+async function mergedEdges(deps: MemoryDeps, ctx: AgentContext, kind: SaveMemoryInput['kind'], key: string, added: NonNullable<SaveMemoryInput['edges']>) {
+  const where = { key, ...ownedBy({ ...ctx, isAdmin: false }) };
+  const stored = kind === 'entity' ? await deps.prisma.entity.findFirst({ where }) : await deps.prisma.moment.findFirst({ where });
+  return mergeEdges(stored?.graphEdges, added);
+}
+
+/**
+ * A row's stored edges with `added` ones put in: an added edge replaces a stored one with the same
+ * target and relation. The result is in the input form of the memory store.
+ */
+export function mergeEdges(stored: unknown, added: { dst: string; rel_type: string; weight?: number }[]) {
+  const existing = Array.isArray(stored) ? (stored as StoredEdge[]) : [];
+  const fresh = added.map((e) => ({ dst: e.dst, relType: e.rel_type, weight: e.weight ?? null }));
+  const same = (e: StoredEdge) => fresh.some((f) => normalizeKey(f.dst) === e.dst && f.relType === e.rel_type);
+  return [...existing.filter((e) => !same(e)).map((e) => ({ dst: e.dst, relType: e.rel_type, weight: e.weight, properties: e.properties ?? null })), ...fresh];
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { contextOf } from '../support/client.js';
+import { parseRoutingYaml } from '../../src/agents/routing-file.js';
+import { PREPROCESSORS } from '../../src/agents/preprocessors.js';
+import { Router } from '../../src/agents/routing.js';
+import { ValidationError } from '../../src/errors.js';
+import type { Session } from '../../src/db/generated/client.js';
+
+const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });
+
+const RULES = `
+routing:
+  rules:
+    - name: ceo
+      match: { sender_email: CEO@Acme.com }
+      route: agent
+      profile: vip
+    - name: acme-invoices
+      match:
+        sender_domain: acme.com
+        subject_contains: Invoice
+      route: agent
+      profile: billing
+      model: openai:big
+    - name: urgent
+      match:
+        header_match:
+          X-Priority: "^(1|high)$"
+          X-Mailer: "outlook"
+      profile: urgent
+    - name: pharmacy
+      match: { forwarded_from: info@pharmacy.example }
+      preprocessor: email
+      profile: pharmacy
+    - name: acme-rest
+      match: { sender_domain: acme.com }
+      route: pipeline
+    - name: catch-all
+      match: { all: true }
+      profile: general
+`;
+
+function router(yaml = RULES) {
+  return new Router({} as never, parseRoutingYaml(yaml), { defaultAgent: 'general', classifierAgent: 'router' });
+}
+
+const session = (over: Partial<Session>): Session => ({
+  id: 's',
+  name: 's',
+  tenantId: 't1',
+  userId: 'u1',
+  agent: null,
+  routing: false,
+  activeAgent: null,
+  metadata: {},
+  dreamedSeq: 0,
+  isEval: false,
+  createdAt: new Date(),
+  updatedAt: new Date(),
+  ...over,
+});
+
+async function route(metadata: Record<string, unknown>, content = 'hello', s: Session | null = null, r = router()) {
+  const d = await r.decide(ctx, { content, metadata }, s, { classify: false });
+  return { agent: d.agent, routedBy: d.routedBy, rule: d.rule };
+}
+
+describe('routing rules', () => {
+  it('parse in the seed shape, in order', () => {
+    const rules = parseRoutingYaml(RULES);
+    expect(rules.map((r) => [r.name, r.route, r.profile, r.preprocessor])).toEqual([
+      ['ceo', 'agent', 'vip', 'passthrough'],
+      ['acme-invoices', 'agent', 'billing', 'passthrough'],
+      ['urgent', 'agent', 'urgent', 'passthrough'],
+      ['pharmacy', 'agent', 'pharmacy', 'email'],
+      ['acme-rest', 'pipeline', null, 'passthrough'],
+      ['catch-all', 'agent', 'general', 'passthrough'],
+    ]);
+    expect(rules[0]!.match).toEqual({ senderEmail: 'ceo@acme.com' });
+    expect(rules[1]).toMatchObject({ model: 'openai:big', match: { senderDomain: 'acme.com', subjectContains: 'invoice' } });
+  });
+
+  it('sender_email matches the address exactly, case-insensitively, inside a display name', async () => {
+    expect(await route({ sender: 'The CEO <ceo@ACME.com>' })).toEqual({ agent: 'vip', routedBy: 'RULE', rule: 'ceo' });
+    expect(await route({ sender: 'ceo@acme.com.evil.org' })).toMatchObject({ rule: 'catch-all' });
+  });
+
+  it('sender_domain and subject_contains must both hold (AND); first match wins', async () => {
+    expect(await route({ sender: 'ap@acme.com', subject: 'Your INVOICE 42' })).toEqual({ agent: 'billing', routedBy: 'RULE', rule: 'acme-invoices' });
+    // Same domain without the subject falls to the later domain-only rule, which routes to the pipeline (the session's agent).
+    expect(await route({ sender: 'ap@acme.com', subject: 'lunch' })).toEqual({ agent: 'general', routedBy: 'RULE', rule: 'acme-rest' });
+    expect(await route({ sender: 'ap@acme.com', subject: 'lunch' }, 'hi', session({ agent: 'sample' }))).toEqual({ agent: 'sample', routedBy: 'RULE', rule: 'acme-rest' });
+    // The CEO writes about an invoice: the earlier rule wins.
+    expect(await route({ sender: 'ceo@acme.com', subject: 'invoice' })).toMatchObject({ rule: 'ceo' });
+    expect(await route({ sender: 'ap@notacme.com', subject: 'invoice' })).toMatchObject({ rule: 'catch-all' });
+  });
+
+  it('header_match needs every header to match its pattern (names case-insensitive)', async () => {
+    expect(await route({ headers: { 'x-priority': 'HIGH', 'X-Mailer': 'Microsoft Outlook 16' } })).toMatchObject({ rule: 'urgent', agent: 'urgent' });
+    expect(await route({ headers: { 'X-Priority': '1' } })).toMatchObject({ rule: 'catch-all' });
+    expect(await route({ headers: { 'X-Priority': 'highest', 'X-Mailer': 'outlook' } })).toMatchObject({ rule: 'catch-all' });
+  });
+
+  it('forwarded_from reads X-Forwarded-From, Reply-To, the body and the sender', async () => {
+    expect(await route({ forwarded_from: 'Pharmacy <info@pharmacy.example>' })).toMatchObject({ rule: 'pharmacy' });
+    expect(await route({ headers: { 'Reply-To': 'info@pharmacy.example' } })).toMatchObject({ rule: 'pharmacy' });
+    expect(await route({ headers: { 'X-Forwarded-From': 'INFO@pharmacy.example' } })).toMatchObject({ rule: 'pharmacy' });
+    expect(await route({}, '---- Forwarded message ----\nFrom: info@pharmacy.example\nDo you have ibuprofen?')).toMatchObject({ rule: 'pharmacy' });
+    expect(await route({ sender: 'info@pharmacy.example' })).toMatchObject({ rule: 'pharmacy' });
+  });
+
+  it('all: true matches anything; without rules a message goes to the session agent, then the default', async () => {
+    expect(await route({})).toEqual({ agent: 'general', routedBy: 'RULE', rule: 'catch-all' });
+    const none = router('routing:\n  rules: []\n');
+    expect(await route({}, 'hi', session({ agent: 'sample' }), none)).toEqual({ agent: 'sample', routedBy: 'SESSION', rule: null });
+    expect(await route({}, 'hi', null, none)).toEqual({ agent: 'general', routedBy: 'DEFAULT', rule: null });
+  });
+
+  it('an explicit agent beats the X-Agent-Schema header, which beats the rules', async () => {
+    const r = router();
+    expect((await r.decide(ctx, { agent: 'sample', content: 'x', metadata: { sender: 'ceo@acme.com' } }, null, { classify: false })).routedBy).toBe('EXPLICIT');
+    const header = await r.decide({ ...ctx, agentSchemaUri: 'sample' }, { content: 'x', metadata: { sender: 'ceo@acme.com' } }, null, { classify: false });
+    expect([header.agent, header.routedBy]).toEqual(['sample', 'HEADER']);
+  });
+
+  it('reports bad files with line and column', () => {
+    const bad = `routing:
+  rules:
+    - name: a
+      match: { sender_email: not-an-address }
+      profile: billing
+    - name: b
+      match: {}
+      route: agent
+    - name: c
+      match: { header_match: { X-Priority: "(" } }
+      profile: urgent
+      colour: red
+`;
+    let error: ValidationError | undefined;
+    try {
+      parseRoutingYaml(bad);
+    } catch (e) {
+      error = e as ValidationError;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error!.issues.map((i) => [i.path.join('.'), i.line, i.column])).toEqual([
+      ['routing.rules.0.match.sender_email', 4, 30],
+      // A missing field is reported where its rule starts.
+      ['routing.rules.1.profile', 6, 7],
+      ['routing.rules.1.match', 7, 14],
+      ['routing.rules.2.colour', 12, 7],
+    ]);
+    expect(error!.message).toMatch(/^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/);
+    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      profile: u\n`)).toThrow(/header_match\.X-P: not a valid regular expression.*line 4, column 37/);
+    expect(() => parseRoutingYaml('routing: [')).toThrow(/YAML syntax/);
+  });
+});
+
+describe('the email preprocessor', () => {
+  const raw = [
+    'From: "Pharmacy Desk" <Info@Pharmacy.example>',
+    'To: support@us.example',
+    'Subject: Availability of',
+    '  ibuprofen 400',
+    'X-Forwarded-From: desk@pharmacy.example',
+    '',
+    'Hello, do you have ibuprofen?',
+  ].join('\r\n');
+
+  it('fills sender, subject (unfolded), headers and forwarded_from from a raw message', () => {
+    const { fields, content } = PREPROCESSORS.email(raw, { subject: 'ignored: the message has one' });
+    expect(fields).toMatchObject({ sender: 'info@pharmacy.example', subject: 'Availability of ibuprofen 400', forwardedFrom: 'desk@pharmacy.example', body: 'Hello, do you have ibuprofen?' });
+    expect(fields.headers.to).toBe('support@us.example');
+    expect(content).toBe('From: "Pharmacy Desk" <Info@Pharmacy.example>\nSubject: Availability of ibuprofen 400\n\nHello, do you have ibuprofen?');
+  });
+
+  it('passes content without a header block through', () => {
+    expect(PREPROCESSORS.email('just text: with a colon\n\nbody', { sender: 'a@b.example' })).toMatchObject({ content: 'just text: with a colon\n\nbody', fields: { sender: 'a@b.example' } });
+  });
+});
