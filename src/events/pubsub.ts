@@ -24,7 +24,15 @@ export type Topics = {
   'approvals:changed': [tenantId: string, change: { sessionId: string; turnId: string; approvalId?: string }];
   /** A registered agent changed: drop cached copies. */
   'agents:changed': [change: { tenantId: string; name: string }];
+  /** Progress of a file being ingested, by `<tenant>:<user>:<progressId>` (the id its uploader chose). */
+  'ingest:progress': [channel: string, progress: IngestProgress];
 };
+
+export interface IngestProgress {
+  stage: 'extracting' | 'embedding' | 'storing' | 'done' | 'failed';
+  /** Chunks of the file, once known. */
+  chunks: number | null;
+}
 
 export interface SessionUpdate {
   session: Session;
