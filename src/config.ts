@@ -33,7 +33,8 @@ const env = z.object({
   AUTH_TENANT_CLAIM: z.string().default('tenant_id'),
   AUTH_ADMIN_ROLE: z.string().default('admin'),
   DEFAULT_TENANT: z.string().min(1).default('default'),
-  DEFAULT_USER: z.string().min(1).default('local-user'),
+  /** User of header-mode requests without X-User-Id; unset, such callers are anonymous (they read shared rows only). */
+  DEFAULT_USER: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   /** Agent used when a message names none and the session has none. */
   DEFAULT_AGENT: z.string().min(1).default('general'),
@@ -210,7 +211,7 @@ export interface Config {
   log: { level: z.infer<typeof env>['LOG_LEVEL'] };
   auth:
     | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string; tenantClaim: string; tenantOptional: boolean; adminRole: string; defaultTenant: string }
-    | { mode: 'headers'; defaultTenant: string; defaultUser: string; adminRole: string };
+    | { mode: 'headers'; defaultTenant: string; defaultUser?: string; adminRole: string };
   llm: { defaultModel: string; timeoutMs: number; maxRetries: number; retryBaseMs: number; providers: Record<string, LlmProvider> };
   rem: {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };

@@ -34,6 +34,7 @@ export type ExampleCreateSessionMutationVariables = Exact<{
 
 export type ExampleCreateSessionMutation = { createSession:
     | { __typename: 'CreateSessionSuccess', session: { id: string, name: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };

@@ -10,7 +10,7 @@ import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from './registry.js';
-import { addUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addUsage, offeredTools, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -78,7 +78,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     }
     ports.emit(body);
   };
-  const declared = new Map(offeredTools(agent, state).map((t) => [t.name, t]));
+  const declared = new Map(offeredTools(agent, state.overrides).map((t) => [t.name, t]));
   const toolCtx: ToolContext = {
     ...ports.toolContext,
     emit,
@@ -191,7 +191,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     },
     ...state.messages.slice(1),
   ];
-  const tools = input.tools.specsFor(offeredTools(agent, state));
+  const tools = input.tools.specsFor(offeredTools(agent, state.overrides));
   try {
     for await (const part of model.stream({
       messages,
@@ -279,12 +279,6 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
   state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
   state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
   state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
-}
-
-/** The agent's tools, or the subset a caller chose for this turn. */
-function offeredTools(agent: ResolvedAgent, state: RunState): ResolvedAgent['spec']['tools'] {
-  const chosen = state.overrides?.tools;
-  return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
 }
 
 /** The last text this turn's model said alongside tool calls (history is not this turn's). */

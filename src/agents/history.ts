@@ -4,7 +4,8 @@ import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
 import { compressMessage, loadConversation } from '../memory/messages.js';
 import type { EngineDeps } from './engine-deps.js';
-import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from './prompt.js';
+import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import { offeredTools, systemPromptFor, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** The key of a user's own profile entity, injected into their turns as memory. */
@@ -21,6 +22,7 @@ export interface TurnContextInput {
   beforeSeq?: number;
   /** Inject the user's profile and the session's recent moments (top-level turns). */
   withMemory: boolean;
+  overrides?: TurnOverrides;
 }
 
 export interface TurnContext {
@@ -44,10 +46,10 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
   const counter = await tokenCounterFor(input.model.id);
   const memory = input.withMemory ? await memoryBlocks(deps, ctx, sessionId, counter) : [];
   const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
-  const tools = deps.tools.specsFor(agent.spec.tools);
+  const tools = deps.tools.specsFor(offeredTools(agent, input.overrides));
   const fixed = requestOverhead(counter, {
     messages: [
-      { role: 'system', content: buildSystemPrompt(agent.spec) },
+      { role: 'system', content: systemPromptFor(agent, input.overrides) },
       { role: 'system', content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, sessionId, agentName: agent.name, addedInstruction: ctx.addedInstruction }) },
       ...memoryMessages,
       { role: 'user', content: input.userContent },
@@ -55,7 +57,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
     tools: tools.length ? tools : undefined,
     responseFormat: structuredOutputSchema(agent.spec),
   });
-  let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (agent.spec.maxTokens ?? 0));
+  let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (input.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
   const history: ChatMessage[] = [];
   for (const row of await loadConversation(deps.prisma, sessionId, input.beforeSeq)) {

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, visibleTo } from '../auth/scope.js';
+import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
@@ -124,6 +124,7 @@ export class AgentRegistry {
   async register(ctx: AgentContext, yaml: string, options: { shared?: boolean } = {}): Promise<{ agent: ResolvedAgent; created: boolean }> {
     const spec = this.validate(yaml);
     if (options.shared && !ctx.isAdmin) throw new ForbiddenError('Only admins can register shared agents');
+    requireIdentity(ctx, 'register agents');
     const owner = options.shared ? null : ctx.userId;
     const contentHash = agentContentHash(spec);
     for (let attempt = 0; ; attempt++) {

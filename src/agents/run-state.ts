@@ -89,13 +89,24 @@ export interface RunState {
   overrides?: TurnOverrides;
 }
 
-export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
-  const suffix = overrides?.systemPromptSuffix?.trim();
+/** The agent's system prompt, with a caller's suffix for this turn. */
+export function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
   const prompt = buildSystemPrompt(agent.spec);
+  const suffix = overrides?.systemPromptSuffix?.trim();
+  return suffix ? `${prompt}\n\n${suffix}` : prompt;
+}
+
+/** The agent's tools, or the subset a caller chose for this turn. */
+export function offeredTools(agent: ResolvedAgent, overrides?: TurnOverrides): ResolvedAgent['spec']['tools'] {
+  const chosen = overrides?.tools;
+  return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
+}
+
+export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
   return {
     inheritedGates,
     overrides,
-    messages: [{ role: 'system', content: suffix ? `${prompt}\n\n${suffix}` : prompt }, ...history, { role: 'user', content: userContent }],
+    messages: [{ role: 'system', content: systemPromptFor(agent, overrides) }, ...history, { role: 'user', content: userContent }],
     iterations: 0,
     usage: emptyUsage(),
     text: '',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, visibleTo } from '../auth/scope.js';
+import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
@@ -67,7 +67,9 @@ export class TurnService {
     const { agents, models, store, settings } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
-    if (existing && existing.userId === null && !ctx.isAdmin) throw new ForbiddenError('Only admins may send messages into a shared session');
+    // An ephemeral turn stores nothing, so it may read a shared session's history.
+    if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
+    if (!ephemeral) requireIdentity(ctx, 'store messages (send an ephemeral one)');
     const agent = await agents.load(ctx, input.agent ?? ctx.agentSchemaUri ?? existing?.agent ?? settings.defaultAgent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
     const overrides = allowedOverrides(agent, input.overrides);
@@ -96,7 +98,7 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], input.content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true });
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: input.content, beforeSeq: started.userMessage?.seq, withMemory: true, overrides });
       run.state = freshState(agent, ctx, context.messages, input.content, [], overrides);
       run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });

@@ -31,7 +31,8 @@ export function createIdentify(auth: Config['auth']): Identify {
       const roles = (header('x-roles') ?? '').split(',').map((r) => r.trim());
       return {
         ...hints,
-        userId: clean(header('x-user-id')) ?? auth.defaultUser,
+        // No identity and no DEFAULT_USER: anonymous (null), never a made-up id.
+        userId: clean(header('x-user-id')) ?? auth.defaultUser ?? null,
         tenantId: clean(header('x-tenant-id')) ?? auth.defaultTenant,
         isAdmin: roles.includes(auth.adminRole),
         authMode: 'headers',

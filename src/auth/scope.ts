@@ -1,3 +1,4 @@
+import { ForbiddenError } from '../errors.js';
 import type { AgentContext } from './agent-context.js';
 
 /**
@@ -10,8 +11,18 @@ export function visibleTo(ctx: Pick<AgentContext, 'tenantId' | 'userId'>) {
     : { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] };
 }
 
-/** Prisma filter for rows the caller may change: their own rows, or shared rows for admins. */
+/** Prisma filter for rows the caller may change: their own rows, or shared rows for admins. Anonymous callers change nothing. */
 export function ownedBy(ctx: Pick<AgentContext, 'tenantId' | 'userId' | 'isAdmin'>) {
   if (ctx.isAdmin) return visibleTo(ctx);
+  if (ctx.userId === null) return { tenantId: ctx.tenantId, AND: [{ userId: null }, { NOT: { userId: null } }] };
   return { tenantId: ctx.tenantId, userId: ctx.userId };
+}
+
+/**
+ * Anonymous callers (no identity in header mode and no DEFAULT_USER, per REMLight's
+ * get_user_id_or_default) read the tenant's shared rows and write nothing: what they wrote would
+ * be shared with everyone.
+ */
+export function requireIdentity(ctx: Pick<AgentContext, 'userId' | 'isAdmin'>, what: string): void {
+  if (ctx.userId === null && !ctx.isAdmin) throw new ForbiddenError(`Anonymous callers cannot ${what}: send X-User-Id (or a token), or set DEFAULT_USER`);
 }

@@ -8,6 +8,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
+import { decodeNodeID } from './ids.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -40,6 +41,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    decodeGlobalID: decodeNodeID,
   },
   errors: {
     defaultUnionOptions: { name: ({ fieldName }) => `${upperFirst(fieldName)}Result` },

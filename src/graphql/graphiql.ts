@@ -70,21 +70,23 @@ query Recall {
 ];
 
 /**
- * GraphiQL's settings: the example tabs with headers for the configured auth mode. With header
- * identity, subscriptions run over graphql-ws; with JWT auth over SSE, because GraphiQL sends its
- * header editor with each request but not in the websocket's connection_init.
+ * GraphiQL's settings: the example tabs with headers for the configured auth mode. Subscriptions
+ * run over graphql-ws when header identity has a DEFAULT_USER, else over SSE, which carries the
+ * headers (the token, or the prefilled local identity).
  */
 export function graphiqlOptions(auth: Config['auth']): GraphiQLOptions {
   const headers = JSON.stringify(
     auth.mode === 'headers'
-      ? { 'X-User-Id': auth.defaultUser, 'X-Tenant-Id': auth.defaultTenant }
+      ? { 'X-User-Id': auth.defaultUser ?? 'local-user', 'X-Tenant-Id': auth.defaultTenant }
       : { Authorization: 'Bearer <paste a token>' },
     null,
     2,
   );
   return {
     title: 'remgraph',
-    subscriptionsProtocol: auth.mode === 'headers' ? 'WS' : 'SSE',
+    // GraphiQL sends its header editor with each request but not in a websocket's connection_init:
+    // over graphql-ws a header-mode caller is DEFAULT_USER, or anonymous without one.
+    subscriptionsProtocol: auth.mode === 'headers' && auth.defaultUser ? 'WS' : 'SSE',
     defaultHeaders: headers,
     headers,
     defaultTabs: EXAMPLE_TABS.map((tab) => ({

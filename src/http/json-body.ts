@@ -1,12 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { readBodyWithin } from './request-body.js';
 
-/** Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (the connection is then closed). */
+/**
+ * Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (chunked
+ * too; the connection is then closed rather than drained), and bodies not declared as JSON: a form
+ * or text/plain post is what any web page can send with the caller's identity, without a preflight.
+ */
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  if (!/^application\/([\w.-]+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
+    req.resume();
+    throw new NotJsonError();
+  }
   const body = await readBodyWithin(req, limit);
   if (body === 'too-large') {
-    // The rest of the body is not read: close the connection rather than drain it.
     res.setHeader('connection', 'close');
     throw new PayloadTooLargeError(limit);
   }
@@ -14,6 +21,14 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse, li
     return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ValidationError('The request body is not valid JSON', [{ path: [], message: 'not valid JSON' }]);
+  }
+}
+
+/** Refused before anything runs, so it carries its HTTP status (403, as yoga's CSRF refusal). */
+class NotJsonError extends ForbiddenError {
+  override readonly httpStatus = 403;
+  constructor() {
+    super('Send the body as JSON (content-type: application/json)');
   }
 }
 

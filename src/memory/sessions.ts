@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, visibleTo } from '../auth/scope.js';
+import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Prisma, PrismaClient, Session } from '../db/generated/client.js';
 import { NotFoundError, SessionBusyError } from '../errors.js';
 import { appendMessages } from './messages.js';
@@ -29,6 +29,7 @@ export type CreateSessionInput = z.input<typeof createInput>;
 
 export async function createSession(deps: SessionDeps, ctx: AgentContext, input: CreateSessionInput): Promise<Session> {
   const data = parseInput(createInput, input, ['input']);
+  requireIdentity(ctx, 'create sessions');
   return deps.prisma.session.create({
     data: {
       name: data.name ?? 'New session',

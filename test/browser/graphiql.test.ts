@@ -4,7 +4,8 @@ import { send, useAgentServer } from '../support/agents.js';
 import type { Page } from 'playwright-core';
 import { useChromium } from './chromium.js';
 
-const env = useAgentServer();
+// With a DEFAULT_USER, GraphiQL subscribes over graphql-ws (its socket carries no headers).
+const env = useAgentServer({ DEFAULT_USER: 'local-user' });
 const browser = useChromium();
 
 /** The response pane's text (Monaco draws spaces as no-break spaces). */

@@ -549,6 +549,7 @@ export type CreateSessionMutationVariables = Exact<{
 
 export type CreateSessionMutation = { createSession:
     | { __typename: 'CreateSessionSuccess', session: { id: string, name: string, agent: string | null, metadata: unknown, createdAt: string, updatedAt: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
    };
@@ -560,6 +561,7 @@ export type RenameSessionMutationVariables = Exact<{
 
 
 export type RenameSessionMutation = { renameSession:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'RenameSessionSuccess', session: { id: string, name: string, agent: string | null, metadata: unknown, createdAt: string, updatedAt: string } }
     | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
@@ -572,6 +574,7 @@ export type DeleteSessionMutationVariables = Exact<{
 
 export type DeleteSessionMutation = { deleteSession:
     | { __typename: 'DeleteSessionSuccess', session: { id: string, name: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
    };

@@ -200,8 +200,9 @@ describe('errors as OpenAI error bodies', () => {
     expect(await bad.json()).toEqual({ error: { message: 'The request body is not valid JSON', type: 'invalid_request_error', param: null, code: 'VALIDATION_FAILED' } });
 
     const plain = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'text/plain' }, body: '{"model":"general","messages":[{"role":"user","content":"hi"}]}' });
-    expect(plain.status).toBe(400);
-    expect((await plain.json()).error).toMatchObject({ message: 'Send the body as application/json', code: 'VALIDATION_FAILED' });
+    // A body any web page could send without a preflight is refused like a foreign origin.
+    expect(plain.status).toBe(403);
+    expect((await plain.json()).error).toMatchObject({ message: 'Send the body as JSON (content-type: application/json)', code: 'FORBIDDEN' });
     const foreign = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{}' });
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).error).toMatchObject({ message: 'Origin not allowed (CORS_ORIGINS)', code: 'FORBIDDEN' });

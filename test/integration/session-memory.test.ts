@@ -1,9 +1,21 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
+import { randomUUID } from 'node:crypto';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
-import { collect, newUser, wsClient, type Caller } from '../support/client.js';
+import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, contentOf, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
-import { AppendMessagesDocument, ExtractDocument, SendMessageDocument, SessionListDocument, TurnEventsDocument, TurnRecordDocument } from '../generated/graphql.js';
+import {
+  AppendMessagesDocument,
+  CreateSessionDocument,
+  ExtractDocument,
+  RegisterAgentDocument,
+  RenameSessionDocument,
+  SendMessageDocument,
+  SessionListDocument,
+  TurnEventsDocument,
+  TurnRecordDocument,
+  ViewerDocument,
+} from '../generated/graphql.js';
 
 // Ephemeral turns are dropped as soon as their stream ends (the default retention).
 const env = useAgentServer({ SWEEP_INTERVAL_MS: '200' });
@@ -31,6 +43,7 @@ required: [name, age]
 const rowId = (globalId: string) => decodeGlobalID(globalId).id;
 const record = async (user: Caller, turnId: string) => (await user.data(TurnRecordDocument, { id: turnId })).turn!;
 const messagesOf = (turn: Awaited<ReturnType<typeof record>>) => turn.session.messages.edges.map((e) => e.node);
+const conversation = (request: RecordedRequest) => request.body.messages.filter((m: any) => m.role !== 'system');
 const systemOf = (request: RecordedRequest) => request.body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content as string);
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
@@ -428,5 +441,45 @@ tools:
     const temperature = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { temperature: 3 } } });
     expect(temperature.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'temperature'] }] });
     expect(env.fake.chatRequests).toHaveLength(0);
+  });
+});
+
+describe('anonymous callers (header mode, no X-User-Id, no DEFAULT_USER)', () => {
+  it('see only shared rows, write nothing, and may run ephemeral turns (over a shared session too)', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const admin = newUser(env.server.url, tenant, { 'x-roles': 'admin' });
+    const member = newUser(env.server.url, tenant);
+    const anonymous = caller(env.server.url, { 'x-tenant-id': tenant });
+    expect((await anonymous.data(ViewerDocument)).viewer).toMatchObject({ userId: null, tenantId: tenant });
+
+    const shared = await env.server.db.prisma.session.create({ data: { name: 'Shared notes', tenantId: tenant, userId: null } });
+    await env.server.db.prisma.message.createMany({
+      data: [
+        { sessionId: shared.id, seq: 1, type: 'user', content: 'Team question', tenantId: tenant, userId: null },
+        { sessionId: shared.id, seq: 2, type: 'assistant', content: 'Team answer', tenantId: tenant, userId: null },
+      ],
+    });
+    env.fake.enqueue({ text: 'Private.' });
+    await chat(env.server.url, member, { content: 'mine' });
+    const visible = (await anonymous.data(SessionListDocument, {})).sessions.edges.map((e) => rowId(e.node.id));
+    expect(visible).toEqual([shared.id]);
+
+    const refused = async (result: Promise<unknown>) => JSON.stringify(await result);
+    expect(await refused(anonymous.data(SendMessageDocument, { input: { content: 'remember me' } }))).toMatch(/"ForbiddenError".*Anonymous callers cannot store messages/);
+    expect(await refused(anonymous.data(CreateSessionDocument, { input: { name: 'x' } }))).toMatch(/"ForbiddenError"/);
+    expect(await refused(anonymous.data(RegisterAgentDocument, { yaml: 'name: anon\ndescription: x\n' }))).toMatch(/"ForbiddenError"/);
+    expect(await refused(anonymous.data(RenameSessionDocument, { id: encodeGlobalID('Session', shared.id), name: 'mine now' }))).toMatch(/"NotFoundError"/);
+    expect(await refused(anonymous.data(AppendMessagesDocument, { sessionId: encodeGlobalID('Session', shared.id), messages: [{ type: 'user', content: 'x' }] }))).toMatch(/"NotFoundError"/);
+
+    env.fake.enqueue({ text: 'Off the record.' });
+    const sent = await send(anonymous, { content: 'What did the team ask?', sessionId: encodeGlobalID('Session', shared.id), ephemeral: true });
+    await until(async () => (await env.server.db.prisma.turn.count({ where: { id: rowId(sent.turn.id) } })) === 0);
+    expect(conversation(env.fake.chatRequests[1]!)).toEqual([
+      { role: 'user', content: 'Team question' },
+      { role: 'assistant', content: 'Team answer' },
+      { role: 'user', content: 'What did the team ask?' },
+    ]);
+    expect(await env.server.db.prisma.message.count({ where: { sessionId: shared.id } })).toBe(2);
+    expect((await admin.data(SessionListDocument, {})).sessions.edges.map((e) => rowId(e.node.id))).toContain(shared.id);
   });
 });

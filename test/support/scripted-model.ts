@@ -3,7 +3,7 @@ import { abortError } from '../../src/llm/chat-model.js';
 
 /** One scripted model response: text deltas, tool calls, or a failure. */
 export type ScriptedResponse =
-  | { text: string[]; usage?: { inputTokens: number; outputTokens: number } }
+  | { text: string[]; usage?: { inputTokens: number; outputTokens: number }; reasoning?: string[] }
   | { toolCalls: ToolCall[]; text?: string[] }
   | { fail: Error }
   /** Streams these deltas, then waits until the request is aborted. */
@@ -37,6 +37,7 @@ export class ScriptedModel implements ChatModel {
       await new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(abortError(request.signal)), { once: true }));
       return;
     }
+    if ('reasoning' in next) for (const delta of next.reasoning ?? []) yield { type: 'reasoning-delta', delta };
     for (const delta of next.text ?? []) yield { type: 'text-delta', delta };
     if ('toolCalls' in next) {
       for (const call of next.toolCalls) yield { type: 'tool-call', call };

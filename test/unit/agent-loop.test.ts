@@ -200,6 +200,50 @@ describe('the agent loop', () => {
     expect(h.model.pending).toBe(0);
   });
 
+  it('streams reasoning as thought events and keeps it as a think row before the answer', async () => {
+    const h = harness(TOOLS, [{ reasoning: ['Greet ', 'back.'], text: ['Hi'] }]);
+    await h.run();
+    expect(h.events).toEqual([{ type: 'thought', text: 'Greet ' }, { type: 'thought', text: 'back.' }, { type: 'content', delta: 'Hi' }]);
+    expect(h.state.rows).toEqual([{ type: 'think', content: 'Greet back.', agentName: 'helper' }]);
+    expect(h.modelCalls[0]!.request).toBeNull();
+  });
+
+  it('keeps the last text said with tool calls when max_iterations ends the run', async () => {
+    const h = harness(TOOLS.replace('max_iterations: 3', 'max_iterations: 1'), [{ text: ['Working on it.'], toolCalls: [{ id: 'x', name: 'action', arguments: '{"type":"t"}' }] }]);
+    expect(await h.run()).toMatchObject({ kind: 'finished', status: 'MAX_ITERATIONS' });
+    expect(h.state.text).toBe('Working on it.');
+  });
+
+  it('repairs a structured reply once, then fails with VALIDATION_FAILED and the errors', async () => {
+    const structured = 'name: ex\ndescription: Extract.\nstructured_output: true\nproperties:\n  n: { type: integer }\nrequired: [n]\n';
+    const h = harness(structured, [{ text: ['{"n":"one"}'] }, { text: ['{}'] }]);
+    const outcome = await h.run();
+    expect(outcome).toEqual({
+      kind: 'finished',
+      status: 'ERROR',
+      error: { code: 'VALIDATION_FAILED', message: expect.stringContaining("must have required property 'n'"), details: { errors: ["/ must have required property 'n'"] } },
+    });
+    expect(h.model.requests[1]!.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: '{"n":"one"}' },
+      { role: 'user', content: 'Your previous reply did not match the required JSON Schema:\n- /n must be integer\nReply again with only the corrected JSON object.' },
+    ]);
+    expect(h.state.text).toBe('');
+    expect(h.events.at(-1)).toMatchObject({ type: 'error', code: 'VALIDATION_FAILED' });
+  });
+
+  it('offers and runs only the tools a caller chose, with their temperature and max tokens', async () => {
+    const agent = agentOf(TOOLS);
+    const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });
+    const state = freshState(agent, ctx, [], 'Hello', [], { tools: ['action'], temperature: 0.2, maxTokens: 50, systemPromptSuffix: 'Be terse.' });
+    const h = harness(TOOLS, [{ toolCalls: [{ id: 'm', name: 'register_metadata', arguments: '{}' }] }, { text: ['ok'] }], { state });
+    await h.run();
+    const [first] = h.model.requests;
+    expect(first!.tools!.map((t) => t.name)).toEqual(['action']);
+    expect(first).toMatchObject({ temperature: 0.2, maxTokens: 50 });
+    expect(first!.messages[0]!.content!.endsWith('\n\nBe terse.')).toBe(true);
+    expect(h.events.find((e) => e.type === 'tool_result')).toMatchObject({ isError: true, result: { error: 'Tool "register_metadata" is not available to agent helper' } });
+  });
+
   it('ends CANCELLED or INTERRUPTED by the abort reason', async () => {
     for (const [reason, status] of [['cancelled', 'CANCELLED'], ['shutdown', 'INTERRUPTED']] as const) {
       const h = harness(TOOLS, [{ hang: ['Partial '] }]);

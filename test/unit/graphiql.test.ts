@@ -22,6 +22,12 @@ describe('GraphiQL', () => {
     expect(options.defaultTabs!.map((t) => JSON.parse(t.headers!))).toEqual(EXAMPLE_TABS.map(() => ({ 'X-User-Id': 'me', 'X-Tenant-Id': 'home' })));
   });
 
+  it('subscribes over SSE in header mode without DEFAULT_USER, so the prefilled identity reaches subscriptions', () => {
+    const options = graphiqlOptions(loadConfig({ DEFAULT_TENANT: 'home' }).auth);
+    expect(options.subscriptionsProtocol).toBe('SSE');
+    expect(JSON.parse(options.headers!)).toEqual({ 'X-User-Id': 'local-user', 'X-Tenant-Id': 'home' });
+  });
+
   it('asks for a token, and subscribes over SSE (which carries it), with JWT auth', () => {
     const options = graphiqlOptions(loadConfig({ AUTH_JWT_SECRET: 's'.repeat(32) }).auth);
     expect(options.subscriptionsProtocol).toBe('SSE');

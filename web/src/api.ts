@@ -14,7 +14,9 @@ export function loadIdentity(): Identity {
   } catch {
     // A damaged entry is replaced by the default below.
   }
-  return { mode: 'headers', userId: '', tenantId: '' };
+  // Without a user the server treats the app as anonymous (shared rows, read-only); a named local
+  // user lets it chat out of the box. The identity bar changes it.
+  return { mode: 'headers', userId: 'local-user', tenantId: '' };
 }
 
 export function saveIdentity(identity: Identity): void {

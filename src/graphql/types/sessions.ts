@@ -6,7 +6,7 @@ import {
   renameSession,
   sessionsWhere,
 } from '../../memory/sessions.js';
-import { NotFoundError, ValidationError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
 import { pageSize } from '../pagination.js';
@@ -78,7 +78,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const mutationErrors = [ValidationError, NotFoundError];
+const mutationErrors = [ValidationError, NotFoundError, ForbiddenError];
 
 builder.mutationFields((t) => ({
   createSession: t.field({

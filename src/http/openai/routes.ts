@@ -6,7 +6,7 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
-import { ForbiddenError, ValidationError } from '../../errors.js';
+import { ForbiddenError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import type { OriginPolicy } from '../origin-policy.js';
 import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
@@ -72,10 +72,6 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 }
 
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
-  // A form or text/plain post is what a page of another site can send without asking first.
-  if (!/^application\/json\b/i.test(header(req, 'content-type') ?? '')) {
-    throw new ValidationError('Send the body as application/json', [{ path: ['content-type'], message: 'must be application/json' }]);
-  }
   const request = parseCompletionRequest(await readJsonBody(req, res, deps.maxRequestBytes), ctx);
   const { turn, session } = await deps.turns.sendMessage(
     { ...ctx, addedInstruction: request.instruction },

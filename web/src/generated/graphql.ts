@@ -328,6 +328,7 @@ export type WebCreateSessionMutationVariables = Exact<{
 
 export type WebCreateSessionMutation = { createSession:
     | { __typename: 'CreateSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
@@ -339,6 +340,7 @@ export type WebRenameSessionMutationVariables = Exact<{
 
 
 export type WebRenameSessionMutation = { renameSession:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'RenameSessionSuccess', session: { id: string, name: string, agent: string | null, updatedAt: string } }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
@@ -351,6 +353,7 @@ export type WebDeleteSessionMutationVariables = Exact<{
 
 export type WebDeleteSessionMutation = { deleteSession:
     | { __typename: 'DeleteSessionSuccess' }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
     | { __typename: 'NotFoundError', code: ErrorCode, message: string }
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
