@@ -105,12 +105,13 @@ export async function startApp(
   const mcp = createMcpRoute({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
-    // One check for every API route (GraphQL, OpenAI-compatible, MCP): a page of another site must not act with the caller's identity.
+    // The OpenAI-compatible and MCP routes apply the same origin rule, answering in their protocol's error shape.
+    if (openai(req, res)) return;
+    if (mcp(req, res)) return;
+    // A page of another site must not act with the caller's identity.
     if (!origins.allows(req.headers.origin, req.headers.host)) {
       return sendJson(res, 403, { errors: [{ message: 'Requests from this origin are not allowed (CORS_ORIGINS)', extensions: { code: 'FORBIDDEN' } }] });
     }
-    if (openai(req, res)) return;
-    if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
