@@ -318,7 +318,7 @@ export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(r
  * transaction opens, so a slow embedding endpoint never holds a connection (or, on PGlite, the
  * whole database); a provider failure writes nothing.
  */
-async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], afterWrite?: (tx: Tx) => Promise<unknown>): Promise<MemoryRow[]> {
+async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], hooks: Pick<IngestOptions, 'beforeWrite' | 'afterWrite'> = {}): Promise<MemoryRow[]> {
   const seen = new Map<string, (string | number)[]>();
   for (const item of items) {
     const id = rowId(item.kind, item.owner, item.key);
@@ -331,6 +331,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
     seen.set(id, item.path);
   }
   const planned = await planVectors(deps, ctx.tenantId, items);
+  hooks.beforeWrite?.();
   const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
   for (const item of items) {
     const fields = Object.keys(item.data).sort();
@@ -346,7 +347,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
       }
       const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
       await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
-      await afterWrite?.(tx);
+      await hooks.afterWrite?.(tx);
       return rows;
     },
     { timeout: 60_000, maxWait: 10_000 },
@@ -458,6 +459,8 @@ export interface IngestOptions {
   source?: MemorySource;
   /** More writes in the same transaction, after the rows (e.g. removing what they replace); a failure there writes nothing. */
   afterWrite?: (tx: Tx) => Promise<unknown>;
+  /** Told when the vectors are computed and the transaction is about to start. */
+  beforeWrite?: () => void;
 }
 
 /** Upserts every item in one transaction: either all are written (with their embeddings) or none. */
@@ -475,7 +478,7 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
     const kind = given[0]!;
     return prepare(ctx, kind, item[kind], ['items', i, kind], options.source ?? {});
   });
-  const rows = await writeAll(deps, ctx, prepared, options.afterWrite);
+  const rows = await writeAll(deps, ctx, prepared, options);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
   return result;
