@@ -8,6 +8,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
+import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -39,6 +40,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },
   },
   errors: {
     defaultUnionOptions: { name: ({ fieldName }) => `${upperFirst(fieldName)}Result` },
