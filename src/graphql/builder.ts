@@ -40,6 +40,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    nodeQueryOptions: { resolve: async (_root, { id }, ctx, info) => (await loadNodes([id], ctx, info))[0] },
     nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },
   },
   errors: {

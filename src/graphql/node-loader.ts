@@ -11,7 +11,7 @@ interface FindMany {
 }
 
 /**
- * Resolves `nodes(ids:)` with one query per type instead of one per id (the Relay plugin calls a
+ * Resolves `node(id:)` and `nodes(ids:)` with one query per type instead of one per id (the Relay plugin calls a
  * prismaNode's loader once per id). Every Node is an owner-scoped Prisma row, so the caller's
  * `visibleTo` filter is the same one each type's own `findUnique` applies: an id the caller may
  * not see, of an unknown type or not a UUID is null, indistinguishable from a missing row.

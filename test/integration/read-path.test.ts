@@ -7,7 +7,7 @@ import {
   RemHitsWithTargetsDocument,
   SessionTurnsWithEventsDocument,
 } from '../generated/graphql.js';
-import { newUser } from '../support/client.js';
+import { newUser, postGraphQL } from '../support/client.js';
 import { countingGraphQL } from '../support/query-count.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -65,7 +65,7 @@ describe('read path batching (no N+1)', () => {
     expect(eight.queries).toBe(one.queries);
   });
 
-  it('nodes(ids:) of several types: one query per type, unseen ids null', async () => {
+  it('nodes(ids:) of several types: one query per type, unseen ids null (node(id:) too)', async () => {
     const prisma = server.db.prisma;
     const tenant = `t-${randomUUID()}`;
     const alice = newUser(server.url, tenant);
@@ -103,5 +103,9 @@ describe('read path batching (no N+1)', () => {
     expect(all.data.nodes.map((n) => n?.id ?? null)).toEqual(ids.map((id, i) => (shown[i] === null ? null : id)));
     expect(one.queries).toBe(4);
     expect(all.queries).toBe(one.queries);
+    for (const id of [gid('Entity', { id: 'not-a-uuid' }), gid('Entity', bobs), gid('Agent', { id: randomUUID() })]) {
+      const single = await postGraphQL(server.url, { query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id } }, alice.headers);
+      expect(single.body).toEqual({ data: { node: null } });
+    }
   });
 });
