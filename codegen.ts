@@ -7,7 +7,7 @@ const typedDocuments = {
   useTypeImports: true,
   enumsAsTypes: true,
   emitLegacyCommonJSImports: false,
-  scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
+  scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string', File: 'File' },
 };
 
 const config: CodegenConfig = {

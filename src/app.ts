@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createIdentify } from './auth/identify.js';
@@ -27,16 +27,19 @@ import { createGraphQLServer, GRAPHQL_PATH, serveGraphQLOverWebSocket } from './
 import { graphiqlOptions } from './graphql/graphiql.js';
 import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
-import { createOriginPolicy } from './http/origin-policy.js';
-import { readBodyWithin } from './http/request-body.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
 import { createMcpRoute } from './mcp/route.js';
+import { createOriginPolicy } from './http/origin-policy.js';
+import { readBodyWithin } from './http/request-body.js';
+import { sendJson } from './http/json-body.js';
 import { createLogger, type Logger } from './logger.js';
 import { startTracing } from './telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
 import { TableStats } from './rem/table-stats.js';
+import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
+import type { AgentContext } from './auth/agent-context.js';
 
 export interface App {
   /** Base URL of the GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql */
@@ -99,22 +102,28 @@ export async function startApp(
   const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
 
   const chatApp = config.server.webApp ? createChatApp() : () => false;
-  const openai = createOpenAIRoutes({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
-  const mcp = createMcpRoute({ ...services, identify, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const openai = createOpenAIRoutes({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
+  const mcp = createMcpRoute({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
+    // One check for every API route (GraphQL, OpenAI-compatible, MCP): a page of another site must not act with the caller's identity.
+    if (!origins.allows(req.headers.origin, req.headers.host)) {
+      return sendJson(res, 403, { errors: [{ message: 'Requests from this origin are not allowed (CORS_ORIGINS)', extensions: { code: 'FORBIDDEN' } }] });
+    }
     if (openai(req, res)) return;
     if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
-    readBodyWithin(req, config.server.maxRequestBytes).then(
+    // A multipart request (GraphQL file upload) may carry a file of up to INGEST_MAX_FILE_BYTES.
+    const limit = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '') ? config.server.maxRequestBytes + config.ingest.maxBytes : config.server.maxRequestBytes;
+    readBodyWithin(req, limit).then(
       (body) => {
         if (body === 'too-large') {
           // The rest of the body is not read: close the connection rather than drain it.
           res.setHeader('connection', 'close');
           return sendJson(res, 413, {
-            errors: [{ message: `Request body exceeds ${config.server.maxRequestBytes} bytes (MAX_REQUEST_BYTES)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+            errors: [{ message: `Request body exceeds ${limit} bytes (MAX_REQUEST_BYTES${limit > config.server.maxRequestBytes ? ' + INGEST_MAX_FILE_BYTES' : ''})`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
           });
         }
         // yoga (whatwg-node) uses a body already read from the request instead of the stream.
@@ -216,7 +225,8 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   }
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp };
+  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files };
 }
 
 async function readiness(db: Database): Promise<{ ready: boolean; [key: string]: unknown }> {
@@ -237,9 +247,4 @@ async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
   if (role?.superuser) {
     logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
   }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

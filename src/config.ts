@@ -159,6 +159,12 @@ const env = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('remgraph'),
+  /** Largest file ingestFile / ingest_file accept (multipart requests may be this much larger than MAX_REQUEST_BYTES). */
+  INGEST_MAX_FILE_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Longest chunk of an ingested file, in characters. */
+  INGEST_CHUNK_CHARS: z.coerce.number().int().min(200).max(100_000).default(2000),
+  /** Characters consecutive chunks of a section share. */
+  INGEST_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(10_000).default(200),
 });
 
 const llmProviders = z.record(
@@ -223,6 +229,7 @@ export interface Config {
   mcp: { servers: Record<string, McpServerConfig> };
   /** Where spans go: nowhere (the default), an OTLP/HTTP collector, or the console. */
   telemetry: { exporter: 'otlp' | 'console' | null; serviceName: string };
+  ingest: { maxBytes: number; maxChars: number; overlapChars: number };
 }
 
 /** Limits on what one caller may send and run (README "Security"). */
@@ -349,6 +356,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mcp: { servers: mcpServersFrom(e, present) },
     telemetry: { exporter: tracesExporter(e), serviceName: e.OTEL_SERVICE_NAME },
+    ingest: { maxBytes: e.INGEST_MAX_FILE_BYTES, maxChars: e.INGEST_CHUNK_CHARS, overlapChars: Math.min(e.INGEST_CHUNK_OVERLAP_CHARS, Math.floor(e.INGEST_CHUNK_CHARS / 2)) },
   };
 }
 

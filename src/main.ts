@@ -1,8 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
-import { isAppError } from './errors.js';
+import { isAppError, PayloadTooLargeError } from './errors.js';
 import { createLogger } from './logger.js';
 import { installProcessGuards } from './process-guards.js';
 
@@ -14,6 +16,9 @@ const USAGE = `remgraph <command>
   schema:print [file]      print the GraphQL schema (SDL), or write it to a file
   reembed <tenant>         compute the configured embedding model's vectors for every row of a
                            tenant that lacks one, in batches, printing progress (after a model change)
+  ingest_file <path> --user <id> [--tenant <id>] [--key <key>] [--tags a,b]
+                           ingest a text, Markdown, HTML or PDF file as the user's chunked resources
+                           (as the ingestFile mutation does)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -55,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
       }
       return reembedTenant(rest[0]);
     }
+    case 'ingest_file':
+      return ingestFileCommand(rest);
     case 'help':
     case '--help':
       console.log(USAGE);
@@ -79,6 +86,48 @@ async function reembedTenant(tenantId: string): Promise<number> {
       onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
     });
     console.log(`Done: ${result.embedded} rows embedded with ${result.model} (${result.dimension} dimensions).`);
+  } finally {
+    await db.close();
+  }
+  return 0;
+}
+
+async function ingestFileCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { user: { type: 'string' }, tenant: { type: 'string' }, key: { type: 'string' }, tags: { type: 'string' } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  if (positionals.length !== 1 || !values.user) {
+    console.error('ingest_file needs one file and a user, e.g. `remgraph ingest_file handbook.md --user alice`');
+    return 2;
+  }
+  const path = positionals[0]!;
+  const config = loadConfig();
+  const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
+  if (size === null) {
+    console.error(`${path}: not a readable file`);
+    return 1;
+  }
+  // Checked before reading, so an oversized file is never loaded into memory.
+  if (size > config.ingest.maxBytes) throw new PayloadTooLargeError(config.ingest.maxBytes, 'File');
+  const bytes = await readFile(path);
+  const db = await openDatabase(config.database);
+  try {
+    await applyMigrations(db);
+    const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
+    const { ingestFile } = await import('./rem/ingest/ingest-file.js');
+    const ctx = { userId: values.user, tenantId: values.tenant ?? config.auth.defaultTenant, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: false, authMode: 'headers' as const };
+    const tags = values.tags?.split(',').map((t) => t.trim()).filter(Boolean);
+    const result = await ingestFile({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, ctx, { filename: basename(path), bytes, key: values.key, tags }, config.ingest);
+    console.log(
+      result.unchanged
+        ? `${path}: unchanged (already ingested as ${result.resource.key}, ${result.chunks} chunks, sha256 ${result.contentHash})`
+        : `${path}: ingested as ${result.resource.key}, ${result.chunks} chunks (sha256 ${result.contentHash})`,
+    );
   } finally {
     await db.close();
   }

@@ -310,6 +310,8 @@ function keepVersionText(doc: Document, data: Record<string, unknown>, configPat
 
 function syntaxMessage(error: YAMLError): string {
   if (error.code === 'MULTIPLE_DOCS') return 'an agent is one YAML document; remove the extra "---" separator';
+  // The parser gives up on deep nesting by running out of stack; say what the input did wrong.
+  if (/call stack/i.test(error.message)) return 'YAML syntax: collections are nested too deeply';
   return `YAML syntax: ${error.message}`;
 }
 

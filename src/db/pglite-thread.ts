@@ -2,8 +2,11 @@
  * The embedded database in a worker thread. PGlite runs PostgreSQL on the thread that calls it and
  * cannot cancel a statement, so in-process a heavy query stalls every request (health checks
  * included) until it ends. Here the worker (pglite-worker.ts) only executes wire-protocol messages;
- * this side is a PGlite in every other respect (it extends PGlite's own base class, which builds the
- * messages and parses the answers, errors included), so the Prisma adapter uses it unchanged.
+ * this side is a PGlite in every other respect (it extends PGlite's own base class and parses the
+ * answers with PGlite's own parsers, errors included), so the Prisma adapter uses it unchanged.
+ * `query`, `exec` and `transaction` are PGlite's, except that each statement is one message to the
+ * worker and one back: the base class's would send each protocol step separately, and those
+ * round trips between threads, not PostgreSQL, were most of the server's CPU per statement.
  *
  * A statement that overruns its watchdog (`interruptAfter`) is stopped by terminating the worker;
  * a new worker reopens the data directory, where every committed transaction is (PostgreSQL
@@ -17,7 +20,8 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { Mutex, PGlite, protocol, messages } from '@electric-sql/pglite';
+import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { query as templateQuery } from '@electric-sql/pglite/template';
 import type { Watchdog } from './database.js';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
@@ -25,9 +29,10 @@ type BackendMessage = messages.BackendMessage;
 
 /** What this class must provide to PGlite's base class (abstract there; the class is not exported). */
 interface PGliteBase {
-  query: PGlite['query'];
-  exec: PGlite['exec'];
-  transaction: PGlite['transaction'];
+  readonly parsers: PGlite['parsers'];
+  query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+  exec(sql: string, options?: QueryOptions): Promise<Results[]>;
+  transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T>;
   _initArrayTypes(): Promise<void>;
 }
 const BasePGlite = Object.getPrototypeOf(PGlite) as abstract new () => PGliteBase;
@@ -73,6 +78,34 @@ function isRunning(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The messages of an answer up to the first error, which is thrown (a DatabaseError) unless told otherwise. */
+function parseAnswers(
+  data: Uint8Array,
+  { throwOnError = true, onNotice }: { throwOnError?: boolean; onNotice?: (notice: messages.NoticeMessage) => void } = {},
+): BackendMessage[] {
+  const results: BackendMessage[] = [];
+  let failure: messages.DatabaseError | undefined;
+  new protocol.Parser().parse(data, (msg) => {
+    if (failure) return;
+    if (msg instanceof messages.DatabaseError) {
+      if (throwOnError) failure = msg;
+    } else if (msg instanceof messages.NoticeMessage) onNotice?.(msg);
+    results.push(msg);
+  });
+  if (failure) throw failure;
+  return results;
+}
+
+/** Like PGlite, a DatabaseError carries the statement that failed, its parameters and options. */
+function withStatement<T>(work: () => T, query: string, params: unknown[] | undefined, queryOptions: QueryOptions | undefined): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof messages.DatabaseError) Object.assign(error, { query, params, queryOptions });
+    throw error;
   }
 }
 
@@ -135,20 +168,94 @@ export class PGliteThread extends BasePGlite {
   /** Like PGlite's: the parsed messages up to the first error, which is thrown (a DatabaseError). */
   async execProtocol(
     message: Uint8Array,
-    { throwOnError = true, onNotice }: { throwOnError?: boolean; onNotice?: (notice: messages.NoticeMessage) => void } = {},
+    options: { throwOnError?: boolean; onNotice?: (notice: messages.NoticeMessage) => void } = {},
   ): Promise<{ messages: BackendMessage[]; data: Uint8Array }> {
     const data = await this.execProtocolRaw(message);
-    const results: BackendMessage[] = [];
-    let failure: messages.DatabaseError | undefined;
-    new protocol.Parser().parse(data, (msg) => {
-      if (failure) return;
-      if (msg instanceof messages.DatabaseError) {
-        if (throwOnError) failure = msg;
-      } else if (msg instanceof messages.NoticeMessage) onNotice?.(msg);
-      results.push(msg);
+    return { messages: parseAnswers(data, options), data };
+  }
+
+  override async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    await this._checkReady();
+    return this._runExclusiveTransaction(() => this.#query<T>(text, params, options));
+  }
+
+  override async exec(sql: string, options?: QueryOptions): Promise<Results[]> {
+    await this._checkReady();
+    return this._runExclusiveTransaction(() => this.#exec(sql, options));
+  }
+
+  /** PGlite's transaction: BEGIN, the callback's statements, then COMMIT, or ROLLBACK when it throws. */
+  override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
+    await this._checkReady();
+    return this._runExclusiveTransaction(async () => {
+      await this.#exec('BEGIN');
+      let closed = false;
+      const open = () => {
+        if (closed) throw new Error('Transaction is closed');
+      };
+      const tx: Transaction = {
+        query: async (text, params, options) => {
+          open();
+          return this.#query(text, params, options);
+        },
+        sql: async (strings, ...values) => {
+          open();
+          const { query, params } = templateQuery(strings, ...values);
+          return this.#query(query, params);
+        },
+        exec: async (sql, options) => {
+          open();
+          return this.#exec(sql, options);
+        },
+        rollback: async () => {
+          open();
+          await this.#exec('ROLLBACK');
+          closed = true;
+        },
+        listen: () => this.listen(),
+        get closed() {
+          return closed;
+        },
+      };
+      try {
+        const result = await callback(tx);
+        if (!closed) {
+          closed = true;
+          await this.#exec('COMMIT');
+        }
+        return result;
+      } catch (error) {
+        if (!closed) {
+          closed = true;
+          await this.#exec('ROLLBACK');
+        }
+        throw error;
+      }
     });
-    if (failure) throw failure;
-    return { messages: results, data };
+  }
+
+  /** One statement with parameters: the worker runs the whole extended-query sequence. */
+  #query<T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
+    return this._runExclusiveQuery(async () => {
+      if (options?.serializers || options?.blob) throw new Error('PGliteThread does not support per-query serializers or /dev/blob');
+      const { data } = await this.#call({ kind: 'statement', text, params, paramTypes: options?.paramTypes });
+      const answers = withStatement(() => parseAnswers(data!, options), text, params, options);
+      return parse.parseResults(answers, this.parsers, options)[0] as Results<T>;
+    });
+  }
+
+  /** SQL without parameters (several statements allowed), as a simple query followed by Sync. */
+  #exec(sql: string, options?: QueryOptions): Promise<Results[]> {
+    return this._runExclusiveQuery(async () => {
+      const query = protocol.serialize.query(sql);
+      const sync = protocol.serialize.sync();
+      const message = new Uint8Array(query.length + sync.length);
+      message.set(query);
+      message.set(sync, query.length);
+      const data = await this.execProtocolRaw(message);
+      const answers = withStatement(() => parseAnswers(data, options), sql, undefined, options);
+      return parse.parseResults(answers, this.parsers, options);
+    });
   }
 
   async execProtocolStream(message: Uint8Array, options?: { throwOnError?: boolean }): Promise<BackendMessage[]> {
@@ -260,7 +367,13 @@ export class PGliteThread extends BasePGlite {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...request, id } as WorkerRequest);
+      try {
+        this.#worker.postMessage({ ...request, id } as WorkerRequest);
+      } catch (error) {
+        // A parameter the structured clone cannot copy (a function, say).
+        this.#pending.delete(id);
+        reject(error as Error);
+      }
     });
   }
 }

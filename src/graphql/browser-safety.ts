@@ -14,24 +14,13 @@ export function corsFor(policy: OriginPolicy): (request: Request) => CORSOptions
 }
 
 /**
- * Refuses requests a page of another site could have made with the caller's identity: a foreign
- * `Origin`, or a request the browser sends without a preflight (form posts, multipart, plain GET)
- * that lacks the CSRF header.
+ * Refuses a request a browser sends without a preflight (form posts, text/plain, multipart, plain
+ * GET) unless it carries the CSRF header: any page could send those with the caller's cookies or
+ * local identity. (Requests with a foreign `Origin` are refused before they reach GraphQL.)
  */
-export function browserSafetyPlugins(policy: OriginPolicy): Plugin[] {
+export function browserSafetyPlugins(): Plugin[] {
   const csrf = useCSRFPrevention({ requestHeaders: [CSRF_HEADER] });
   return [
-    {
-      onRequest({ request, fetchAPI, endResponse }) {
-        if (policy.allows(request.headers.get('origin') ?? undefined, request.headers.get('host') ?? undefined)) return;
-        endResponse(
-          new fetchAPI.Response(
-            JSON.stringify({ errors: [{ message: 'Requests from this origin are not allowed (CORS_ORIGINS)', extensions: { code: 'FORBIDDEN' } }] }),
-            { status: 403, headers: { 'content-type': 'application/json' } },
-          ),
-        );
-      },
-    },
     {
       onRequestParse(payload) {
         try {

@@ -8,6 +8,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
+import { decodeNodeID } from './ids.js';
 import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -21,6 +22,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
+    File: { Input: File; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, ErrorsPlugin, DataloaderPlugin],
@@ -40,6 +42,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    decodeGlobalID: decodeNodeID,
     nodeQueryOptions: { resolve: async (_root, { id }, ctx, info) => (await loadNodes([id], ctx, info))[0] },
     nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },
   },

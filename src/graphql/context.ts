@@ -8,6 +8,7 @@ import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { RemService } from '../rem/service.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
+import type { IngestFileInput, IngestFileResult } from '../rem/ingest/ingest-file.js';
 
 /** What every resolver gets: who is asking, and the services of this server instance. */
 export interface GraphQLContext extends AppServices {
@@ -29,4 +30,6 @@ export interface AppServices {
   relay: EventRelay;
   /** REM memory queries (LOOKUP, FUZZY, SEARCH, TRAVERSE, SQL) and the embedding provider. */
   rem: RemService;
+  /** Ingests a file into REM as the caller (INGEST_* settings applied). */
+  ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
 }

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createGraphQLError, maskError as yogaMaskError } from 'graphql-yoga';
+import { createGraphQLError, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import { isAppError, QuerySyntaxError, RateLimitedError, ValidationError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -48,4 +48,22 @@ function findAppError(error: unknown): AppError | undefined {
 
 function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof GraphQLError || (error instanceof Error && error.name === 'GraphQLError');
+}
+
+/**
+ * Gives a code to the request errors yoga answers without one (variables of the wrong type, with
+ * HTTP 400), so that every failure a client sees carries `extensions.code`.
+ */
+export function useErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !('errors' in result) || !result.errors?.some((e) => !e.extensions?.code)) return;
+      setResult({
+        ...result,
+        errors: result.errors.map((e) =>
+          e.extensions?.code ? e : createGraphQLError(e.message, { nodes: e.nodes, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
+        ),
+      });
+    },
+  };
 }

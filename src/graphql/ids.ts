@@ -18,6 +18,24 @@ export function rowId(globalId: string, typename: string, argName = 'id'): strin
   return decoded.id;
 }
 
+/** The types `node(id:)` and `nodes(ids:)` can load (a unit test keeps this in step with the schema). */
+export const NODE_TYPES: ReadonlySet<string> = new Set(['Approval', 'Entity', 'Message', 'Moment', 'Resource', 'Session', 'Turn']);
+
+/**
+ * Decodes the ID given to `node` / `nodes`: a malformed ID is a validation error, one that cannot
+ * name a row (another type, not a row id) is not found, rather than a database error.
+ */
+export function decodeNodeID(globalId: string): { typename: string; id: string } {
+  let decoded: { typename: string; id: string };
+  try {
+    decoded = decodeGlobalID(globalId);
+  } catch {
+    throw new ValidationError('id: not a valid ID', [{ path: ['id'], message: 'not a valid ID' }]);
+  }
+  if (!NODE_TYPES.has(decoded.typename) || !UUID.test(decoded.id)) throw new NotFoundError('Node', globalId);
+  return decoded;
+}
+
 /** A session id from a header: a Relay global ID, or the bare UUID that clients of other REM servers send. */
 export function sessionIdOf(value: string, argName: string): string {
   return UUID.test(value) ? value.toLowerCase() : rowId(value, 'Session', argName);

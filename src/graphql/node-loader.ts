@@ -4,8 +4,6 @@ import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleTo } from '../auth/scope.js';
 import type { GraphQLContext } from './context.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 interface FindMany {
   findMany(args: object): Promise<{ id: string }[]>;
 }
@@ -14,7 +12,8 @@ interface FindMany {
  * Resolves `node(id:)` and `nodes(ids:)` with one query per type instead of one per id (the Relay plugin calls a
  * prismaNode's loader once per id). Every Node is an owner-scoped Prisma row, so the caller's
  * `visibleTo` filter is the same one each type's own `findUnique` applies: an id the caller may
- * not see, of an unknown type or not a UUID is null, indistinguishable from a missing row.
+ * not see is null, indistinguishable from a missing row (decodeNodeID has already refused ids of
+ * other types and ids that are not row ids).
  */
 export async function loadNodes(
   ids: readonly { typename: string; id: string }[],
@@ -23,7 +22,6 @@ export async function loadNodes(
 ): Promise<unknown[]> {
   const byType = new Map<string, Set<string>>();
   for (const { typename, id } of ids) {
-    if (!UUID.test(id)) continue;
     const set = byType.get(typename) ?? new Set<string>();
     byType.set(typename, set.add(id.toLowerCase()));
   }

@@ -60,10 +60,11 @@ export function documentRules(limits: Limits): ValidationRule[] {
     maxDirectivesRule({ ...armorOptions, n: limits.maxDirectives }),
     sameMutationRule(limits.maxSameMutation),
     listLiteralRule(limits.maxListArgument),
+    noNulLiteralRule,
   ];
 }
 
-/** The limits that depend on the variables: list lengths and cost. */
+/** The checks that depend on the variables: NUL characters, list lengths and cost. */
 export function variableLimitErrors(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -71,6 +72,7 @@ export function variableLimitErrors(
   operationName: string | null | undefined,
   limits: Limits,
 ): readonly GraphQLError[] {
+  if (hasNul(variables)) return [nulError()];
   const tooLong = longestList(variables);
   if (tooLong > limits.maxListArgument) {
     return [limitError(`A list in the variables has ${tooLong} items; at most ${limits.maxListArgument} are allowed (MAX_LIST_ARGUMENT)`, 'MAX_LIST_ARGUMENT')];
@@ -87,6 +89,17 @@ export function variableLimitErrors(
   });
   // Other problems (unknown operation, bad variables) are execution's to report.
   return validate(schema, document, [complexity]).filter((error) => error.extensions.code === CODE);
+}
+
+// PostgreSQL text cannot hold NUL: refused here as bad input rather than failing in the database.
+function nulError(): GraphQLError {
+  return new GraphQLError('Strings must not contain NUL (\\u0000) characters', { extensions: { code: 'VALIDATION_FAILED' } });
+}
+
+function hasNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  return (Array.isArray(value) ? value : [...Object.keys(value), ...Object.values(value)]).some((item) => hasNul(item, depth + 1));
 }
 
 function longestList(value: unknown, depth = 0): number {
@@ -107,6 +120,12 @@ function listLiteralRule(max: number): ValidationRule {
     },
   });
 }
+
+const noNulLiteralRule: ValidationRule = (context) => ({
+  StringValue(node) {
+    if (node.value.includes('\u0000')) context.reportError(nulError());
+  },
+});
 
 /** At most `max` runs of one mutation field per request: aliases must not multiply turns, writes or decisions. */
 function sameMutationRule(max: number): ValidationRule {

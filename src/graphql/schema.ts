@@ -9,6 +9,7 @@ import './types/agents.js';
 import './types/approvals.js';
 import './types/rem.js';
 import './types/extract.js';
+import './types/ingest.js';
 
 builder.queryType({});
 builder.mutationType({});

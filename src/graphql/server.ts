@@ -8,7 +8,7 @@ import { credentialsExpireAt, type HeaderLookup, type Identify } from '../auth/i
 import { isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AppServices, GraphQLContext } from './context.js';
-import { createMaskError, toGraphQLError } from './errors.js';
+import { createMaskError, toGraphQLError, useErrorCodes } from './errors.js';
 import { offlineGraphiQL } from './graphiql.js';
 import { browserSafetyPlugins, corsFor } from './browser-safety.js';
 import type { OriginPolicy } from '../http/origin-policy.js';
@@ -52,7 +52,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): YogaServerInstance
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     cors: corsFor(deps.origins),
-    plugins: [...browserSafetyPlugins(deps.origins), ...operationLimitPlugins(deps.limits), useOperationSpans()],
+    plugins: [...browserSafetyPlugins(), ...operationLimitPlugins(deps.limits), useErrorCodes(), useOperationSpans()],
     graphiql: deps.graphiql,
     renderGraphiQL: offlineGraphiQL(),
     // isDev would add stack traces to errors whenever NODE_ENV=development: never for clients.

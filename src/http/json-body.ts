@@ -1,23 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { readBodyWithin } from './request-body.js';
 
-/** Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (chunked too). */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new PayloadTooLargeError(limit);
-    }
-    chunks.push(chunk as Buffer);
+/**
+ * Reads a request body as JSON, refusing bodies over `limit` bytes however they are sent (chunked
+ * too; the connection is then closed rather than drained), and bodies not declared as JSON: a form
+ * or text/plain post is what any web page can send with the caller's identity, without a preflight.
+ */
+export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  if (!/^application\/([\w.-]+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
+    req.resume();
+    throw new NotJsonError();
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const body = await readBodyWithin(req, limit);
+  if (body === 'too-large') {
+    res.setHeader('connection', 'close');
+    throw new PayloadTooLargeError(limit);
+  }
   try {
-    return JSON.parse(text);
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ValidationError('The request body is not valid JSON', [{ path: [], message: 'not valid JSON' }]);
+  }
+}
+
+/** Refused before anything runs, so it carries its HTTP status (403, as yoga's CSRF refusal). */
+class NotJsonError extends ForbiddenError {
+  override readonly httpStatus = 403;
+  constructor() {
+    super('Send the body as JSON (content-type: application/json)');
   }
 }
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Identify } from '../auth/identify.js';
-import { isAppError } from '../errors.js';
+import { ForbiddenError, isAppError } from '../errors.js';
+import type { OriginPolicy } from '../http/origin-policy.js';
 import { readJsonBody, sendJson } from '../http/json-body.js';
 import { createRemgraphMcpServer, type RemgraphMcpDeps } from './remgraph-server.js';
 
@@ -9,6 +10,7 @@ export const MCP_PATH = '/mcp';
 
 export interface McpRouteDeps extends RemgraphMcpDeps {
   identify: Identify;
+  origins: OriginPolicy;
   maxRequestBytes: number;
 }
 
@@ -29,7 +31,7 @@ export function createMcpRoute(deps: McpRouteDeps): (req: IncomingMessage, res: 
     void serve(deps, req, res).catch((error: unknown) => {
       if (!isAppError(error)) deps.logger.error({ err: error }, 'MCP request failed');
       if (res.headersSent) return void res.end();
-      const status = isAppError(error) ? (error.httpStatus !== 200 ? error.httpStatus : 400) : 500;
+      const status = !isAppError(error) ? 500 : error.httpStatus !== 200 ? error.httpStatus : error.code === 'FORBIDDEN' ? 403 : 400;
       const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer' } : {};
       sendJson(res, status, rpcError(-32000, isAppError(error) ? `${error.code}: ${error.message}` : 'Unexpected error'), headers);
     });
@@ -38,11 +40,14 @@ export function createMcpRoute(deps: McpRouteDeps): (req: IncomingMessage, res: 
 }
 
 async function serve(deps: McpRouteDeps, req: IncomingMessage, res: ServerResponse) {
-  const ctx = await deps.identify((name) => {
+  const header = (name: string) => {
     const value = req.headers[name];
     return Array.isArray(value) ? value[0] : value;
-  });
-  const body = await readJsonBody(req, deps.maxRequestBytes);
+  };
+  // Pages of other sites must not act with a browser's identity (local header mode, cookies).
+  if (!deps.origins.allows(header('origin'), header('host'))) throw new ForbiddenError('Origin not allowed (CORS_ORIGINS)');
+  const ctx = await deps.identify(header);
+  const body = await readJsonBody(req, res, deps.maxRequestBytes);
   const server = createRemgraphMcpServer(deps, ctx);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once('close', () => {

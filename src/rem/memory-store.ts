@@ -148,7 +148,7 @@ function hashText(model: string, text: string): string {
   return createHash('sha256').update(model).update('\0').update(text).digest('hex');
 }
 
-type Tx = Prisma.TransactionClient;
+export type Tx = Prisma.TransactionClient;
 
 function delegate(tx: Tx | PrismaClient, kind: MemoryKind) {
   // The three delegates share the operations used here; their argument types differ only by model.
@@ -308,7 +308,7 @@ export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(r
  * transaction opens, so a slow embedding endpoint never holds a connection (or, on PGlite, the
  * whole database); a provider failure writes nothing.
  */
-async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]): Promise<MemoryRow[]> {
+async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], afterWrite?: (tx: Tx) => Promise<unknown>): Promise<MemoryRow[]> {
   const seen = new Map<string, (string | number)[]>();
   for (const item of items) {
     const id = rowId(item.kind, item.owner, item.key);
@@ -336,6 +336,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[]):
       }
       const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
       await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
+      await afterWrite?.(tx);
       return rows;
     },
     { timeout: 60_000, maxWait: 10_000 },
@@ -440,10 +441,18 @@ export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentI
 
 export const MAX_INGEST_ITEMS = 1000;
 
+export interface IngestOptions {
+  /** Most items of one call (MAX_INGEST_ITEMS unless the caller bounds the batch itself, as file ingestion does). */
+  maxItems?: number;
+  /** More writes in the same transaction, after the rows (e.g. removing what they replace). */
+  afterWrite?: (tx: Tx) => Promise<unknown>;
+}
+
 /** Upserts every item in one transaction: either all are written (with their embeddings) or none. */
-export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryItemInput[]): Promise<IngestResult> {
-  if (items.length > MAX_INGEST_ITEMS) {
-    throw new ValidationError(`items: at most ${MAX_INGEST_ITEMS} per call`, [{ path: ['items'], message: `at most ${MAX_INGEST_ITEMS} per call` }]);
+export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryItemInput[], options: IngestOptions = {}): Promise<IngestResult> {
+  const max = options.maxItems ?? MAX_INGEST_ITEMS;
+  if (items.length > max) {
+    throw new ValidationError(`items: at most ${max} per call`, [{ path: ['items'], message: `at most ${max} per call` }]);
   }
   const prepared = items.map((item, i) => {
     const given = (['entity', 'resource', 'moment'] as const).filter((k) => item[k] != null);
@@ -454,7 +463,7 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
     const kind = given[0]!;
     return prepare(ctx, kind, item[kind], ['items', i, kind]);
   });
-  const rows = await writeAll(deps, ctx, prepared);
+  const rows = await writeAll(deps, ctx, prepared, options.afterWrite);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
   await deps.stats?.wrote({

@@ -110,6 +110,26 @@ describe('CSRF', () => {
   });
 });
 
+describe('the OpenAI-compatible and MCP endpoints', () => {
+  const completion = JSON.stringify({ model: 'general', messages: [{ role: 'user', content: 'planted' }] });
+  const routes = () => [
+    ['/v1/chat/completions', completion],
+    ['/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })],
+  ] as const;
+
+  it('refuse another site’s Origin and bodies a form could send, storing nothing', async () => {
+    for (const [path, body] of routes()) {
+      const url = new URL(path, server.url);
+      const foreign = await fetch(url, { method: 'POST', body, headers: { origin: ATTACKER, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+      expect(foreign.status, path).toBe(403);
+      const plain = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' } });
+      expect(plain.status, path).toBe(403);
+      expect(JSON.stringify(await plain.json()), path).toContain('FORBIDDEN');
+    }
+    expect(await server.db.prisma.message.count({ where: { content: 'planted' } })).toBe(0);
+  });
+});
+
 describe('websockets', () => {
   it('refuses an upgrade from another site with 403 and accepts the same origin, the allow-list and programs', async () => {
     expect(await openSocket(ATTACKER)).toBe(403);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoInternals, newUser, postGraphQL } from '../support/client.js';
 import { capturingLogger } from '../support/log-capture.js';
 import { backend, startTestServer, type TestServer } from '../support/server.js';
+import { chat, startAgentServer } from '../support/agents.js';
 
 let server: TestServer;
 let failing = false;
@@ -53,5 +54,39 @@ describe('database role', () => {
     // The test PostgreSQL is reached as its superuser; PGlite has no roles to speak of.
     if (backend() === 'postgres') expect(warning).toMatchObject({ level: 40, role: expect.any(String) });
     else expect(warning).toBeUndefined();
+  });
+});
+
+describe('tool failures', () => {
+  it('reach the model and the stream as a generic message with TOOL_FAILED; the details stay in the log', async () => {
+    const toolLog = capturingLogger();
+    let broken = false;
+    const { server: agentServer, fake } = await startAgentServer(
+      {},
+      {
+        logger: toolLog.logger,
+        observe: ({ sql }) => {
+          if (broken && sql?.includes('"kv_store"')) throw new Error('database 10.0.0.5:5432 refused: SELECT kv.entity_key FROM kv_store');
+        },
+      },
+    );
+    try {
+      const user = newUser(agentServer.url);
+      fake.enqueue({ toolCalls: [{ id: 's1', name: 'search', arguments: { query: 'LOOKUP "sarah-chen"' } }] }, { text: 'Memory is unavailable.' });
+      broken = true;
+      const { events } = await chat(agentServer.url, user, { content: 'Who is Sarah?', agent: 'general' });
+      broken = false;
+      const result = events.find((e) => e.__typename === 'ToolResultEvent');
+      expect(result).toMatchObject({ isError: true, result: { error: 'The search tool failed unexpectedly', code: 'TOOL_FAILED' } });
+      expectNoInternals(events);
+      // The model was told the same, nothing more.
+      const toolMessage = fake.chatRequests[1]!.body.messages.find((m: { role: string }) => m.role === 'tool');
+      expect(JSON.parse(toolMessage.content)).toEqual({ error: 'The search tool failed unexpectedly', code: 'TOOL_FAILED' });
+      expect(JSON.stringify(toolLog.lines().find((l) => l.msg === 'tool failed'))).toContain('10.0.0.5:5432');
+      expect(fake.pending).toBe(0);
+    } finally {
+      await agentServer.stop();
+      await fake.close();
+    }
   });
 });

@@ -142,7 +142,10 @@ describe('remgraph as an MCP server (/mcp)', () => {
     }
   });
 
-  it('refuses what is not a POST, and a body over the size limit', async () => {
+  it('refuses what is not a POST, a page of another site, and a body over the size limit', async () => {
+    const foreign = await fetch(mcpUrl(), { method: 'POST', headers: { ...alice.headers, origin: 'https://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'FORBIDDEN: Origin not allowed (CORS_ORIGINS)' }, id: null });
     const get = await fetch(mcpUrl(), { headers: { ...alice.headers, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     const huge = await fetch(mcpUrl(), { method: 'POST', headers: { ...alice.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } }) });

@@ -192,12 +192,20 @@ describe('errors as OpenAI error bodies', () => {
     expect(count).toBe(0);
   });
 
-  it('answers malformed JSON, a wrong method and an oversized body without a stack trace', async () => {
+  it('answers malformed JSON, a non-JSON body, a foreign origin, a wrong method and an oversized body without a stack trace', async () => {
     const base = env.server.url.replace(/\/graphql$/, '/v1');
     const user = newUser(env.server.url);
     const bad = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json' }, body: '{"model":' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: { message: 'The request body is not valid JSON', type: 'invalid_request_error', param: null, code: 'VALIDATION_FAILED' } });
+
+    const plain = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'text/plain' }, body: '{"model":"general","messages":[{"role":"user","content":"hi"}]}' });
+    // A body any web page could send without a preflight is refused like a foreign origin.
+    expect(plain.status).toBe(403);
+    expect((await plain.json()).error).toMatchObject({ message: 'Send the body as JSON (content-type: application/json)', code: 'FORBIDDEN' });
+    const foreign = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{}' });
+    expect(foreign.status).toBe(403);
+    expect((await foreign.json()).error).toMatchObject({ message: 'Origin not allowed (CORS_ORIGINS)', code: 'FORBIDDEN' });
 
     const get = await fetch(`${base}/chat/completions`, { headers: user.headers });
     expect(get.status).toBe(405);

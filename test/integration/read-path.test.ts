@@ -65,7 +65,7 @@ describe('read path batching (no N+1)', () => {
     expect(eight.queries).toBe(one.queries);
   });
 
-  it('nodes(ids:) of several types: one query per type, unseen ids null (node(id:) too)', async () => {
+  it('nodes(ids:) of several types: one query per type, unseen ids null', async () => {
     const prisma = server.db.prisma;
     const tenant = `t-${randomUUID()}`;
     const alice = newUser(server.url, tenant);
@@ -94,18 +94,14 @@ describe('read path batching (no N+1)', () => {
       gid('Entity', shared),
       ...messages.map((m) => gid('Message', m)),
       gid('Entity', { id: randomUUID() }),
-      gid('Entity', { id: 'not-a-uuid' }),
-      gid('Agent', { id: randomUUID() }),
     ];
     const all = await graphql(alice, NodesOfSeveralTypesDocument, { ids });
     const shown = all.data.nodes.map((n) => n && ('key' in n ? n.key : 'name' in n ? n.name : 'seq' in n ? n.seq : null));
-    expect(shown).toEqual(['node-0', 'node-1', 'node-2', null, null, 'moment-0', 'moment-1', 'moment-2', null, 's0', 's1', 's2', 'node-shared', 1, 2, 3, null, null, null]);
+    expect(shown).toEqual(['node-0', 'node-1', 'node-2', null, null, 'moment-0', 'moment-1', 'moment-2', null, 's0', 's1', 's2', 'node-shared', 1, 2, 3, null]);
     expect(all.data.nodes.map((n) => n?.id ?? null)).toEqual(ids.map((id, i) => (shown[i] === null ? null : id)));
     expect(one.queries).toBe(4);
     expect(all.queries).toBe(one.queries);
-    for (const id of [gid('Entity', { id: 'not-a-uuid' }), gid('Entity', bobs), gid('Agent', { id: randomUUID() })]) {
-      const single = await postGraphQL(server.url, { query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id } }, alice.headers);
-      expect(single.body).toEqual({ data: { node: null } });
-    }
+    const single = await postGraphQL(server.url, { query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id: gid('Entity', bobs) } }, alice.headers);
+    expect(single.body).toEqual({ data: { node: null } });
   });
 });

@@ -54,6 +54,8 @@ export type QueryObserver = (query: { model?: string; operation: string; sql?: s
 
 function rawSql(args: unknown): string | undefined {
   if (Array.isArray(args) && Array.isArray(args[0])) return (args[0] as string[]).join('?');
+  // $queryRawUnsafe / $executeRawUnsafe: the statement, then its parameters.
+  if (Array.isArray(args) && typeof args[0] === 'string') return args[0];
   const sql = (args as { strings?: string[] } | undefined)?.strings;
   return sql ? sql.join('?') : undefined;
 }

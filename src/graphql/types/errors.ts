@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   ModelError,
   NotFoundError,
+  PayloadTooLargeError,
   QuerySyntaxError,
   RateLimitedError,
   SessionBusyError,
@@ -66,6 +67,12 @@ builder.objectType(RateLimitedError, {
   fields: (t) => ({
     retryAfterMs: t.int({ nullable: true, description: 'How long to wait before trying again, in milliseconds.', resolve: (error) => error.retryAfterMs ?? null }),
   }),
+});
+builder.objectType(PayloadTooLargeError, {
+  name: 'PayloadTooLargeError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof PayloadTooLargeError,
+  fields: (t) => ({ limit: t.exposeInt('limit', { description: 'The limit in bytes.' }) }),
 });
 builder.objectType(ValidationError, {
   name: 'ValidationError',

@@ -6,13 +6,16 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
+import { ForbiddenError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
+import type { OriginPolicy } from '../origin-policy.js';
 import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
 import { turnCompletion, type CompletionEnd } from '../../agents/turn-completion.js';
 
 export interface OpenAIRoutesDeps extends TurnEventsDeps {
   identify: Identify;
+  origins: OriginPolicy;
   turns: TurnService;
   agents: AgentRegistry;
   logger: Logger;
@@ -39,6 +42,8 @@ export function createOpenAIRoutes(deps: OpenAIRoutesDeps): (req: IncomingMessag
     const handle = path === COMPLETIONS ? complete : path === MODELS ? listModels : retrieveModel;
     void (async () => {
       try {
+        // Pages of other sites must not act with a browser's identity (local header mode, cookies).
+        if (!deps.origins.allows(header(req, 'origin'), header(req, 'host'))) throw new ForbiddenError('Origin not allowed (CORS_ORIGINS)');
         const ctx = await deps.identify((name) => header(req, name));
         await handle(deps, ctx, req, res, decodeURIComponent(path.slice(MODELS.length + 1)));
       } catch (error) {
@@ -67,7 +72,7 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 }
 
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
-  const request = parseCompletionRequest(await readJsonBody(req, deps.maxRequestBytes), ctx);
+  const request = parseCompletionRequest(await readJsonBody(req, res, deps.maxRequestBytes), ctx);
   const { turn, session } = await deps.turns.sendMessage(
     { ...ctx, addedInstruction: request.instruction },
     { sessionId: request.sessionId, content: request.content, agent: request.agent, model: request.modelOverride, metadata: { via: 'openai-chat-completions' } },

@@ -94,6 +94,8 @@ type WebError_ModelError_Fragment = { __typename: 'ModelError', code: ErrorCode,
 
 type WebError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
 
+type WebError_PayloadTooLargeError_Fragment = { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string };
+
 type WebError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
 
 type WebError_RateLimitedError_Fragment = { __typename: 'RateLimitedError', code: ErrorCode, message: string };
@@ -107,6 +109,7 @@ export type WebErrorFragment =
   | WebError_ForbiddenError_Fragment
   | WebError_ModelError_Fragment
   | WebError_NotFoundError_Fragment
+  | WebError_PayloadTooLargeError_Fragment
   | WebError_QuerySyntaxError_Fragment
   | WebError_RateLimitedError_Fragment
   | WebError_SessionBusyError_Fragment

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { AgentContext } from '../../auth/agent-context.js';
+import type { Resource } from '../../db/generated/client.js';
+import { PayloadTooLargeError, ValidationError } from '../../errors.js';
+import { normalizeKey } from '../keys.js';
+import { ingest, type MemoryDeps, type MemoryItemInput } from '../memory-store.js';
+import { chunkSections, type ChunkOptions } from './chunk-text.js';
+import { extractSections, fileFormat } from './extract-text.js';
+
+export interface IngestFileSettings extends ChunkOptions {
+  maxBytes: number;
+}
+
+export interface IngestFileInput {
+  filename: string;
+  contentType?: string | null;
+  bytes: Uint8Array;
+  /** The file's resource key; defaults to the file name (kebab-cased). */
+  key?: string | null;
+  tags?: string[] | null;
+}
+
+export interface IngestFileResult {
+  /** The file's parent resource; its chunks are resources `<key>-chunk-<n>` with a `chunk_of` edge to it. */
+  resource: Resource;
+  chunks: number;
+  /** The same content was already ingested under this key: nothing was written. */
+  unchanged: boolean;
+  contentHash: string;
+}
+
+const FILE_CATEGORY = 'file';
+const CHUNK_CATEGORY = 'file_chunk';
+const SUMMARY_CHARS = 500;
+
+/**
+ * Ingests a text, Markdown, HTML or PDF file into REM as the caller's resources: one for the file,
+ * one per chunk (by headings and paragraphs, with overlap), embedded and searchable once this
+ * returns. Everything is written in one transaction, so a bad file stores nothing; the same key
+ * ingested again with other content replaces its chunks, with the same content (by SHA-256) it
+ * changes nothing.
+ */
+export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: IngestFileInput, settings: IngestFileSettings): Promise<IngestFileResult> {
+  if (input.bytes.length > settings.maxBytes) throw new PayloadTooLargeError(settings.maxBytes, 'File');
+  if (input.bytes.length === 0) throw invalid('file: empty');
+  const format = fileFormat(input.filename, input.contentType);
+  const key = normalizeKey(input.key ?? input.filename.replace(/\.[a-z0-9]+$/i, ''));
+  if (!key) throw new ValidationError('key: must contain letters or digits', [{ path: ['key'], message: 'must contain letters or digits' }]);
+  const contentHash = createHash('sha256').update(input.bytes).digest('hex');
+  const owner = { tenantId: ctx.tenantId, userId: ctx.userId };
+
+  const existing = await deps.prisma.resource.findFirst({ where: { ...owner, key } });
+  const stored = existing?.metadata as { contentHash?: string; chunks?: number } | undefined;
+  if (existing && stored?.contentHash === contentHash) return { resource: existing, chunks: stored.chunks ?? 0, unchanged: true, contentHash };
+
+  const chunks = chunkSections(await extractSections(format, input.bytes), settings);
+  if (chunks.length === 0) throw invalid('file: no text found in it');
+  const chunkKeys = chunks.map((_, i) => `${key}-chunk-${i + 1}`);
+  const tags = input.tags ?? [];
+  const items: MemoryItemInput[] = [
+    {
+      resource: {
+        key,
+        name: input.filename,
+        uri: `file:${input.filename}`,
+        category: FILE_CATEGORY,
+        summary: chunks[0]!.text.slice(0, SUMMARY_CHARS),
+        tags,
+        metadata: { filename: input.filename, contentType: input.contentType ?? null, format, bytes: input.bytes.length, contentHash, chunks: chunks.length },
+      },
+    },
+    ...chunks.map((chunk, i) => ({
+      resource: {
+        key: chunkKeys[i]!,
+        name: [input.filename, ...chunk.headings].join(' › '),
+        category: CHUNK_CATEGORY,
+        content: chunk.text,
+        tags,
+        graphEdges: [{ dst: key, relType: 'chunk_of' }],
+        metadata: { parent: key, index: i + 1, headings: chunk.headings },
+      },
+    })),
+  ];
+  const written = await ingest(deps, ctx, items, {
+    maxItems: items.length,
+    // Chunks of an earlier version beyond the new count go in the same transaction.
+    afterWrite: (tx) =>
+      tx.resource.deleteMany({ where: { ...owner, category: CHUNK_CATEGORY, metadata: { path: ['parent'], equals: key }, key: { notIn: chunkKeys } } }),
+  });
+  return { resource: written.resources[0]!, chunks: chunks.length, unchanged: false, contentHash };
+}
+
+function invalid(message: string): ValidationError {
+  return new ValidationError(message, [{ path: ['file'], message }]);
+}
