@@ -40,8 +40,11 @@ describe('planner statistics after bulk writes', () => {
     if (backend() === 'pglite') expect(before.get('entities')!.reltuples).toBe(-1);
 
     await alice.data(IngestDocument, { items: entities(0, 40) });
+    // The PostgreSQL database is shared by every suite of the run, whose bulk writes may ANALYZE it
+    // meanwhile: what was not analyzed is checked on PGlite, whose database is this server's own.
+    const pglite = backend() === 'pglite';
     const below = await stats();
-    for (const table of ['entities', 'embeddings', 'kv_store']) expect(below.get(table)!.analyzed).toEqual(before.get(table)!.analyzed);
+    if (pglite) for (const table of ['entities', 'embeddings', 'kv_store']) expect(below.get(table)!.analyzed, table).toBeNull();
 
     await alice.data(IngestDocument, { items: entities(40, 20) });
     const after = await stats();
@@ -51,6 +54,6 @@ describe('planner statistics after bulk writes', () => {
       expect(analyzed!.getTime(), table).toBeGreaterThan(before.get(table)!.analyzed?.getTime() ?? 0);
       expect(after.get(table)!.reltuples, table).toBeGreaterThanOrEqual(60);
     }
-    expect(after.get('resources')!.analyzed).toEqual(before.get('resources')!.analyzed);
+    if (pglite) expect(after.get('resources')!.analyzed).toBeNull();
   });
 });
