@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestDocument } from '../generated/graphql.js';
-import { newUser } from '../support/client.js';
+import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { reembed } from '../../src/rem/memory-store.js';
+import { TableStats } from '../../src/rem/table-stats.js';
+import { contextOf, newUser } from '../support/client.js';
 import { backend, startTestServer, type TestServer } from '../support/server.js';
 
 // PGlite has no autovacuum: bulk memory writes past REM_ANALYZE_AFTER_ROWS run ANALYZE themselves,
@@ -55,5 +58,19 @@ describe('planner statistics after bulk writes', () => {
       expect(after.get(table)!.reltuples, table).toBeGreaterThanOrEqual(60);
     }
     if (pglite) expect(after.get('resources')!.analyzed).toBeNull();
+  });
+
+  it('reembed analyzes embeddings once the vectors it wrote pass the threshold', async () => {
+    const alice = newUser(server.url);
+    await alice.data(IngestDocument, { items: entities(100, 30) });
+    const before = await stats();
+    const v2 = { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2'), stats: new TableStats(server.db.prisma, 25) };
+    const progress: number[] = [];
+    const result = await reembed(v2, contextOf(alice), { batchSize: 10, onProgress: (p) => progress.push(p.embedded) });
+    expect(result.embedded).toBe(30);
+    expect(progress).toEqual([10, 20, 30]);
+    const after = await stats();
+    expect(after.get('embeddings')!.analyzed!.getTime()).toBeGreaterThan(before.get('embeddings')!.analyzed?.getTime() ?? 0);
+    if (backend() === 'pglite') expect(after.get('entities')!.analyzed).toEqual(before.get('entities')!.analyzed);
   });
 });
