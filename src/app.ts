@@ -45,6 +45,7 @@ import { startTracing } from './telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
+import { TableStats } from './rem/table-stats.js';
 import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
 import type { AgentContext } from './auth/agent-context.js';
 
@@ -196,7 +197,12 @@ interface Services extends AppServices {
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
   const rem = new RemService(
-    { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
+    {
+      prisma: db.prisma,
+      embedder: createEmbeddingProvider(config.rem.embedding),
+      interruptAfter: db.interruptAfter,
+      tableStats: new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => logger.warn({ err, table }, 'ANALYZE after a bulk memory write failed')),
+    },
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);

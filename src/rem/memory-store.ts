@@ -13,10 +13,13 @@ import { parseInput } from '../validation.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
 import { normalizeKey } from './keys.js';
+import type { TableStats } from './table-stats.js';
 
 export interface MemoryDeps {
   prisma: PrismaClient;
   embedder: EmbeddingProvider;
+  /** Hears how many rows each write touched, to refresh planner statistics after bulk writes. */
+  stats?: TableStats;
 }
 
 export type MemoryKind = 'entity' | 'resource' | 'moment';
@@ -481,6 +484,13 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
   const rows = await writeAll(deps, ctx, prepared, options);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
+  await deps.stats?.wrote({
+    entities: result.entities.length,
+    resources: result.resources.length,
+    moments: result.moments.length,
+    kv_store: rows.length,
+    embeddings: rows.length,
+  });
   return result;
 }
 
@@ -564,7 +574,9 @@ export async function reembed(
       after = ids.at(-1)!.id;
       const kind = table === 'entities' ? 'entity' : table === 'resources' ? 'resource' : 'moment';
       const rows = await delegate(deps.prisma, kind).findMany({ where: { id: { in: ids.map((r) => r.id) } } });
-      embedded += await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      const batch = await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      await deps.stats?.wrote({ embeddings: batch });
+      embedded += batch;
       scanned += ids.length;
       options.onProgress?.({ table, scanned, embedded });
       if (ids.length < batchSize) break;
