@@ -25,6 +25,12 @@ import { contextOf } from '../test/support/client.js';
 import { spawnServer } from '../test/support/process.js';
 import { freshPostgres, startBareServer, summarize } from './support.js';
 
+if (process.argv.includes('--help')) {
+  // The usage is the comment above: a bare run starts the whole bench, minutes of work on both backends.
+  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://…] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
+  process.exit(0);
+}
+
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -233,7 +239,8 @@ async function benchBackend(backend: string) {
       }
       size = target;
       // Generous: opening a grown PGlite directory on a busy machine takes a while.
-      const server = await spawnServer({ ...env, LOG_LEVEL: 'info' }, 600_000);
+      // liveIngest sends batches of 500 items, past the default MAX_LIST_ARGUMENT (100).
+      const server = await spawnServer({ ...env, LOG_LEVEL: 'info', MAX_LIST_ARGUMENT: '500' }, 600_000);
       try {
         await latencies(server.url, backend, size);
         await liveIngest(server.url, backend, size);

@@ -45,6 +45,7 @@ import { startTracing } from './telemetry/tracing.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
+import { TableStats } from './rem/table-stats.js';
 import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
 import type { AgentContext } from './auth/agent-context.js';
 
@@ -115,12 +116,13 @@ export async function startApp(
   const mcp = createMcpRoute({ ...services, identify, origins, logger, maxRequestBytes: config.server.maxRequestBytes });
   const httpServer = createServer((req, res) => {
     if (chatApp(req, res)) return;
-    // One check for every API route (GraphQL, OpenAI-compatible, MCP): a page of another site must not act with the caller's identity.
+    // The OpenAI-compatible and MCP routes refuse a foreign Origin themselves, in their protocol's error shape.
+    if (openai(req, res)) return;
+    if (mcp(req, res)) return;
+    // A page of another site must not act with the caller's identity.
     if (!origins.allows(req.headers.origin, req.headers.host)) {
       return sendJson(res, 403, { errors: [{ message: 'Requests from this origin are not allowed (CORS_ORIGINS)', extensions: { code: 'FORBIDDEN' } }] });
     }
-    if (openai(req, res)) return;
-    if (mcp(req, res)) return;
     if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (req.url === '/readyz') return void readiness(db).then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return yoga(req, res);
@@ -195,7 +197,12 @@ interface Services extends AppServices {
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
   const rem = new RemService(
-    { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), interruptAfter: db.interruptAfter },
+    {
+      prisma: db.prisma,
+      embedder: createEmbeddingProvider(config.rem.embedding),
+      interruptAfter: db.interruptAfter,
+      tableStats: new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => logger.warn({ err, table }, 'ANALYZE after a bulk memory write failed')),
+    },
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
@@ -240,10 +247,10 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
+  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
-  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, ingestFile: files, queue, worker, evals };
+  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {

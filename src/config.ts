@@ -96,6 +96,11 @@ const env = z.object({
   /** FUZZY ranks at most this many keys at or above its threshold: a bound on the work of one query. */
   REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
   /**
+   * ANALYZE a memory table once this many rows (or 10% of its rows, if more) were written to it by
+   * ingest or reembed since its last ANALYZE: PGlite has no autovacuum. 0 turns it off.
+   */
+  REM_ANALYZE_AFTER_ROWS: z.coerce.number().int().min(0).default(1000),
+  /**
    * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
    * cannot cancel a statement, has its worker thread stopped and the database reopened.
    */
@@ -160,6 +165,7 @@ const env = z.object({
   INGEST_CHUNK_CHARS: z.coerce.number().int().min(200).max(100_000).default(2000),
   /** Characters consecutive chunks of a section share. */
   INGEST_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(10_000).default(200),
+
   // --- workflow: routing, dreaming, experiments ---
   /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
   ROUTING_FILE: z.string().min(1).optional(),
@@ -247,6 +253,7 @@ export interface Config {
     embedding: { provider: 'hashed-lexical' | 'openai'; model: string; dimension: number; baseUrl: string; apiKey: string | null };
     searchMinSimilarity: number;
     fuzzyCandidates: number;
+    analyzeAfterRows: number;
     sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
     parse: { maxKeys: number };
   };
@@ -375,6 +382,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       },
       searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
       fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
+      analyzeAfterRows: e.REM_ANALYZE_AFTER_ROWS,
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,

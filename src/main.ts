@@ -79,8 +79,10 @@ async function reembedTenant(tenantId: string): Promise<number> {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
     const { reembed } = await import('./rem/memory-store.js');
+    const { TableStats } = await import('./rem/table-stats.js');
+    const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
     const admin = { userId: null, tenantId, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: true, authMode: 'headers' as const };
-    const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, admin, {
+    const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), stats }, admin, {
       onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
     });
     console.log(`Done: ${result.embedded} rows embedded with ${result.model} (${result.dimension} dimensions).`);

@@ -2,7 +2,7 @@
  * Reading YAML documents whose problems are reported where they are: every issue carries the
  * field path and the 1-based line and column of the offending node (agent files, routing.yaml).
  */
-import { LineCounter, isAlias, isMap, isNode, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, isAlias, isMap, isNode, isScalar, isSeq, parseDocument, type YAMLError } from 'yaml';
 import type { Document } from 'yaml';
 import type { z } from 'zod';
 import { ValidationError, type FieldIssue } from '../errors.js';
@@ -27,18 +27,19 @@ export function parseLocated(source: string, what: string, multipleDocsMessage: 
       what,
       doc.errors.map((error) => ({
         path: [],
-        message:
-          error.code === 'MULTIPLE_DOCS'
-            ? multipleDocsMessage
-            : // The parser gives up on deep nesting by running out of stack; say what the input did wrong.
-              /call stack/i.test(error.message)
-              ? 'YAML syntax: collections are nested too deeply'
-              : `YAML syntax: ${error.message}`,
+        message: syntaxMessage(error, multipleDocsMessage),
         ...position(lineCounter, error.pos[0]),
       })),
     );
   }
   return { doc, lineCounter, locate: locator(doc, lineCounter) };
+}
+
+function syntaxMessage(error: YAMLError, multipleDocsMessage: string): string {
+  if (error.code === 'MULTIPLE_DOCS') return multipleDocsMessage;
+  // The parser gives up on deep nesting by running out of stack; say what the input did wrong.
+  if (/call stack/i.test(error.message)) return 'YAML syntax: collections are nested too deeply';
+  return `YAML syntax: ${error.message}`;
 }
 
 /** zod messages for people editing YAML ("must be a list, not text "x""). */

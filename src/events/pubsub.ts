@@ -26,7 +26,15 @@ export type Topics = {
   'agents:changed': [change: { tenantId: string; name: string }];
   /** An experiment stored a result or finished. */
   'experiment:progress': [experimentId: string, change: { experimentId: string }];
+  /** Progress of a file being ingested, by `<tenant>:<user>:<progressId>` (the id its uploader chose). */
+  'ingest:progress': [channel: string, progress: IngestProgress];
 };
+
+export interface IngestProgress {
+  stage: 'extracting' | 'embedding' | 'storing' | 'done' | 'failed';
+  /** Chunks of the file, once known. */
+  chunks: number | null;
+}
 
 export interface SessionUpdate {
   session: Session;

@@ -9,6 +9,7 @@ import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 import { decodeNodeID } from './ids.js';
+import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -42,6 +43,8 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     decodeGlobalID: decodeNodeID,
+    nodeQueryOptions: { resolve: async (_root, { id }, ctx, info) => (await loadNodes([id], ctx, info))[0] },
+    nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },
   },
   errors: {
     defaultUnionOptions: { name: ({ fieldName }) => `${upperFirst(fieldName)}Result` },

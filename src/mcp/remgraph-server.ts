@@ -14,6 +14,8 @@ import { userProfile } from '../memory/user-profile.js';
 import { normalizeKey } from '../rem/keys.js';
 import { memorySchema } from '../rem/memory-schema.js';
 import { REM_TABLES } from '../rem/parser.js';
+import { saveMemory, type SaveMemoryInput } from '../rem/save-memory.js';
+import { createSaveMemoryTool, savedMemoryReport } from '../rem/save-memory-tool.js';
 import { remResultForModel } from '../rem/search-tool.js';
 import type { RemService } from '../rem/service.js';
 
@@ -25,7 +27,7 @@ export interface RemgraphMcpDeps extends TurnEventsDeps {
 }
 
 /**
- * remgraph as an MCP server for one caller: REM memory and agents as tools, agents, the memory's
+ * remgraph as an MCP server for one caller: REM memory (read and save_memory) and agents as tools, agents, the memory's
  * shape and the caller's profile as resources. Everything runs as `ctx`, scoped exactly like GraphQL.
  */
 export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext): McpServer {
@@ -78,6 +80,14 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     tool(async ({ text, table, limit }: { text: string; table?: (typeof REM_TABLES)[number]; limit: number }) =>
       remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'SEARCH', text, table, limit })), mode: 'SEARCH', tookMs: 0 }),
     ),
+  );
+  // The agents' tool, offered as is: its description and JSON Schema (as zod, which the SDK checks
+  // arguments against); the row records no turn or job, as for any write a person makes.
+  const saveMemoryTool = createSaveMemoryTool(deps.rem);
+  server.registerTool(
+    saveMemoryTool.name,
+    { description: saveMemoryTool.description, inputSchema: z.fromJSONSchema(saveMemoryTool.parameters) as z.ZodType<SaveMemoryInput> },
+    tool(async (input: SaveMemoryInput) => savedMemoryReport(await saveMemory({ prisma: deps.prisma, embedder: deps.rem.embedder }, ctx, input, {}))),
   );
   server.registerTool(
     'ask_agent',

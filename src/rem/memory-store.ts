@@ -13,10 +13,13 @@ import { parseInput } from '../validation.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
 import { normalizeKey } from './keys.js';
+import type { TableStats } from './table-stats.js';
 
 export interface MemoryDeps {
   prisma: PrismaClient;
   embedder: EmbeddingProvider;
+  /** Hears how many rows each write touched, to refresh planner statistics after bulk writes. */
+  stats?: TableStats;
 }
 
 export type MemoryKind = 'entity' | 'resource' | 'moment';
@@ -318,7 +321,7 @@ export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(r
  * transaction opens, so a slow embedding endpoint never holds a connection (or, on PGlite, the
  * whole database); a provider failure writes nothing.
  */
-async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], afterWrite?: (tx: Tx) => Promise<unknown>): Promise<MemoryRow[]> {
+async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], hooks: Pick<IngestOptions, 'beforeWrite' | 'afterWrite'> = {}): Promise<MemoryRow[]> {
   const seen = new Map<string, (string | number)[]>();
   for (const item of items) {
     const id = rowId(item.kind, item.owner, item.key);
@@ -331,6 +334,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
     seen.set(id, item.path);
   }
   const planned = await planVectors(deps, ctx.tenantId, items);
+  hooks.beforeWrite?.();
   const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
   for (const item of items) {
     const fields = Object.keys(item.data).sort();
@@ -346,7 +350,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
       }
       const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
       await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
-      await afterWrite?.(tx);
+      await hooks.afterWrite?.(tx);
       return rows;
     },
     { timeout: 60_000, maxWait: 10_000 },
@@ -454,10 +458,12 @@ export const MAX_INGEST_ITEMS = 1000;
 export interface IngestOptions {
   /** Most items of one call (MAX_INGEST_ITEMS unless the caller bounds the batch itself, as file ingestion does). */
   maxItems?: number;
-  /** More writes in the same transaction, after the rows (e.g. removing what they replace). */
-  afterWrite?: (tx: Tx) => Promise<unknown>;
-  /** Who writes (recorded on every row): an agent's turn or a background job. */
+  /** Who wrote the rows (a turn or a job), recorded on each. */
   source?: MemorySource;
+  /** More writes in the same transaction, after the rows (e.g. removing what they replace); a failure there writes nothing. */
+  afterWrite?: (tx: Tx) => Promise<unknown>;
+  /** Told when the vectors are computed and the transaction is about to start. */
+  beforeWrite?: () => void;
 }
 
 /** Upserts every item in one transaction: either all are written (with their embeddings) or none. */
@@ -475,9 +481,16 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
     const kind = given[0]!;
     return prepare(ctx, kind, item[kind], ['items', i, kind], options.source ?? {});
   });
-  const rows = await writeAll(deps, ctx, prepared, options.afterWrite);
+  const rows = await writeAll(deps, ctx, prepared, options);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
+  await deps.stats?.wrote({
+    entities: result.entities.length,
+    resources: result.resources.length,
+    moments: result.moments.length,
+    kv_store: rows.length,
+    embeddings: rows.length,
+  });
   return result;
 }
 
@@ -561,7 +574,9 @@ export async function reembed(
       after = ids.at(-1)!.id;
       const kind = table === 'entities' ? 'entity' : table === 'resources' ? 'resource' : 'moment';
       const rows = await delegate(deps.prisma, kind).findMany({ where: { id: { in: ids.map((r) => r.id) } } });
-      embedded += await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      const batch = await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      await deps.stats?.wrote({ embeddings: batch });
+      embedded += batch;
       scanned += ids.length;
       options.onProgress?.({ table, scanned, embedded });
       if (ids.length < batchSize) break;

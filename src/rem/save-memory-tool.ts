@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../tools/tool.js';
-import { saveMemory, type SaveMemoryInput } from './save-memory.js';
+import { saveMemory, type SaveMemoryInput, type SaveMemoryOutcome } from './save-memory.js';
 import type { RemService } from './service.js';
 
 const edge = {
@@ -43,8 +43,12 @@ export function createSaveMemoryTool(rem: Pick<RemService, 'embedder'>): ToolDef
       additionalProperties: false,
     },
     async handler(args, ctx) {
-      const { kind, row } = await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder }, ctx.agent, args, { turnId: ctx.turnId, jobId: ctx.jobId, sessionId: ctx.sessionId });
-      return { saved: { kind, key: row.key }, edges: Array.isArray(row.graphEdges) ? row.graphEdges.length : 0 };
+      return savedMemoryReport(await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder }, ctx.agent, args, { turnId: ctx.turnId, jobId: ctx.jobId, sessionId: ctx.sessionId }));
     },
   };
+}
+
+/** What a save_memory call answers, to an agent or to an MCP client alike. */
+export function savedMemoryReport({ kind, row }: SaveMemoryOutcome) {
+  return { saved: { kind, key: row.key }, edges: Array.isArray(row.graphEdges) ? row.graphEdges.length : 0 };
 }

@@ -22,6 +22,7 @@ import {
 } from './parser.js';
 import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
 import { inSpan } from '../telemetry/tracing.js';
+import type { TableStats } from './table-stats.js';
 
 export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
@@ -45,6 +46,8 @@ export interface RemDeps {
   embedder: EmbeddingProvider;
   /** The database's own way to stop a query that runs too long (Database.interruptAfter). */
   interruptAfter?: Database['interruptAfter'];
+  /** Keeps planner statistics current after bulk memory writes (memory-store reports its writes to it). */
+  tableStats?: TableStats;
 }
 
 export interface RemHit {
@@ -100,6 +103,10 @@ export class RemService {
 
   get embedder(): EmbeddingProvider {
     return this.deps.embedder;
+  }
+
+  get tableStats(): TableStats | undefined {
+    return this.deps.tableStats;
   }
 
   /** Parses and runs a REM query. @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError */

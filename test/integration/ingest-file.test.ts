@@ -1,8 +1,8 @@
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newUser, type Caller } from '../support/client.js';
+import { collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { IngestFileDocument, RemQueryDocument, type IngestFileMutation } from '../generated/graphql.js';
+import { IngestFileDocument, IngestProgressDocument, RemQueryDocument, type IngestFileMutation } from '../generated/graphql.js';
 
 let server: TestServer;
 const MAX_FILE = 65_536;
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 /** A GraphQL multipart request (the spec yoga implements), as a browser or curl sends it. */
-async function upload(user: Caller, file: { name: string; bytes: Uint8Array | string; type?: string }, variables: { key?: string; tags?: string[] } = {}, csrf = true) {
+async function upload(user: Caller, file: { name: string; bytes: Uint8Array | string; type?: string }, variables: { key?: string; tags?: string[]; progressId?: string } = {}, csrf = true) {
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: print(IngestFileDocument), variables: { file: null, ...variables } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
@@ -160,6 +160,35 @@ describe('ingestFile (GraphQL multipart)', () => {
     expect(huge.body.errors![0]!.extensions!.code).toBe('PAYLOAD_TOO_LARGE');
 
     expect(await server.db.prisma.resource.count({ where: { userId: user.headers['x-user-id'] } })).toBe(0);
+  });
+
+  it('reports progress to a subscriber of the progressId, through DONE or FAILED', async () => {
+    const user = newUser(server.url);
+    const client = wsClient(server.url, user.headers);
+    try {
+      const follow = (progressId: string) => {
+        const sub = collect(client, IngestProgressDocument, { progressId });
+        return { sub, events: async () => (await sub.done).map((r) => r.data!.ingestProgress) };
+      };
+      // graphql-ws does not say when a subscription is live; the server needs no database for it, so a moment is plenty.
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+      const ok = follow('upload-1');
+      await settle();
+      await ingested(user, { name: 'handbook.md', bytes: HANDBOOK }, { progressId: 'upload-1' });
+      expect(await ok.events()).toEqual([
+        { stage: 'EXTRACTING', chunks: null },
+        { stage: 'EMBEDDING', chunks: 3 },
+        { stage: 'STORING', chunks: 3 },
+        { stage: 'DONE', chunks: 3 },
+      ]);
+
+      const bad = follow('upload-2');
+      await settle();
+      await upload(user, { name: 'broken.pdf', bytes: '%PDF-1.4 garbage' }, { progressId: 'upload-2' });
+      expect(await bad.events()).toEqual([{ stage: 'EXTRACTING', chunks: null }, { stage: 'FAILED', chunks: null }]);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('needs the CSRF header on multipart requests (a page of another site cannot add it without a preflight)', async () => {

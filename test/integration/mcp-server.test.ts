@@ -8,7 +8,7 @@ import { chat, registerAgent, startAgentServer } from '../support/agents.js';
 import { errorCode, newUser, type Caller } from '../support/client.js';
 import type { FakeOpenAI } from '../support/fake-openai.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { TurnDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import { EntityProvenanceDocument, TurnDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
 let server: TestServer;
 let fake: FakeOpenAI;
@@ -57,7 +57,7 @@ describe('remgraph as an MCP server (/mcp)', () => {
   it('lists its tools and resources', async () => {
     const client = await connect(alice);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['rem_query', 'lookup', 'search', 'ask_agent']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['rem_query', 'lookup', 'search', 'save_memory', 'ask_agent']);
       const resources = (await client.listResources()).resources.map((r) => r.uri);
       expect(resources).toEqual(['rem://agents', 'rem://schema/entities', `user://profile/${alice.headers['x-user-id']}`]);
       expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['user://profile/{user_id}']);
@@ -137,6 +137,45 @@ describe('remgraph as an MCP server (/mcp)', () => {
       expect(textOf(foreign)).toBe('NOT_FOUND: Session not found');
       const unknown = await b.callTool({ name: 'ask_agent', arguments: { agent_name: 'nobody', input_text: 'hi' } });
       expect(textOf(unknown)).toBe('NOT_FOUND: Agent "nobody" not found');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('saves memory as the caller with the agents’ save_memory: edges merge, a person is the writer, others never see it, bad input stores nothing', async () => {
+    const [a, b] = await Promise.all([connect(alice), connect(bob)]);
+    try {
+      const listed = (await a.listTools()).tools.find((t) => t.name === 'save_memory')!;
+      expect(listed.inputSchema).toMatchObject({ required: ['kind', 'key'], properties: { kind: { enum: ['entity', 'moment'] }, edges: { maxItems: 100 } } });
+
+      const saved = await a.callTool({ name: 'save_memory', arguments: { kind: 'entity', key: 'Project Atlas', name: 'Project Atlas', entity_type: 'project', summary: 'Migration to the new ledger', edges: [{ dst: 'Sarah Chen', rel_type: 'owned_by', weight: 0.9 }] } });
+      expect(saved.isError).toBeFalsy();
+      expect(structured(saved)).toEqual({ saved: { kind: 'entity', key: 'project-atlas' }, edges: 1 });
+      // A second save adds a relation and keeps the first, as for an agent.
+      expect(structured(await a.callTool({ name: 'save_memory', arguments: { kind: 'entity', key: 'project-atlas', edges: [{ dst: 'ledger-team', rel_type: 'worked_on_by' }] } }))).toEqual({ saved: { kind: 'entity', key: 'project-atlas' }, edges: 2 });
+
+      const lookup = structured(await a.callTool({ name: 'lookup', arguments: { keys: ['Project Atlas'] } }));
+      expect(lookup.hits).toEqual([expect.objectContaining({ key: 'project-atlas', entityType: 'entities', summary: 'Migration to the new ledger' })]);
+      const entity = (await alice.data(EntityProvenanceDocument, { key: 'project-atlas' })).entity!;
+      expect(entity).toEqual({
+        key: 'project-atlas',
+        summary: 'Migration to the new ledger',
+        graphEdges: [{ dst: 'sarah-chen', relType: 'owned_by' }, { dst: 'ledger-team', relType: 'worked_on_by' }],
+        sourceTurn: null,
+      });
+      expect(structured(await b.callTool({ name: 'lookup', arguments: { keys: ['Project Atlas'] } })).hits).toEqual([]);
+      expect((await bob.data(EntityProvenanceDocument, { key: 'project-atlas' })).entity).toBeNull();
+
+      const count = async () => structured(await a.callTool({ name: 'rem_query', arguments: { query: 'SQL SELECT count(*)::int AS n FROM entities' } })).rows[0].n;
+      const before = await count();
+      const wrongKind = await a.callTool({ name: 'save_memory', arguments: { kind: 'person', key: 'mallory', summary: 'x' } });
+      expect(wrongKind.isError).toBe(true);
+      expect(textOf(wrongKind)).toBe('MCP error -32602: Input validation error: Invalid arguments for tool save_memory: Invalid option: expected one of "entity"|"moment" at kind');
+      const noKey = await a.callTool({ name: 'save_memory', arguments: { kind: 'entity', key: '!!!' } });
+      expect(noKey.isError).toBe(true);
+      expect(textOf(noKey)).toBe('VALIDATION_FAILED: input.key: must contain letters or digits');
+      expect(await count()).toBe(before);
+      expect((await alice.data(EntityProvenanceDocument, { key: 'mallory' })).entity).toBeNull();
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

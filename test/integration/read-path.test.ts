@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import {
   IngestDocument,
+  NodesOfSeveralTypesDocument,
   RemHitsWithTargetsDocument,
   SessionTurnsWithEventsDocument,
 } from '../generated/graphql.js';
-import { newUser } from '../support/client.js';
+import { newUser, postGraphQL } from '../support/client.js';
 import { countingGraphQL } from '../support/query-count.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -62,5 +63,45 @@ describe('read path batching (no N+1)', () => {
       Array.from({ length: 8 }, (_, n) => Array.from({ length: 4 }, (_, j) => `leaf-${n}-${j}`)).flat(),
     );
     expect(eight.queries).toBe(one.queries);
+  });
+
+  it('nodes(ids:) of several types: one query per type, unseen ids null', async () => {
+    const prisma = server.db.prisma;
+    const tenant = `t-${randomUUID()}`;
+    const alice = newUser(server.url, tenant);
+    const bob = newUser(server.url, tenant);
+    const owner = (c: typeof alice) => ({ tenantId: tenant, userId: c.headers['x-user-id']! });
+    const entities = await Promise.all([0, 1, 2].map((i) => prisma.entity.create({ data: { key: `node-${i}`, ...owner(alice) } })));
+    const shared = await prisma.entity.create({ data: { key: 'node-shared', tenantId: tenant, userId: null } });
+    const moments = await Promise.all([0, 1, 2].map((i) => prisma.moment.create({ data: { key: `moment-${i}`, ...owner(alice) } })));
+    const sessions = await Promise.all([0, 1, 2].map((i) => prisma.session.create({ data: { name: `s${i}`, ...owner(alice) } })));
+    const messages = await Promise.all([1, 2, 3].map((seq) => prisma.message.create({ data: { sessionId: sessions[0]!.id, seq, type: 'user', content: `m${seq}`, ...owner(alice) } })));
+    const bobs = await prisma.entity.create({ data: { key: 'node-private', ...owner(bob) } });
+    const bobSession = await prisma.session.create({ data: { name: 'bob', ...owner(bob) } });
+    const otherTenant = await prisma.entity.create({ data: { key: 'node-elsewhere', tenantId: `t-${randomUUID()}`, userId: owner(alice).userId } });
+    const gid = (type: string, row: { id: string }) => encodeGlobalID(type, row.id);
+
+    const one = await graphql(alice, NodesOfSeveralTypesDocument, {
+      ids: [gid('Entity', entities[0]!), gid('Moment', moments[0]!), gid('Session', sessions[0]!), gid('Message', messages[0]!)],
+    });
+    const ids = [
+      ...entities.map((e) => gid('Entity', e)),
+      gid('Entity', bobs),
+      gid('Session', bobSession),
+      ...moments.map((m) => gid('Moment', m)),
+      gid('Entity', otherTenant),
+      ...sessions.map((s) => gid('Session', s)),
+      gid('Entity', shared),
+      ...messages.map((m) => gid('Message', m)),
+      gid('Entity', { id: randomUUID() }),
+    ];
+    const all = await graphql(alice, NodesOfSeveralTypesDocument, { ids });
+    const shown = all.data.nodes.map((n) => n && ('key' in n ? n.key : 'name' in n ? n.name : 'seq' in n ? n.seq : null));
+    expect(shown).toEqual(['node-0', 'node-1', 'node-2', null, null, 'moment-0', 'moment-1', 'moment-2', null, 's0', 's1', 's2', 'node-shared', 1, 2, 3, null]);
+    expect(all.data.nodes.map((n) => n?.id ?? null)).toEqual(ids.map((id, i) => (shown[i] === null ? null : id)));
+    expect(one.queries).toBe(4);
+    expect(all.queries).toBe(one.queries);
+    const single = await postGraphQL(server.url, { query: 'query($id: ID!) { node(id: $id) { id } }', variables: { id: gid('Entity', bobs) } }, alice.headers);
+    expect(single.body).toEqual({ data: { node: null } });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createOriginPolicy } from '../../src/http/origin-policy.js';
+import { runCli } from '../support/process.js';
 
 const JWKS = { AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json', AUTH_JWT_ISSUER: 'https://id.example.com/', AUTH_JWT_AUDIENCE: 'remgraph' };
 
@@ -27,6 +28,14 @@ describe('security settings', () => {
     [{ ...JWKS, AUTH_JWKS_URL: 'http://127.0.0.1:9999/jwks' }],
   ])('accepts %j', (env) => {
     expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  it('keeps `remgraph serve` from starting on 0.0.0.0 with header identity: exit 1, the reason, no stack', async () => {
+    const { exit } = runCli(['serve'], { HOST: '0.0.0.0', PORT: '0', DATA_DIR: 'memory://' });
+    const { code, stderr } = await exit;
+    expect(code).toBe(1);
+    expect(stderr).toContain('HOST: 0.0.0.0 is reachable from other machines');
+    expect(stderr).not.toMatch(/\bat .*\(/);
   });
 
   it('has no cross-site origins by default and keeps the listed ones exact', () => {

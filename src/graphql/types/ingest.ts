@@ -1,5 +1,7 @@
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
+import type { IngestProgress } from '../../events/pubsub.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { ResourceRef } from './rem.js';
 
 const IngestFileSuccess = builder.objectRef<{ resource: unknown; chunks: number; unchanged: boolean; contentHash: string }>('IngestFileSuccess').implement({
@@ -11,6 +13,18 @@ const IngestFileSuccess = builder.objectRef<{ resource: unknown; chunks: number;
   }),
 });
 
+const IngestStageEnum = builder.enumType('IngestStage', { values: ['EXTRACTING', 'EMBEDDING', 'STORING', 'DONE', 'FAILED'] as const });
+
+const IngestProgressRef = builder.objectRef<IngestProgress>('IngestProgress').implement({
+  fields: (t) => ({
+    stage: t.field({ type: IngestStageEnum, resolve: (p) => p.stage.toUpperCase() as Uppercase<IngestProgress['stage']> }),
+    chunks: t.exposeInt('chunks', { nullable: true, description: 'Chunks of the file, once known.' }),
+  }),
+});
+
+/** Progress channels are the caller's own: another user naming the same id hears nothing. */
+const progressChannel = (ctx: GraphQLContext, progressId: string) => `${ctx.viewer.tenantId}:${ctx.viewer.userId ?? ''}:${progressId}`;
+
 builder.mutationField('ingestFile', (t) =>
   t.field({
     type: IngestFileSuccess,
@@ -21,14 +35,38 @@ builder.mutationField('ingestFile', (t) =>
       file: t.arg({ type: 'File' }),
       key: t.arg.string({ required: false, description: 'Resource key of the file; defaults to its name.' }),
       tags: t.arg.stringList({ required: false }),
+      progressId: t.arg.string({ required: false, description: 'Any id you choose: subscribe to ingestProgress(progressId) first to follow this ingestion.' }),
     },
-    resolve: async (_root, args, ctx) =>
-      ctx.ingestFile(ctx.viewer, {
-        filename: args.file.name,
-        contentType: args.file.type || null,
-        bytes: new Uint8Array(await args.file.arrayBuffer()),
-        key: args.key,
-        tags: args.tags,
-      }),
+    resolve: async (_root, args, ctx) => {
+      const publish = args.progressId ? (progress: IngestProgress) => ctx.pubsub.publish('ingest:progress', progressChannel(ctx, args.progressId!), progress) : undefined;
+      try {
+        return await ctx.ingestFile(ctx.viewer, {
+          filename: args.file.name,
+          contentType: args.file.type || null,
+          bytes: new Uint8Array(await args.file.arrayBuffer()),
+          key: args.key,
+          tags: args.tags,
+          onProgress: publish,
+        });
+      } catch (error) {
+        publish?.({ stage: 'failed', chunks: null });
+        throw error;
+      }
+    },
+  }),
+);
+
+builder.subscriptionField('ingestProgress', (t) =>
+  t.field({
+    type: IngestProgressRef,
+    description: 'Stages of the caller’s ingestFile call given this progressId: EXTRACTING, EMBEDDING (chunks known), STORING, then DONE or FAILED, where it completes.',
+    args: { progressId: t.arg.string() },
+    subscribe: async function* (_root, args, ctx) {
+      for await (const progress of ctx.pubsub.subscribe('ingest:progress', progressChannel(ctx, args.progressId))) {
+        yield progress;
+        if (progress.stage === 'done' || progress.stage === 'failed') return;
+      }
+    },
+    resolve: (progress: IngestProgress) => progress,
   }),
 );

@@ -24,7 +24,7 @@ import type { GraphQLContext } from '../context.js';
 import { rowId } from '../ids.js';
 import { pageSize } from '../pagination.js';
 
-const memoryDeps = (ctx: GraphQLContext): MemoryDeps => ({ prisma: ctx.prisma, embedder: ctx.rem.embedder });
+const memoryDeps = (ctx: GraphQLContext): MemoryDeps => ({ prisma: ctx.prisma, embedder: ctx.rem.embedder, stats: ctx.rem.tableStats });
 
 /** The entity each key names for this caller: their own row over the tenant's shared one; null when none. */
 async function entitiesByKey(prisma: PrismaClient, viewer: AgentContext, keys: readonly string[]): Promise<(Entity | null)[]> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Resource } from '../../db/generated/client.js';
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
+import type { IngestProgress } from '../../events/pubsub.js';
 import { normalizeKey } from '../keys.js';
 import { ingest, type MemoryDeps, type MemoryItemInput } from '../memory-store.js';
 import { chunkSections, type ChunkOptions } from './chunk-text.js';
@@ -18,6 +19,8 @@ export interface IngestFileInput {
   /** The file's resource key; defaults to the file name (kebab-cased). */
   key?: string | null;
   tags?: string[] | null;
+  /** Told as the work moves on: extracting, embedding (the chunks are known), storing, done. */
+  onProgress?: (progress: IngestProgress) => void;
 }
 
 export interface IngestFileResult {
@@ -51,10 +54,16 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
 
   const existing = await deps.prisma.resource.findFirst({ where: { ...owner, key } });
   const stored = existing?.metadata as { contentHash?: string; chunks?: number } | undefined;
-  if (existing && stored?.contentHash === contentHash) return { resource: existing, chunks: stored.chunks ?? 0, unchanged: true, contentHash };
+  const progress = input.onProgress ?? (() => {});
+  if (existing && stored?.contentHash === contentHash) {
+    progress({ stage: 'done', chunks: stored.chunks ?? 0 });
+    return { resource: existing, chunks: stored.chunks ?? 0, unchanged: true, contentHash };
+  }
 
+  progress({ stage: 'extracting', chunks: null });
   const chunks = chunkSections(await extractSections(format, input.bytes), settings);
   if (chunks.length === 0) throw invalid('file: no text found in it');
+  progress({ stage: 'embedding', chunks: chunks.length });
   const chunkKeys = chunks.map((_, i) => `${key}-chunk-${i + 1}`);
   const tags = input.tags ?? [];
   const items: MemoryItemInput[] = [
@@ -83,10 +92,12 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
   ];
   const written = await ingest(deps, ctx, items, {
     maxItems: items.length,
+    beforeWrite: () => progress({ stage: 'storing', chunks: chunks.length }),
     // Chunks of an earlier version beyond the new count go in the same transaction.
     afterWrite: (tx) =>
       tx.resource.deleteMany({ where: { ...owner, category: CHUNK_CATEGORY, metadata: { path: ['parent'], equals: key }, key: { notIn: chunkKeys } } }),
   });
+  progress({ stage: 'done', chunks: chunks.length });
   return { resource: written.resources[0]!, chunks: chunks.length, unchanged: false, contentHash };
 }
 

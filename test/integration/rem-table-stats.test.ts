@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestDocument } from '../generated/graphql.js';
+import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { reembed } from '../../src/rem/memory-store.js';
+import { TableStats } from '../../src/rem/table-stats.js';
+import { contextOf, newUser } from '../support/client.js';
+import { backend, startTestServer, type TestServer } from '../support/server.js';
+
+// PGlite has no autovacuum: bulk memory writes past REM_ANALYZE_AFTER_ROWS run ANALYZE themselves,
+// so the planner sees the rows ingest wrote (on PostgreSQL the same ANALYZE merely comes early).
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ REM_ANALYZE_AFTER_ROWS: '50' });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+interface Stats {
+  relname: string;
+  reltuples: number;
+  analyzed: Date | null;
+}
+
+async function stats(): Promise<Map<string, Stats>> {
+  const rows = await server.db.prisma.$queryRawUnsafe<Stats[]>(
+    `SELECT c.relname, c.reltuples::float8 AS reltuples, s.last_analyze AS analyzed
+       FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
+      WHERE c.relname IN ('entities', 'embeddings', 'kv_store', 'resources')`,
+  );
+  return new Map(rows.map((r) => [r.relname, r]));
+}
+
+const entities = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ entity: { key: `stats ${from + i}`, content: `row number ${from + i}` } }));
+
+describe('planner statistics after bulk writes', () => {
+  it('ingest past REM_ANALYZE_AFTER_ROWS analyzes the tables it wrote, and only those', async () => {
+    const alice = newUser(server.url);
+    const before = await stats();
+    if (backend() === 'pglite') expect(before.get('entities')!.reltuples).toBe(-1);
+
+    await alice.data(IngestDocument, { items: entities(0, 40) });
+    // The PostgreSQL database is shared by every suite of the run, whose bulk writes may ANALYZE it
+    // meanwhile: what was not analyzed is checked on PGlite, whose database is this server's own.
+    const pglite = backend() === 'pglite';
+    const below = await stats();
+    if (pglite) for (const table of ['entities', 'embeddings', 'kv_store']) expect(below.get(table)!.analyzed, table).toBeNull();
+
+    await alice.data(IngestDocument, { items: entities(40, 20) });
+    const after = await stats();
+    for (const table of ['entities', 'embeddings', 'kv_store']) {
+      const analyzed = after.get(table)!.analyzed;
+      expect(analyzed, table).not.toBeNull();
+      expect(analyzed!.getTime(), table).toBeGreaterThan(before.get(table)!.analyzed?.getTime() ?? 0);
+      expect(after.get(table)!.reltuples, table).toBeGreaterThanOrEqual(60);
+    }
+    if (pglite) expect(after.get('resources')!.analyzed).toBeNull();
+  });
+
+  it('reembed analyzes embeddings once the vectors it wrote pass the threshold', async () => {
+    const alice = newUser(server.url);
+    await alice.data(IngestDocument, { items: entities(100, 30) });
+    const before = await stats();
+    const v2 = { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2'), stats: new TableStats(server.db.prisma, 25) };
+    const progress: number[] = [];
+    const result = await reembed(v2, contextOf(alice), { batchSize: 10, onProgress: (p) => progress.push(p.embedded) });
+    expect(result.embedded).toBe(30);
+    expect(progress).toEqual([10, 20, 30]);
+    const after = await stats();
+    expect(after.get('embeddings')!.analyzed!.getTime()).toBeGreaterThan(before.get('embeddings')!.analyzed?.getTime() ?? 0);
+    if (backend() === 'pglite') expect(after.get('entities')!.analyzed).toEqual(before.get('entities')!.analyzed);
+  });
+});
