@@ -24,7 +24,9 @@ async function start(env: Record<string, string>) {
 
 describe('server process', () => {
   it('serves health, readiness and GraphiQL (with websocket subscriptions)', async () => {
-    const server = await start(await backendEnv());
+    // GraphiQL's websocket carries no identity headers: it subscribes over websockets when requests
+    // without identity act as DEFAULT_USER (over SSE otherwise, see the GraphiQL unit tests).
+    const server = await start({ ...(await backendEnv()), DEFAULT_USER: 'local-user' });
     const base = server.url.replace(/\/graphql$/, '');
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
