@@ -43,27 +43,27 @@ export class TurnQuota {
 
   private async check(tenantId: string, userId: string): Promise<void> {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
-    const mine = { tenantId, userId, parentId: null };
-    const [running, recent] = await Promise.all([
-      this.prisma.turn.count({ where: { ...mine, status: 'RUNNING' } }),
-      this.prisma.turn.findMany({
-        where: { ...mine, startedAt: { gt: new Date(Date.now() - MINUTE_MS) } },
-        orderBy: { startedAt: 'desc' },
-        take: turnsPerMinute,
-        select: { startedAt: true },
-      }),
-    ]);
+    // One round trip for both figures: this runs before every turn a user starts.
+    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null }[]>`
+      WITH latest AS (
+        SELECT started_at FROM turns
+        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND started_at > ${new Date(Date.now() - MINUTE_MS)}
+        ORDER BY started_at DESC LIMIT ${turnsPerMinute}
+      )
+      SELECT (SELECT count(*)::int FROM turns WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND status = 'RUNNING') AS running,
+             (SELECT count(*)::int FROM latest) AS recent,
+             (SELECT min(started_at) FROM latest) AS oldest`;
+    const { running, recent, oldest } = figures!;
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(
         `You have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,
         RETRY_WHILE_RUNNING_MS,
       );
     }
-    if (recent.length >= turnsPerMinute) {
-      const oldest = recent[recent.length - 1]!.startedAt.getTime();
+    if (recent >= turnsPerMinute) {
       throw new RateLimitedError(
-        `You started ${recent.length} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
-        Math.max(1, oldest + MINUTE_MS - Date.now()),
+        `You started ${recent} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
+        Math.max(1, new Date(oldest!).getTime() + MINUTE_MS - Date.now()),
       );
     }
   }

@@ -29,6 +29,12 @@ export function encodingFor(model: string): Encoding {
 }
 
 const loaded = new Map<Encoding, Promise<TokenCounter>>();
+/** Texts at least this long have their count remembered (shorter ones are cheap to count again). */
+const REMEMBER_FROM_CHARS = 512;
+/** Longer texts are counted each time, so the remembered ones stay small in memory. */
+const REMEMBER_UP_TO_CHARS = 64 * 1024;
+/** At most this many remembered counts per encoding (then they are forgotten all at once). */
+const REMEMBERED_TEXTS = 256;
 
 /** A counter for `model` (`provider:model` or a bare model name); the encoding loads once, on first use. */
 export function tokenCounterFor(model: string): Promise<TokenCounter> {
@@ -44,7 +50,19 @@ export function tokenCounterFor(model: string): Promise<TokenCounter> {
 async function load(encoding: Encoding): Promise<TokenCounter> {
   const { countTokens } = encoding === 'cl100k_base' ? await import('gpt-tokenizer/encoding/cl100k_base') : await import('gpt-tokenizer/encoding/o200k_base');
   // Special-token text in user content (e.g. "<|endoftext|>") is counted as plain text, not refused.
-  const text = (value: string) => (value ? countTokens(value, { disallowedSpecial: new Set() }) : 0);
+  const count = (value: string) => countTokens(value, { disallowedSpecial: new Set() });
+  // System prompts and tool specs are the same long texts turn after turn: count each once.
+  const known = new Map<string, number>();
+  const text = (value: string) => {
+    if (!value) return 0;
+    if (value.length < REMEMBER_FROM_CHARS || value.length > REMEMBER_UP_TO_CHARS) return count(value);
+    let tokens = known.get(value);
+    if (tokens === undefined) {
+      if (known.size >= REMEMBERED_TEXTS) known.clear();
+      known.set(value, (tokens = count(value)));
+    }
+    return tokens;
+  };
   return {
     encoding,
     text,
