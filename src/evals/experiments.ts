@@ -4,8 +4,9 @@
  * which claims the experiment's examples one by one (a conditional UPDATE per example, up to
  * `concurrency` at a time) and stores each result with its scores and usage as it finishes. A job
  * stopped by a shutdown finishes the examples it started and hands the rest back, so after a
- * restart every example has been run once. Runs are background runs (no session, no turn): eval
- * traffic never enters a user's sessions.
+ * restart every example has been run once. The agent runs on each example as an ephemeral eval
+ * turn (eval-turn.ts): a real turn that never enters a user's sessions; evaluators are background
+ * runs (no session, no turn).
  */
 import { z } from 'zod';
 import { userContext, type AgentContext } from '../auth/agent-context.js';
@@ -13,16 +14,18 @@ import { ownedBy } from '../auth/scope.js';
 import type { Experiment, ExperimentResult, Job } from '../db/generated/client.js';
 import { runDetached } from '../agents/detached-run.js';
 import type { EngineDeps } from '../agents/engine-deps.js';
+import type { TurnService } from '../agents/turns.js';
 import { isAppError, NotFoundError, ValidationError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import { parseInput } from '../validation.js';
+import { runEvalTurn } from './eval-turn.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
-export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger'> & { pubsub: RemPubSub; queue: JobQueue };
+export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService };
 
 const runInput = z.object({
   agent: z.string().trim().min(1).max(64),
@@ -80,9 +83,9 @@ export function experimentHandler(deps: ExperimentDeps) {
     let run: Parameters<typeof runExample>[2];
     try {
       run = {
-        agent: await deps.agents.load(ctx, experiment.agent, experiment.agentVersion),
+        agent: (await deps.agents.load(ctx, experiment.agent, experiment.agentVersion)).name,
         evaluators: await Promise.all(experiment.evaluators.map((name) => deps.agents.load(ctx, name))),
-        model: experiment.model ? deps.models.resolve(experiment.model) : undefined,
+        model: experiment.model,
       };
     } catch (error) {
       // The agent or an evaluator was deleted since the experiment was queued: nothing can run.
@@ -133,15 +136,16 @@ type Outcome =
 async function runExample(
   deps: ExperimentDeps,
   ctx: AgentContext,
-  run: { agent: Awaited<ReturnType<EngineDeps['agents']['load']>>; evaluators: Awaited<ReturnType<EngineDeps['agents']['load']>>[]; model?: ReturnType<EngineDeps['models']['resolve']> },
+  run: { agent: string; evaluators: Awaited<ReturnType<EngineDeps['agents']['load']>>[]; model: string | null },
   example: { input: string; expected: string | null },
 ): Promise<Outcome> {
   let output: string | null = null;
   const usage: { agent?: UsageTotals; evaluators: Record<string, UsageTotals> } = { evaluators: {} };
   try {
-    const answer = await runDetached(deps, { agent: run.agent, model: run.model, ctx: { ...ctx, isEval: true }, content: example.input });
+    const answer = await runEvalTurn(deps, ctx, { agent: run.agent, model: run.model, content: example.input });
+    if (answer.usage) usage.agent = answer.usage;
+    if (!answer.ok) return { ok: false, error: answer.error, output, usage };
     output = answer.text;
-    usage.agent = answer.usage;
     const scores: Record<string, unknown> = {};
     for (const evaluator of run.evaluators) {
       const judged = await runDetached(deps, { agent: evaluator, ctx: { ...ctx, isEval: true }, content: judgeInput(example, answer.text) });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATED_AGENT, registerAgent } from '../support/agents.js';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest, type Script } from '../support/fake-openai.js';
 import { startTestServer, tempDataDir, type TestServer } from '../support/server.js';
@@ -20,8 +21,9 @@ import {
 let fake: FakeOpenAI;
 let server: TestServer;
 let dataDir: string;
-const start = async () => {
+const start = async (env: Record<string, string> = {}) => {
   server = await startTestServer({
+    ...env,
     DATA_DIR: dataDir,
     OPENAI_API_KEY: 'test-key',
     OPENAI_BASE_URL: fake.url,
@@ -70,6 +72,12 @@ async function run(user: Caller, input: RunExperimentInput) {
 
 /** The same caller, talking to the server running now (it gets a new port when restarted). */
 const now = (user: Caller) => caller(server.url, user.headers);
+
+/** Waits for a count to reach 0 (an ended ephemeral turn is dropped just after its stream ends). */
+async function untilGone(count: () => Promise<number>) {
+  for (let i = 0; i < 400 && (await count()) > 0; i++) await sleep(25);
+  expect(await count()).toBe(0);
+}
 
 async function until(user: Caller, id: string, done: (e: { status: string; done: number }) => boolean) {
   for (let i = 0; i < 1200; i++) {
@@ -125,12 +133,19 @@ describe('experiments', () => {
     expect(aggregate!.scores.map((s) => s.name)).toEqual(['correctness', 'completeness', 'groundedness']);
     // The evaluator saw question, reference and answer.
     expect(lastMessage(fake.chatRequests.find(judged)!)).toMatch(/^Question:\nQ1\n\nReference answer:\nA1\n\nAnswer:\nthe answer is A1$/);
-    // Nothing of it is in the user's sessions.
-    expect(await server.db.prisma.session.count({ where: { userId: user.headers['x-user-id'] } })).toBe(0);
+    // The runs were ephemeral turns: nothing of them is in the user's sessions, and each turn went
+    // (with its session) once its stream ended.
+    const userId = user.headers['x-user-id'];
+    await untilGone(() => server.db.prisma.turn.count({ where: { userId } }));
+    expect(await server.db.prisma.session.count({ where: { userId } })).toBe(0);
+    expect(await server.db.prisma.message.count({ where: { userId } })).toBe(0);
     fake.reset();
   });
 
   it('streams progress to completion and compares two experiments example by example', async () => {
+    // Ended ephemeral turns are kept from here on, so the eval turns can be looked at.
+    await server.stop();
+    await start({ EPHEMERAL_TURN_RETENTION_MS: '600000' });
     user = now(user);
     fake.enqueue(...Array.from({ length: 10 }, () => model(() => 1, 20)));
     const second = await run(user, { agent: 'general', datasetId, evaluators: ['answer-quality'], model: 'openai:fake-model', concurrency: 3 });
@@ -160,6 +175,35 @@ describe('experiments', () => {
     expect(compareExperiments.examples[0]!.deltas).toMatchObject({ 'answer-quality.completeness': 0, 'answer-quality.groundedness': 0 });
     const listed = await user.data(ExperimentsDocument, { datasetId });
     expect(listed.experiments.edges.map((e) => e.node.id)).toEqual([second.id, first]);
+
+    // Each example ran as an ephemeral eval turn of the agent, its model call recorded on the turn, no message stored.
+    const userId = user.headers['x-user-id'];
+    const turns = await server.db.prisma.turn.findMany({ where: { userId }, include: { llmCalls: true, session: true } });
+    expect(turns.map((t) => [t.agent, t.model, t.status, t.isEval, t.ephemeral, t.parentId, t.session.isEval, t.llmCalls.length])).toEqual(
+      Array.from({ length: 5 }, () => ['general', 'openai:fake-model', 'COMPLETED', true, true, null, true, 1]),
+    );
+    expect(turns.map((t) => JSON.parse(t.llmCalls[0]!.request!).messages.at(-1).content).sort()).toEqual(['Q1', 'Q2', 'Q3', 'Q4', 'Q5']);
+    expect(await server.db.prisma.message.count({ where: { userId } })).toBe(0);
+    fake.reset();
+  });
+
+  it('records an example whose turn asks for an approval as failed, without waiting for it', async () => {
+    const owner = newUser(server.url);
+    await registerAgent(owner, GATED_AGENT);
+    const golden = await dataset(owner, 1);
+    fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'deploy' } }] });
+    const queued = await run(owner, { agent: 'careful', datasetId: golden.id, evaluators: ['answer-quality'] });
+    const ended = await until(owner, queued.id, (e) => e.status === 'DONE');
+    expect(ended).toMatchObject({ done: 1, total: 1 });
+    expect(ended.results.map((r) => [r.status, r.output, r.scores, r.error])).toEqual([
+      ['ERROR', null, {}, { code: 'AWAITING_APPROVAL', message: 'careful asked for approval of tool action, which an experiment cannot give; the turn was cancelled' }],
+    ]);
+    expect(ended.aggregates).toMatchObject([{ evaluator: 'answer-quality', passRate: null, scores: [] }]);
+    // The turn was cancelled (its approval rejected), not left waiting; no evaluator was asked.
+    const [turn] = await server.db.prisma.turn.findMany({ where: { userId: owner.headers['x-user-id'] }, include: { approvals: true } });
+    expect([turn!.agent, turn!.status, turn!.isEval, turn!.ephemeral, turn!.approvals.map((a) => a.status)]).toEqual(['careful', 'CANCELLED', true, true, ['REJECTED']]);
+    expect(fake.chatRequests).toHaveLength(1);
+    expect(fake.pending).toBe(0);
     fake.reset();
   });
 
