@@ -22,7 +22,7 @@ import { JobQueue } from './jobs/job-queue.js';
 import { JobWorker, type JobHandler } from './jobs/job-worker.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
-import { localRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
+import { localRelay, logOnlyRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
 import { openPubSub, type PubSubHandle, type RemPubSub } from './events/pubsub.js';
 import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
@@ -90,7 +90,8 @@ export async function startApp(
 
   const identify = createIdentify(config.auth);
   let bus: PubSubHandle | undefined;
-  let relay: EventRelay = localRelay;
+  // PGlite is one process's own; other processes may share a PostgreSQL database.
+  let relay: EventRelay = db.backend === 'postgres' ? logOnlyRelay : localRelay;
   let services: Services;
   try {
     bus = await openPubSub(config.pubsub.redisUrl);

@@ -9,8 +9,13 @@ import type { AgentEvent } from './agent-event.js';
  * instance there is nobody to tell, and the relay does nothing.
  */
 export interface EventRelay {
-  /** False for the single-instance relay: every turn's events are in this process's hub. */
+  /** False without Redis: nothing is relayed, every turn this process runs is in its own hub. */
   readonly shared: boolean;
+  /**
+   * Without Redis but on a database other processes may share (PostgreSQL): a turn another process
+   * runs reaches this one only through the stored log.
+   */
+  readonly othersOnlyInLog: boolean;
   publish(event: AgentEvent): void;
   /** Calls `listener` with the turn's events published from now on; resolves once that is in effect. */
   subscribe(turnId: string, listener: (event: AgentEvent) => void): Promise<() => void>;
@@ -21,11 +26,15 @@ export interface EventRelay {
 
 export const localRelay: EventRelay = {
   shared: false,
+  othersOnlyInLog: false,
   publish() {},
   subscribe: async () => () => {},
   recent: async () => [],
   close: async () => {},
 };
+
+/** The relay of a process that shares its PostgreSQL database with others but has no Redis. */
+export const logOnlyRelay: EventRelay = { ...localRelay, othersOnlyInLog: true };
 
 /** How many recent events per turn Redis keeps for readers on other instances. */
 const HISTORY_LENGTH = 20_000;
@@ -58,6 +67,7 @@ export async function openRedisRelay(url: string, logger: Logger): Promise<Event
 
   return {
     shared: true,
+    othersOnlyInLog: false,
     publish(event) {
       const json = JSON.stringify(event);
       const key = stream(event.turnId);

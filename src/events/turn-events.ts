@@ -14,9 +14,9 @@ const GAP_GIVE_UP_MS = 15_000;
 /** Smallest pause between two reads that look for missing events. */
 const GAP_REREAD_MS = 100;
 /**
- * Without a shared relay (no REDIS_URL), a turn held by another process sharing the database
- * reaches this one only through the log: while nothing arrives here, it is read again after these
- * pauses, growing from the first to the last.
+ * A turn held by another process sharing the database without Redis (`othersOnlyInLog`) reaches
+ * this one only through the log: while nothing arrives here, it is read again after these pauses,
+ * growing from the first to the last.
  */
 const UNSHARED_POLL_MS = [250, 500, 1000, 2000];
 const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
@@ -77,7 +77,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
         if (event.type === 'final') return;
       }
       if (took) quietPolls = 0;
-      const elsewhere = !deps.relay.shared && !deps.hub.isOpen(turn.id);
+      const elsewhere = deps.relay.othersOnlyInLog && !deps.hub.isOpen(turn.id);
       if (order.waiting) {
         // Something arrived ahead of a missing event: read what is missing, once per arrival.
         gapSince ||= Date.now();
