@@ -20,6 +20,7 @@ import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
 import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
 import { JobQueue } from './jobs/job-queue.js';
 import { JobWorker, type JobHandler } from './jobs/job-worker.js';
+import { REEMBED_JOB, reembedHandler } from './rem/reembed-job.js';
 import { TurnStore } from './agents/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, logOnlyRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -245,6 +246,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const handlers: Record<string, JobHandler> = {
     [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
     [EXPERIMENT_JOB]: experimentHandler(evals),
+    [REEMBED_JOB]: reembedHandler({ ...memory, stats: rem.tableStats, queue, batchSize: config.rem.reembedBatchSize }),
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();

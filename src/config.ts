@@ -101,6 +101,11 @@ const env = z.object({
    */
   REM_ANALYZE_AFTER_ROWS: z.coerce.number().int().min(0).default(1000),
   /**
+   * Rows per batch of a re-embed (the reembed job, `remgraph reembed`): each batch is a few short
+   * statements and one embeddings request, and other requests run between batches.
+   */
+  REM_REEMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(256),
+  /**
    * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
    * cannot cancel a statement, has its worker thread stopped and the database reopened.
    */
@@ -171,13 +176,13 @@ const env = z.object({
   ROUTING_FILE: z.string().min(1).optional(),
   /** Agent (structured output {agent, reason}) that picks the active agent of sessions with routing on. */
   ROUTING_CLASSIFIER_AGENT: z.string().min(1).default('router'),
-  /** Kinds of background job this process runs (comma-separated: dream, experiment); empty = none (an API-only instance). */
+  /** Kinds of background job this process runs (comma-separated: dream, experiment, reembed); empty = none (an API-only instance). */
   JOB_KINDS: z
     .string()
-    .default('dream,experiment')
+    .default('dream,experiment,reembed')
     .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(['dream', 'experiment']))),
-  /** How often each process looks for queued jobs (dreams, experiments) besides being told of new ones. */
+    .pipe(z.array(z.enum(['dream', 'experiment', 'reembed']))),
+  /** How often each process looks for queued jobs (dreams, experiments, re-embeds) besides being told of new ones. */
   JOB_POLL_MS: z.coerce.number().int().min(10).default(1000),
   /** A running job's lease; its process renews it, and a job whose lease ran out is taken over. */
   JOB_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
@@ -254,6 +259,7 @@ export interface Config {
     searchMinSimilarity: number;
     fuzzyCandidates: number;
     analyzeAfterRows: number;
+    reembedBatchSize: number;
     sql: { statementTimeoutMs: number; rowCap: number; maxBytes: number; maxCost: number; maxSeriesRows: number };
     parse: { maxKeys: number };
   };
@@ -383,6 +389,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       searchMinSimilarity: e.REM_SEARCH_MIN_SIMILARITY,
       fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
       analyzeAfterRows: e.REM_ANALYZE_AFTER_ROWS,
+      reembedBatchSize: e.REM_REEMBED_BATCH_SIZE,
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,

@@ -83,6 +83,7 @@ async function reembedTenant(tenantId: string): Promise<number> {
     const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
     const admin = { userId: null, tenantId, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: true, authMode: 'headers' as const };
     const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), stats }, admin, {
+      batchSize: config.rem.reembedBatchSize,
       onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
     });
     console.log(`Done: ${result.embedded} rows embedded with ${result.model} (${result.dimension} dimensions).`);

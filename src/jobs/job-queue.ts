@@ -68,6 +68,14 @@ export class JobQueue {
     return ids.filter((id) => !held.some((h) => h.id === id));
   }
 
+  /** Records how far a running job has got; false when this process no longer holds it (the handler should stop). */
+  async progress(id: string, progress: unknown): Promise<boolean> {
+    const held = await this.prisma.$executeRaw`
+      UPDATE jobs SET progress = ${JSON.stringify(storable(progress))}::jsonb
+      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'`;
+    return held > 0;
+  }
+
   async finish(id: string, result: unknown): Promise<void> {
     await this.settle(id, Prisma.sql`status = 'DONE', result = ${JSON.stringify(storable(result ?? null))}::jsonb, finished_at = now()`);
   }

@@ -546,12 +546,13 @@ export interface MemoryProgress {
  * Computes the current model's vectors for rows that have none (after a model change, or rows
  * written by SQL outside the API). Admins re-embed the whole tenant; other callers their own rows.
  * Works in batches, each its own short statement, yielding between them so that other requests
- * (on PGlite, every other query) run in between; `onProgress` hears after each batch.
+ * (on PGlite, every other query) run in between; `onProgress` hears after each batch and is
+ * awaited: throwing there stops the work at that point, with every batch before it stored.
  */
 export async function reembed(
   deps: MemoryDeps,
   ctx: AgentContext,
-  options: { batchSize?: number; onProgress?: (progress: MemoryProgress) => void } = {},
+  options: { batchSize?: number; onProgress?: (progress: MemoryProgress) => void | Promise<void> } = {},
 ): Promise<ReembedResult> {
   const batchSize = options.batchSize ?? 256;
   let embedded = 0;
@@ -578,7 +579,7 @@ export async function reembed(
       await deps.stats?.wrote({ embeddings: batch });
       embedded += batch;
       scanned += ids.length;
-      options.onProgress?.({ table, scanned, embedded });
+      await options.onProgress?.({ table, scanned, embedded });
       if (ids.length < batchSize) break;
       await yieldToOthers();
     }

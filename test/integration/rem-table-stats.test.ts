@@ -66,7 +66,7 @@ describe('planner statistics after bulk writes', () => {
     const before = await stats();
     const v2 = { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2'), stats: new TableStats(server.db.prisma, 25) };
     const progress: number[] = [];
-    const result = await reembed(v2, contextOf(alice), { batchSize: 10, onProgress: (p) => progress.push(p.embedded) });
+    const result = await reembed(v2, contextOf(alice), { batchSize: 10, onProgress: (p) => void progress.push(p.embedded) });
     expect(result.embedded).toBe(30);
     expect(progress).toEqual([10, 20, 30]);
     const after = await stats();

@@ -107,6 +107,12 @@ export interface RecordedRequest {
   raw: string;
 }
 
+interface Hold {
+  match: (request: RecordedRequest) => boolean;
+  released: Promise<void>;
+  reach: (request: RecordedRequest) => void;
+}
+
 export const FAKE_MODEL = 'fake-model';
 export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 
@@ -130,6 +136,7 @@ export class FakeOpenAI {
   private readonly server: Server;
   private readonly scripts: Script[] = [];
   private readonly failures = new Map<string, ErrorScript[]>();
+  private readonly holds = new Map<string, Hold[]>();
   private readonly models = new Set<string>([FAKE_MODEL]);
   private readonly waiters = new Set<() => void>();
   private responseCount = 0;
@@ -183,11 +190,26 @@ export class FakeOpenAI {
     return this;
   }
 
-  /** Forget recorded requests, queued scripts and queued failures. */
+  /**
+   * Leave the next request to `path` (that `match` accepts) unanswered until `release()`: a client
+   * caught in the middle of its work (a re-embed between two batches). `reached` tells when it came.
+   */
+  holdNext(path: string, match: (request: RecordedRequest) => boolean = () => true): { reached: Promise<RecordedRequest>; release: () => void } {
+    let release!: () => void;
+    let reach!: (request: RecordedRequest) => void;
+    const hold: Hold = { match, released: new Promise<void>((resolve) => (release = resolve)), reach: (r) => reach(r) };
+    const reached = new Promise<RecordedRequest>((resolve) => (reach = resolve));
+    const key = normalisePath(path);
+    this.holds.set(key, [...(this.holds.get(key) ?? []), hold]);
+    return { reached, release };
+  }
+
+  /** Forget recorded requests, queued scripts, queued failures and holds not reached. */
   reset(): void {
     this.requests.length = 0;
     this.scripts.length = 0;
     this.failures.clear();
+    this.holds.clear();
   }
 
   /** Resolve once at least `n` requests (optionally only those to `path`) have been recorded. */
@@ -222,6 +244,13 @@ export class FakeOpenAI {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const request = await this.record(req);
     res.setHeader('x-request-id', `req_fake${++this.responseCount}`);
+    const holds = this.holds.get(request.path) ?? [];
+    const hold = holds.find((h) => h.match(request));
+    if (hold) {
+      holds.splice(holds.indexOf(hold), 1);
+      hold.reach(request);
+      await hold.released;
+    }
 
     const failure = this.failures.get(request.path)?.shift();
     if (failure) return sendScriptedError(res, failure);

@@ -364,4 +364,16 @@ describe('fake OpenAI: embeddings', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     await expect(noRetryClient.embeddings.create({ model: 'e', input: 'x' })).resolves.toMatchObject({ object: 'list' });
   });
+
+  it('holdNext leaves the next matching embeddings call unanswered until released', async () => {
+    const hold = fake.holdNext('embeddings', (r) => r.body.input === 'x');
+    let answered = false;
+    const held = client.embeddings.create({ model: 'e', input: 'x' }).then(() => (answered = true));
+    expect((await hold.reached).body.input).toBe('x');
+    await expect(client.embeddings.create({ model: 'e', input: 'y' })).resolves.toMatchObject({ object: 'list' });
+    expect(answered).toBe(false);
+    hold.release();
+    await held;
+    expect(answered).toBe(true);
+  });
 });

@@ -1,7 +1,8 @@
 import { ownedBy } from '../../auth/scope.js';
 import { JobStatus } from '../../db/generated/enums.js';
 import { requestDream } from '../../dreaming/dream.js';
-import { NotFoundError, ValidationError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
+import { requestReembed } from '../../rem/reembed-job.js';
 import { builder } from '../builder.js';
 import { rowId } from '../ids.js';
 import { EntityRef, MomentRef, ResourceRef } from './rem.js';
@@ -10,15 +11,26 @@ const JobStatusEnum = builder.enumType(JobStatus, { name: 'JobStatus' });
 
 export const JobRef = builder.prismaNode('Job', {
   id: { field: 'id' },
-  findUnique: (id, ctx) => ({ id, ...ownedBy({ ...ctx.viewer, isAdmin: false }) }),
+  findUnique: (id, ctx) => ({ id, ...ownedBy(ctx.viewer) }),
   nullable: true,
-  description: 'Background work: a dream or an experiment. Survives restarts; retried with backoff when it fails.',
+  description:
+    'Background work: a dream, an experiment or a re-embed. Survives restarts; retried with backoff when it fails. ' +
+    'A caller sees their own jobs; admins also the tenant’s (a whole-tenant re-embed).',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: '`dream` or `experiment`.' }),
+    kind: t.exposeString('kind', { description: '`dream`, `experiment` or `reembed`.' }),
     status: t.expose('status', { type: JobStatusEnum }),
     attempts: t.exposeInt('attempts'),
-    result: t.expose('result', { type: 'JSON', nullable: true, description: 'What the job did (a dream: the session ranges it consolidated and the keys it wrote).' }),
+    result: t.expose('result', {
+      type: 'JSON',
+      nullable: true,
+      description: 'What the job did (a dream: the session ranges it consolidated and the keys it wrote; a re-embed: {model, dimension, embedded}).',
+    }),
     error: t.expose('error', { type: 'JSON', nullable: true, description: '{code, message} of the last failed attempt.' }),
+    progress: t.expose('progress', {
+      type: 'JSON',
+      nullable: true,
+      description: 'How far a running job has got; for reembed {table, scanned, embedded} (counted over all attempts, written at most every 250 ms and at the end).',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
@@ -48,10 +60,10 @@ builder.queryField('job', (t) =>
   t.prismaField({
     type: 'Job',
     nullable: true,
-    description: 'One of the caller’s jobs.',
+    description: 'One of the caller’s jobs (admins: or one of the tenant’s).',
     args: { id: t.arg.id() },
     resolve: async (query, _root, args, ctx) => {
-      const job = await ctx.prisma.job.findFirst({ ...query, where: { id: rowId(String(args.id), 'Job'), ...ownedBy({ ...ctx.viewer, isAdmin: false }) } });
+      const job = await ctx.prisma.job.findFirst({ ...query, where: { id: rowId(String(args.id), 'Job'), ...ownedBy(ctx.viewer) } });
       if (!job) throw new NotFoundError('Job');
       return job;
     },
@@ -67,5 +79,17 @@ builder.mutationField('dream', (t) =>
     args: { input: t.arg({ type: DreamInput, required: false }) },
     resolve: (_root, args, ctx) =>
       requestDream({ prisma: ctx.prisma, queue: ctx.queue }, ctx.viewer, args.input?.sessionId ? rowId(String(args.input.sessionId), 'Session', 'input.sessionId') : null),
+  }),
+);
+
+builder.mutationField('queueReembed', (t) =>
+  t.field({
+    type: JobRef,
+    description:
+      'Queues a re-embed in the background: rows without a vector of the configured embedding model get one (after changing EMBEDDING_MODEL). ' +
+      'Admins re-embed the whole tenant, other callers their own rows. Returns the job, whose progress shows how far it has got ' +
+      '(an open re-embed of the same scope, if one is queued or running). `reembed` does the same within the request.',
+    errors: { types: [ForbiddenError], dataField: { name: 'job' } },
+    resolve: (_root, _args, ctx) => requestReembed(ctx.queue, ctx.viewer),
   }),
 );
