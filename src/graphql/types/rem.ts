@@ -355,7 +355,8 @@ builder.mutationFields((t) => ({
     type: ReembedSuccessRef,
     description:
       'Computes vectors of the configured embedding model for rows that have none (after changing EMBEDDING_MODEL). ' +
-      'Admins re-embed the whole tenant, other callers their own rows. SEARCH only ever compares vectors of the configured model.',
+      'Admins re-embed the whole tenant, other callers their own rows. SEARCH only ever compares vectors of the configured model. ' +
+      'The request lasts as long as the work: queueReembed runs it as a job whose progress can be followed.',
     errors: { types: [ForbiddenError], directResult: true },
     resolve: (_root, _args, ctx) => reembed(memoryDeps(ctx), ctx.viewer),
   }),
