@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 
 /** Starts one of the bare reference servers (bench/bare-*.ts) in its own process, as remgraph runs in its own. */
-export async function startBareServer(script: string): Promise<{ url: string; stop: () => void }> {
+export async function startBareServer(script: string): Promise<{ url: string; pid: number; stop: () => void }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk) => {
@@ -11,7 +11,7 @@ export async function startBareServer(script: string): Promise<{ url: string; st
     });
     proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
   });
-  return { url, stop: () => proc.kill() };
+  return { url, pid: proc.pid!, stop: () => proc.kill() };
 }
 
 export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

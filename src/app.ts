@@ -201,6 +201,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const rem = new RemService(
     {
       prisma: db.prisma,
+      sql: db.sql,
       embedder: createEmbeddingProvider(config.rem.embedding),
       interruptAfter: db.interruptAfter,
       tableStats: new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => logger.warn({ err, table }, 'ANALYZE after a bulk memory write failed')),
@@ -222,6 +223,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
   const engine = {
     prisma: db.prisma,
+    sql: db.sql,
     pubsub,
     hub,
     relay,
@@ -253,7 +255,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  return { prisma: db.prisma, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
+  return { prisma: db.prisma, sql: db.sql, pubsub, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {

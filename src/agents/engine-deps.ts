@@ -1,3 +1,4 @@
+import type { SqlClient } from '../db/sql-client.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
@@ -31,6 +32,8 @@ export interface EngineSettings {
 /** What the parts of the turn engine share: one set per server process. */
 export interface EngineDeps {
   prisma: PrismaClient;
+  /** Direct statements for the hottest reads (see db/sql-client.ts). */
+  sql: SqlClient;
   pubsub: RemPubSub;
   hub: EventHub;
   relay: EventRelay;

@@ -6,11 +6,14 @@ import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
 import { PGliteThread } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
+import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 
 export type Backend = 'pglite' | 'postgres';
 
 export interface Database {
   prisma: PrismaClient;
+  /** Single statements without Prisma's client in between, for the hottest reads (see sql-client.ts). */
+  sql: SqlClient;
   backend: Backend;
   /**
    * Runs `work` with an adapter for the schema engine (migrations), holding a lock that keeps
@@ -51,6 +54,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   return {
     prisma,
+    sql: pgliteSqlClient(client),
     backend: 'pglite',
     // One process owns a PGlite directory, so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
@@ -67,9 +71,12 @@ const MIGRATION_LOCK_KEY = 7_241_902_311;
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   await pool.query('SELECT 1');
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: statementNames() }) });
+  // One naming for both: a name stands for one text on every connection.
+  const names = statementNames();
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: names }) });
   return {
     prisma,
+    sql: postgresSqlClient(pool, names),
     backend: 'postgres',
     async withMigrationAdapter(work) {
       const lock = await pool.connect();

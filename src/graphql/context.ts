@@ -3,6 +3,7 @@ import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../agents/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
 import type { RemPubSub } from '../events/pubsub.js';
@@ -20,6 +21,8 @@ export interface GraphQLContext extends AppServices {
 /** The long-lived services of one server instance, shared by every request. */
 export interface AppServices {
   prisma: PrismaClient;
+  /** Direct statements for the hottest reads (see db/sql-client.ts). */
+  sql: SqlClient;
   pubsub: RemPubSub;
   agents: AgentRegistry;
   /** Resolves `provider:model` names to chat models (one-shot extraction calls them directly). */

@@ -4,6 +4,7 @@ import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Prisma, PrismaClient, Session } from '../db/generated/client.js';
 import { NotFoundError, SessionBusyError } from '../errors.js';
 import { appendMessages } from './messages.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { storable } from '../events/storable.js';
 import type { RemPubSub } from '../events/pubsub.js';
@@ -44,12 +45,34 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
   });
 }
 
-/** A session the caller can see; another user's session is NOT_FOUND, never FORBIDDEN. */
-export async function getSession(deps: Pick<SessionDeps, 'prisma'>, ctx: AgentContext, id: string): Promise<Session> {
-  const session = await deps.prisma.session.findFirst({ where: { id, ...visibleTo(ctx) } });
+/**
+ * A session the caller can see; another user's session is NOT_FOUND, never FORBIDDEN. One direct
+ * statement: `session(id)` is the most common read of a chat client.
+ */
+export async function getSession(deps: { sql: SqlClient }, ctx: AgentContext, id: string): Promise<Session> {
+  const [session] = await deps.sql.query<Session>(
+    `SELECT ${SESSION_COLUMNS} FROM "sessions" WHERE "id" = $1::uuid AND "tenant_id" = $2 AND ${ctx.userId === null ? '"user_id" IS NULL' : '("user_id" = $3 OR "user_id" IS NULL)'}`,
+    ctx.userId === null ? [id, ctx.tenantId] : [id, ctx.tenantId, ctx.userId],
+  );
   if (!session) throw new NotFoundError('Session');
   return session;
 }
+
+/** Every column of a session row, named as Prisma names its fields (a test compares the two reads). */
+const SESSION_COLUMNS = [
+  '"id"::text AS "id"',
+  '"name"',
+  '"tenant_id" AS "tenantId"',
+  '"user_id" AS "userId"',
+  '"agent"',
+  '"routing"',
+  '"active_agent" AS "activeAgent"',
+  '"metadata"',
+  '"is_eval" AS "isEval"',
+  '"dreamed_seq" AS "dreamedSeq"',
+  '"created_at" AS "createdAt"',
+  '"updated_at" AS "updatedAt"',
+].join(', ');
 
 export async function renameSession(deps: SessionDeps, ctx: AgentContext, id: string, name: string): Promise<Session> {
   const newName = parseInput(sessionName, name, ['name']);

@@ -5,6 +5,7 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Database, Watchdog } from '../db/database.js';
 import type { PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
@@ -43,6 +44,8 @@ export interface RemSettings {
 
 export interface RemDeps {
   prisma: PrismaClient;
+  /** LOOKUP, FUZZY, SEARCH and TRAVERSE: one statement each, the hottest reads. */
+  sql: SqlClient;
   embedder: EmbeddingProvider;
   /** The database's own way to stop a query that runs too long (Database.interruptAfter). */
   interruptAfter?: Database['interruptAfter'];
@@ -145,7 +148,7 @@ export class RemService {
     const messageKeys = query.keys.filter((k) => MESSAGE_KEY.test(k));
     const keys = query.keys.filter((k) => !MESSAGE_KEY.test(k));
     const rows = keys.length
-      ? await this.deps.prisma.$queryRawUnsafe<(KvRow & { content: string | null; name: string | null })[]>(
+      ? await this.deps.sql.query<KvRow & { content: string | null; name: string | null }>(
           `SELECT ${KV_COLUMNS},
                   COALESCE(e."content", r."content", m."content") AS content, COALESCE(e."name", r."name", m."name") AS name
            FROM "kv_store" kv
@@ -153,9 +156,7 @@ export class RemService {
            LEFT JOIN "resources" r ON kv."entity_type" = 'resources' AND r."id" = kv."entity_id"
            LEFT JOIN "moments" m ON kv."entity_type" = 'moments' AND m."id" = kv."entity_id"
            WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}`,
-          ctx.tenantId,
-          ctx.userId,
-          keys,
+          [ctx.tenantId, ctx.userId, keys],
         )
       : [];
     const hits = new Map<string, RemHit[]>();
@@ -206,15 +207,10 @@ export class RemService {
    * threshold are ranked, which bounds the work of one query.
    */
   async fuzzy(ctx: AgentContext, query: FuzzyQuery): Promise<RemHit[]> {
-    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { score: number })[]>(
+    const rows = await this.deps.sql.query<KvRow & { score: number }>(
       `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, score
        FROM "rem_fuzzy_custom"($1, $2, $3, $4::real, $5::int, $6::int)`,
-      ctx.tenantId,
-      ctx.userId,
-      query.text,
-      query.threshold,
-      query.limit,
-      Math.max(query.limit, this.settings.fuzzyCandidates),
+      [ctx.tenantId, ctx.userId, query.text, query.threshold, query.limit, Math.max(query.limit, this.settings.fuzzyCandidates)],
     );
     return rows.map((row) => ({ ...kvHit(row), score: round(row.score) }));
   }
@@ -224,17 +220,19 @@ export class RemService {
     const { embedder } = this.deps;
     const [vector] = await embedder.embed([query.text]);
     const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
-    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { distance: number })[]>(
+    const rows = await this.deps.sql.query<KvRow & { distance: number }>(
       `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance
        FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8)`,
-      ctx.tenantId,
-      ctx.userId,
-      vectorLiteral(vector!),
-      embedder.dimension,
-      embedder.model,
-      query.table ? [query.table] : ['entities', 'resources', 'moments'],
-      query.limit,
-      1 - minSimilarity,
+      [
+        ctx.tenantId,
+        ctx.userId,
+        vectorLiteral(vector!),
+        embedder.dimension,
+        embedder.model,
+        query.table ? [query.table] : ['entities', 'resources', 'moments'],
+        query.limit,
+        1 - minSimilarity,
+      ],
     );
     return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
   }
@@ -244,15 +242,10 @@ export class RemService {
    * lookup per level inside the database, cycle-safe, bounded by DEPTH and LIMIT.
    */
   async traverse(ctx: AgentContext, query: TraverseQuery): Promise<RemHit[]> {
-    const rows = await this.deps.prisma.$queryRawUnsafe<(KvRow & { path: string[]; rel_type: string; depth: number; score: number })[]>(
+    const rows = await this.deps.sql.query<KvRow & { path: string[]; rel_type: string; depth: number; score: number }>(
       `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, path, rel_type, depth, score
        FROM "rem_traverse_custom"($1, $2, $3, $4, $5::int, $6::int)`,
-      ctx.tenantId,
-      ctx.userId,
-      query.from,
-      query.relType?.toLowerCase() ?? null,
-      query.depth,
-      query.limit,
+      [ctx.tenantId, ctx.userId, query.from, query.relType?.toLowerCase() ?? null, query.depth, query.limit],
     );
     return rows.map((row) => ({ ...kvHit(row), path: row.path, relType: row.rel_type, depth: row.depth, score: round(row.score) }));
   }

@@ -19,7 +19,7 @@ let graphql: ReturnType<typeof countingGraphQL>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  graphql = countingGraphQL(server.db.prisma);
+  graphql = countingGraphQL(server.db);
 });
 afterAll(async () => {
   await server?.stop();

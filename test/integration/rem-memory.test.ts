@@ -153,7 +153,7 @@ describe('ingest', () => {
       const alice = newUser(server.url);
       const ctx = contextOf(alice);
       const embedder = new OpenAIEmbedder({ baseUrl: fake.url, apiKey: 'test', model: 'text-embedding-3-small', dimension: 1536 });
-      const deps = { prisma: server.db.prisma, embedder };
+      const deps = { prisma: server.db.prisma, sql: server.db.sql, embedder };
       const batch = Array.from({ length: 4 }, (_, i) => ({ entity: { key: `item ${i}`, content: `content of item ${i}` } }));
       fake.failNext('/v1/embeddings', { status: 400, error: { message: 'input too long' } });
       await expect(ingest(deps, ctx, batch)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
@@ -200,7 +200,7 @@ describe('connections', () => {
 
   it('resolves edge targets in one batched query, whatever the page size (no N+1)', async () => {
     const alice = newUser(server.url);
-    const graphql = countingGraphQL(server.db.prisma);
+    const graphql = countingGraphQL(server.db);
     const n = 12;
     await alice.data(IngestDocument, {
       items: Array.from({ length: n }, (_, i) => ({
@@ -283,7 +283,7 @@ describe('changing the embedding model', () => {
       ],
     });
     const ctx = contextOf(alice);
-    const v2 = { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2') };
+    const v2 = { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2') };
     const rem = new RemService(v2, loadConfig({}).rem);
     const search = async () => (await rem.query(ctx, 'SEARCH "zebras stripes" LIMIT 5')).hits.map((h) => h.key);
     expect(await search()).toEqual([]);

@@ -25,7 +25,7 @@ const sqlDefaults = loadConfig({}).rem.sql;
 /** The service as the server builds it, with other SQL-mode limits. */
 function serviceWith(sql: Partial<typeof sqlDefaults>) {
   return new RemService(
-    { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter },
+    { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter },
     { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: { ...sqlDefaults, ...sql } },
   );
 }
@@ -118,7 +118,7 @@ describe('REM query modes', () => {
     const user = newUser(server.url);
     await ingest(user, Array.from({ length: 30 }, (_, i) => ({ entity: { key: `report ${i}` } })));
     const bounded = new RemService(
-      { prisma: server.db.prisma, embedder: new HashedLexicalEmbedder() },
+      { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder() },
       { searchMinSimilarity: 0.3, fuzzyCandidates: 5, sql: sqlDefaults },
     );
     const hits = (await bounded.query(contextOf(user), 'FUZZY "report" LIMIT 20')).hits;

@@ -100,7 +100,7 @@ describe('SQL mode is bounded in time and never blocks other requests', () => {
       // The agents' search tool is held to the same rules and limits.
       const rules = loadConfig({ ...heavy, REM_SQL_STATEMENT_TIMEOUT_MS: '1000' }).rem;
       const search = createSearchTool(
-        new RemService({ prisma: server.db.prisma, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter }, rules),
+        new RemService({ prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter }, rules),
       );
       const ctx = { agent: contextOf(user), emit: () => {} } as unknown as ToolContext;
       const recursive = 'SQL WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, collect, errorCode, newUser, wsClient } from '../support/client.js';
+import { caller, collect, contextOf, errorCode, newUser, wsClient } from '../support/client.js';
+import { getSession } from '../../src/memory/sessions.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   CreateSessionDocument,
@@ -76,6 +77,19 @@ describe('sessions', () => {
     const filtered = await alice.data(SessionsDocument, { first: 10, filter: { nameContains: 'ALPHA' } });
     expect(filtered.sessions.edges.map((e) => e.node.name)).toEqual(['alpha five', 'alpha three', 'alpha one']);
     expect(filtered.sessions.totalCount).toBe(3);
+  });
+
+  it('reads a session directly as the same row Prisma reads, every field, and only where the caller may see it', async () => {
+    const alice = newUser(server.url);
+    const data = await alice.data(CreateSessionDocument, { input: { name: 'direct read', agent: 'general', routing: true, metadata: { a: [1, { b: 'c' }] } } });
+    if (data.createSession.__typename !== 'CreateSessionSuccess') throw new Error(JSON.stringify(data));
+    const id = decodeGlobalID(data.createSession.session.id).id;
+    const direct = await getSession(server.db, contextOf(alice), id);
+    expect(direct).toEqual(await server.db.prisma.session.findUniqueOrThrow({ where: { id } }));
+    expect(direct.createdAt).toBeInstanceOf(Date);
+    await expect(getSession(server.db, contextOf(newUser(server.url)), id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getSession(server.db, { ...contextOf(alice), tenantId: 'another-tenant' }, id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getSession(server.db, { ...contextOf(alice), userId: null }, id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('pages through the messages of a session in order', async () => {

@@ -2,6 +2,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { createIdentify } from '../../src/auth/identify.js';
 import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import type { AppServices } from '../../src/graphql/context.js';
 import { createGraphQLServer } from '../../src/graphql/server.js';
@@ -12,12 +13,18 @@ import type { Caller } from './client.js';
 import { createOriginPolicy } from '../../src/http/origin-policy.js';
 
 /**
- * A GraphQL endpoint (in process, no socket) over a Prisma client that counts every database
- * operation, model queries and raw SQL alike: for asserting that list fields batch their reads.
+ * A GraphQL endpoint (in process, no socket) over the database that counts every statement, Prisma's
+ * (model queries and raw SQL alike) and the direct ones: for asserting that list fields batch their reads.
  */
-export function countingGraphQL(prisma: PrismaClient) {
+export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
   let queries = 0;
-  const counting = prisma.$extends({
+  const sql: Database['sql'] = {
+    query: (text, params) => {
+      queries += 1;
+      return db.sql.query(text, params);
+    },
+  };
+  const counting = db.prisma.$extends({
     query: {
       async $allOperations({ args, query }) {
         queries += 1;
@@ -28,7 +35,8 @@ export function countingGraphQL(prisma: PrismaClient) {
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const services = {
     prisma: counting,
-    rem: new RemService({ prisma: counting, embedder: new HashedLexicalEmbedder() }, config.rem),
+    sql,
+    rem: new RemService({ prisma: counting, sql, embedder: new HashedLexicalEmbedder() }, config.rem),
   } as unknown as AppServices;
   const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false, origins: createOriginPolicy([]), limits: config.security.operations });
   return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {

@@ -56,12 +56,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A session of the caller (or shared in their tenant). NOT_FOUND otherwise.',
     args: { id: t.arg.id() },
-    resolve: async (query, _root, args, ctx) => {
-      const id = rowId(String(args.id), 'Session');
-      const session = await ctx.prisma.session.findFirst({ ...query, where: { id, ...visibleTo(ctx.viewer) } });
-      if (!session) throw new NotFoundError('Session');
-      return session;
-    },
+    // The row alone: relations asked for (messages) are loaded by their own fields, batched.
+    resolve: (_query, _root, args, ctx) => getSession(ctx, ctx.viewer, rowId(String(args.id), 'Session')),
   }),
   sessions: t.prismaConnection({
     type: 'Session',
