@@ -76,6 +76,7 @@ export class JobWorker {
     clearInterval(this.renewal);
     await this.ticking;
     for (const { controller } of this.running.values()) controller.abort('shutdown');
+    if (this.running.size) this.logger.info({ jobIds: [...this.running.keys()] }, 'asked running jobs to stop at a safe point; waiting for them');
     await Promise.all([...this.running.values()].map((r) => r.done));
   }
 

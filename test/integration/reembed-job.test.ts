@@ -6,6 +6,7 @@ import { caller, errorCode, newUser, type Caller } from '../support/client.js';
 import { startAgentServer, useAgentServer } from '../support/agents.js';
 import { backend, tempDataDir } from '../support/server.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
+import { capturingLogger } from '../support/log-capture.js';
 import { IngestDocument, QueueReembedDocument, ReembedJobDocument, RemQueryDocument, type MemoryItemInput, type ReembedJobQuery } from '../generated/graphql.js';
 
 // Embeddings come from the fake OpenAI server, whose `holdNext` catches a re-embed between two
@@ -146,7 +147,8 @@ describe('reembed as a background job', () => {
 describe('reembed job across a restart', () => {
   it('stopped by a shutdown between batches, it is resumed by the next process and counts on from where it stopped', async () => {
     const database: Record<string, string> = backend() === 'postgres' ? {} : { DATA_DIR: await tempDataDir() };
-    const first = await startAgentServer({ ...SETTINGS, ...database });
+    const logs = capturingLogger();
+    const first = await startAgentServer({ ...SETTINGS, ...database }, { logger: logs.logger });
     let alice: Caller;
     let jobId: string;
     let tenant: string;
@@ -160,10 +162,10 @@ describe('reembed job across a restart', () => {
       await paused.reached;
       await waitForJob(alice, jobId, (j) => j.progress !== null);
 
-      // The shutdown asks the job to stop (nothing outside shows when: hence the wait); it finishes
-      // the batch under way (the 3rd entity), stores its count and goes back to the queue.
+      // The shutdown asks the job to stop; it finishes the batch under way (the 3rd entity), stores
+      // its count and goes back to the queue.
       const stopped = first.server.stop();
-      await sleep(300);
+      while (!logs.lines().some((l) => String(l.msg).startsWith('asked running jobs to stop'))) await sleep(10);
       paused.resume();
       await stopped;
     } finally {
