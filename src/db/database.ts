@@ -7,6 +7,7 @@ import { PrismaClient } from './generated/client.js';
 import { PGliteThread } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
+import { statementNames } from './statement-names.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -96,29 +97,5 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       await prisma.$disconnect();
       await pool.end();
     },
-  };
-}
-
-/**
- * Names the statements that recur, so that each pooled connection parses and plans them once
- * (PostgreSQL prepared statements) instead of on every call. A text is named the second time it is
- * seen, so one-off SQL (e.g. REM SQL mode) stays unnamed, and the number of names is capped: each
- * name costs memory on every connection for the connection's lifetime.
- */
-export function statementNames(max = 1000): (query: { sql: string }) => string {
-  const names = new Map<string, string>();
-  let seenOnce = new Set<string>();
-  return (query) => {
-    const known = names.get(query.sql);
-    if (known || names.size >= max) return known as string;
-    if (!seenOnce.has(query.sql)) {
-      if (seenOnce.size >= 10 * max) seenOnce = new Set();
-      seenOnce.add(query.sql);
-      return undefined as unknown as string; // node-postgres: no name, an unnamed statement
-    }
-    seenOnce.delete(query.sql);
-    const name = `remgraph_${names.size}`;
-    names.set(query.sql, name);
-    return name;
   };
 }

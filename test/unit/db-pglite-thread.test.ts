@@ -80,6 +80,27 @@ describe('PGlite in a worker thread', () => {
     expect((await db.query('UPDATE kinds SET note = $1 WHERE id = $2', ['x', id])).affectedRows).toBe(1);
   });
 
+  it('prepares a recurring statement once, and prepares it again when the schema changes what it returns', async () => {
+    await db.exec('CREATE TABLE notes (id int PRIMARY KEY, body text)');
+    await db.query('INSERT INTO notes VALUES ($1, $2)', [1, 'first']);
+    const read = () => db.query('SELECT * FROM notes WHERE id = $1', [1]);
+    for (let i = 0; i < 3; i++) expect((await read()).rows).toEqual([{ id: 1, body: 'first' }]);
+    expect((await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement = $1', ['SELECT * FROM notes WHERE id = $1'])).rows).toHaveLength(1);
+    // The named statement's result changes shape: PostgreSQL refuses to run it as prepared (0A000).
+    await db.exec("ALTER TABLE notes ADD COLUMN tag text DEFAULT 'x'");
+    expect((await read()).rows).toEqual([{ id: 1, body: 'first', tag: 'x' }]);
+    expect((await read()).rows).toEqual([{ id: 1, body: 'first', tag: 'x' }]);
+    // Gone from the session (DEALLOCATE ALL): prepared again rather than failing.
+    await db.exec('DEALLOCATE ALL');
+    expect((await read()).rows).toEqual([{ id: 1, body: 'first', tag: 'x' }]);
+    expect((await read()).rows).toEqual([{ id: 1, body: 'first', tag: 'x' }]);
+    // Errors of a prepared statement still carry their SQLSTATE.
+    const insert = (id: number) => db.query('INSERT INTO notes (id, body) VALUES ($1, $2)', [id, 'n']);
+    await insert(2);
+    await insert(3);
+    await expect(insert(3)).rejects.toMatchObject({ code: '23505' });
+  });
+
   it('fails a statement at any step with its SQLSTATE and goes on serving the next one', async () => {
     const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
     const syntax = await failure(db.query('SELEKT $1', [1]));

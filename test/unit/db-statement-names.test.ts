@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statementNames } from '../../src/db/database.js';
+import { statementNames } from '../../src/db/statement-names.js';
 
 describe('statementNames', () => {
   it('names a statement from its second use on, one name per text, up to the cap', () => {
