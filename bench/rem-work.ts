@@ -1,13 +1,15 @@
 /**
  * Work per REM query, independent of how busy the machine is: shared-buffer pages touched (hits +
- * reads, from pg_stat_database) per LOOKUP, FUZZY and TRAVERSE call, and the database-side
+ * reads, from pg_stat_database) per LOOKUP, FUZZY, SEARCH and TRAVERSE call, and the database-side
  * execution time, on PostgreSQL databases of different sizes holding bench/rem.ts-style memory.
  * Pages per query is what the contracts are about: flat for LOOKUP, bounded by the candidate cap
- * for FUZZY, proportional to the hits for TRAVERSE.
+ * for FUZZY, sub-linear for SEARCH (HNSW), proportional to the hits for TRAVERSE.
  *
  *   BENCH_DATABASE_URLS=postgresql://…/a,postgresql://…/b npx tsx bench/rem-work.ts
  */
 import pg from 'pg';
+import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
+import { vectorLiteral } from '../src/rem/embeddings/provider.js';
 
 const URLS = (process.env.BENCH_DATABASE_URLS ?? '').split(',').filter(Boolean);
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
@@ -38,9 +40,16 @@ for (const url of URLS) {
   const random = rng(7);
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
   const typo = (w: string) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : `${w}x`);
+  const embedder = new HashedLexicalEmbedder();
+  const vector = async () => vectorLiteral((await embedder.embed([`${pick(words)} ${pick(words)} ${pick(words)}`]))[0]!);
+  const searchVectors = await Promise.all(Array.from({ length: CALLS + 5 }, vector));
   const modes: Record<string, () => [string, unknown[]]> = {
     LOOKUP: () => ['SELECT * FROM kv_store kv WHERE kv.entity_key = ANY($3::text[]) AND kv.tenant_id = $1 AND (kv.user_id = $2 OR kv.user_id IS NULL)', [TENANT, USER, [pick(keys)]]],
     FUZZY: () => ['SELECT * FROM rem_fuzzy_custom($1, $2, $3, 0.5, 10, 200)', [TENANT, USER, `${typo(pick(words))} ${pick(words)}`]],
+    SEARCH: () => [
+      `SELECT * FROM rem_search_custom($1, $2, $3, 384, 'hashed-lexical-v1', ARRAY['entities'], 10, 0.9)`,
+      [TENANT, USER, pick(searchVectors)],
+    ],
     TRAVERSE: () => ['SELECT * FROM rem_traverse_custom($1, $2, $3, NULL, 3, 100)', [TENANT, USER, pick(keys)]],
   };
   for (const [mode, make] of Object.entries(modes)) {

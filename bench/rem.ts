@@ -12,7 +12,9 @@
  *   npx tsx bench/rem.ts
  *   BENCH_BACKENDS=postgres BENCH_SIZES=10000,100000,1000000 npx tsx bench/rem.ts
  *   BENCH_ITERATIONS=200 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
- *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies on an existing database, keys sampled from it
+ *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies and reads on an existing database, keys sampled from it
+ *   BENCH_DATA_DIR=/path/to/pglite npx tsx bench/rem.ts      # the same on an existing PGlite directory
+ *   BENCH_KEEP=1 …                                            # keep the grown database (prints where) for the two above
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +29,7 @@ import { freshPostgres, startBareServer, summarize } from './support.js';
 
 if (process.argv.includes('--help')) {
   // The usage is the comment above: a bare run starts the whole bench, minutes of work on both backends.
-  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://…] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
+  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://… | BENCH_DATA_DIR=dir] [BENCH_KEEP=1] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
   process.exit(0);
 }
 
@@ -223,7 +225,7 @@ async function benchBackend(backend: string) {
   } else {
     const dir = await mkdtemp(join(tmpdir(), 'remgraph-bench-'));
     env = { DATA_DIR: join(dir, 'data') };
-    cleanup = () => rm(dir, { recursive: true, force: true });
+    cleanup = process.env.BENCH_KEEP ? async () => print({ bench: 'rem-kept', dataDir: env.DATA_DIR }) : () => rm(dir, { recursive: true, force: true });
   }
   const settings = { url: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '', poolSize: 4 };
   try {
@@ -255,35 +257,32 @@ async function benchBackend(backend: string) {
 }
 
 /** Latencies on a database that already holds memory (e.g. kept from an earlier run), keys sampled from it. */
-async function benchExisting(url: string) {
-  const db = await openDatabase({ url, dataDir: '', poolSize: 2 });
+async function benchExisting(existing: { url: string } | { dataDir: string }) {
+  const url = 'url' in existing ? existing.url : undefined;
+  const backend = url ? 'postgres' : 'pglite';
+  const db = await openDatabase({ url, dataDir: 'dataDir' in existing ? existing.dataDir : '', poolSize: 2 });
   let size: number;
   let keys: string[];
   let vectors: number;
   try {
     await applyMigrations(db);
     size = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "kv_store" WHERE "tenant_id" = $1`, TENANT))[0]!.n);
-    keys = (await db.prisma.$queryRawUnsafe<{ k: string }[]>(`SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 LIMIT 2000`, TENANT)).map((r) => r.k);
+    keys = (await db.prisma.$queryRawUnsafe<{ k: string }[]>(`SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 AND "entity_key" NOT LIKE 'live %' LIMIT 2000`, TENANT)).map((r) => r.k);
     vectors = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM (SELECT 1 FROM "embeddings" LIMIT 1) e`))[0]!.n);
   } finally {
     await db.close();
   }
-  const server = await spawnServer({ DATABASE_URL: url, LOG_LEVEL: 'info' });
+  const server = await spawnServer(url ? { DATABASE_URL: url, LOG_LEVEL: 'info' } : { DATA_DIR: (existing as { dataDir: string }).dataDir, LOG_LEVEL: 'info' }, 600_000);
   try {
-    await latencies(server.url, 'postgres', size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
-    const bare = await startBareServer('bench/bare-yoga-server.ts');
-    try {
-      const query = 'query ($id: ID!) { session(id: $id) { id name updatedAt } }';
-      print({ bench: 'rem-floor', backend: 'postgres', query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, { id: 'x' })) });
-      print({ bench: 'rem-floor', backend: 'postgres', query: '{ viewer { userId } } (no database)', via: 'remgraph, sequential', ...(await floor(server.url, '{ viewer { userId } }', {})) });
-    } finally {
-      bare.stop();
-    }
+    await latencies(server.url, backend, size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
+    await reads(server.url, backend);
+    print({ bench: 'rem-floor', backend, query: '{ viewer { userId } } (no database)', via: 'remgraph, sequential', ...(await floor(server.url, '{ viewer { userId } }', {})) });
   } finally {
     await server.stop();
   }
 }
 
-if (process.env.BENCH_DATABASE_URL) await benchExisting(process.env.BENCH_DATABASE_URL);
+if (process.env.BENCH_DATABASE_URL) await benchExisting({ url: process.env.BENCH_DATABASE_URL });
+else if (process.env.BENCH_DATA_DIR) await benchExisting({ dataDir: process.env.BENCH_DATA_DIR });
 else for (const backend of BACKENDS) await benchBackend(backend);
 process.exit(0);
