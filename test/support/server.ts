@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 
 export type TestServer = App;
@@ -40,19 +40,25 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
-  return startApp(config, logger, Promise.resolve({ ...db, prisma }), options.spanExporter);
+  const sql: Database['sql'] = {
+    query: (text, params) => {
+      observe({ operation: 'sql', sql: text });
+      return db.sql.query(text, params);
+    },
+  };
+  return startApp(config, logger, Promise.resolve({ ...db, prisma, sql }), options.spanExporter);
 }
 
 export interface TestServerOptions {
   /** Receives the server's logs (default: a logger at TEST_LOG_LEVEL, silent unless set). */
   logger?: Logger;
-  /** Sees every database operation the server makes. */
+  /** Sees every database operation the server makes, through Prisma or straight to the driver. */
   observe?: QueryObserver;
   /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */
   spanExporter?: SpanExporter;
 }
 
-/** Told about every database operation of a test server: a model operation, or raw SQL. */
+/** Told about every database operation of a test server: a model operation, raw SQL through Prisma, or a direct statement (`sql`). */
 export type QueryObserver = (query: { model?: string; operation: string; sql?: string }) => void;
 
 function rawSql(args: unknown): string | undefined {
