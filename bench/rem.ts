@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/rem.ts
  *   BENCH_BACKENDS=postgres BENCH_SIZES=10000,100000,1000000 npx tsx bench/rem.ts
- *   BENCH_ITERATIONS=200 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
+ *   BENCH_ITERATIONS=200 BENCH_WARMUP=300 BENCH_CONCURRENCY=32 BENCH_READ_SECONDS=5
  *   BENCH_DATABASE_URL=postgresql://… npx tsx bench/rem.ts   # query latencies and reads on an existing database, keys sampled from it
  *   BENCH_DATA_DIR=/path/to/pglite npx tsx bench/rem.ts      # the same on an existing PGlite directory
  *   BENCH_KEEP=1 …                                            # keep the grown database (prints where) for the two above
@@ -29,7 +29,7 @@ import { freshPostgres, startBareServer, summarize } from './support.js';
 
 if (process.argv.includes('--help')) {
   // The usage is the comment above: a bare run starts the whole bench, minutes of work on both backends.
-  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://… | BENCH_DATA_DIR=dir] [BENCH_KEEP=1] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
+  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_WARMUP=300] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://… | BENCH_DATA_DIR=dir] [BENCH_KEEP=1] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
   process.exit(0);
 }
 
@@ -38,6 +38,9 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
+// Requests before measuring: a fresh server needs a few hundred to reach steady state (JIT, and every
+// pooled PostgreSQL connection's catalog caches and prepared statements warmed).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const TENANT = 'bench';
 const USER = 'bench-user';
 const BATCH = 1000;
@@ -140,13 +143,13 @@ async function latencies(url: string, backend: string, size: number, keys?: stri
   for (const [mode, make] of Object.entries(queries(size, 7, keys)).filter(([m]) => modes.includes(m))) {
     let hits = 0;
     const samples: number[] = [];
-    for (let i = 0; i < ITERATIONS + 20; i++) {
+    for (let i = 0; i < ITERATIONS + WARMUP; i++) {
       const t0 = performance.now();
       const data = await post(url, 'query ($q: String!) { remQuery(query: $q) { hits { key score path } } }', { q: make() });
-      if (i >= 20) samples.push(performance.now() - t0); // the first 20 warm up
+      if (i >= WARMUP) samples.push(performance.now() - t0);
       hits += data.remQuery.hits.length;
     }
-    print({ bench: 'rem', backend, entities: size, mode, via: 'http', meanHits: +(hits / (ITERATIONS + 20)).toFixed(1), ...summarize(samples) });
+    print({ bench: 'rem', backend, entities: size, mode, via: 'http', meanHits: +(hits / (ITERATIONS + WARMUP)).toFixed(1), ...summarize(samples) });
   }
 }
 
@@ -190,10 +193,10 @@ async function throughput(url: string, query: string, variables: unknown): Promi
 /** Sequential latency of one query: what a request costs on this machine right now, for scale. */
 async function floor(url: string, query: string, variables: unknown) {
   const samples: number[] = [];
-  for (let i = 0; i < ITERATIONS + 20; i++) {
+  for (let i = 0; i < ITERATIONS + WARMUP; i++) {
     const t0 = performance.now();
     await post(url, query, variables);
-    if (i >= 20) samples.push(performance.now() - t0);
+    if (i >= WARMUP) samples.push(performance.now() - t0);
   }
   return summarize(samples);
 }
