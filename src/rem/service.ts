@@ -94,10 +94,6 @@ interface KvRow {
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const MESSAGE_KEY = new RegExp(`^session-(${UUID})-msg-(\\d{1,9})$`);
 
-
-const KV_COLUMNS = `kv."entity_type", kv."entity_id"::text AS entity_id, kv."entity_key", kv."content_summary", kv."graph_edges", kv."user_id"`;
-const SCOPE = (alias: string) => `${alias}."tenant_id" = $1 AND (${alias}."user_id" = $2 OR ${alias}."user_id" IS NULL)`;
-
 export class RemService {
   constructor(
     private readonly deps: RemDeps,
@@ -143,19 +139,13 @@ export class RemService {
     }
   }
 
-  /** O(1) per key: kv_store by (tenant, key), plus the full content of each row found. */
+  /** O(1) per key: kv_store by (tenant, key), plus the full content of each row found (rem_lookup_custom, planned once per connection). */
   async lookup(ctx: AgentContext, query: LookupQuery): Promise<RemHit[]> {
     const messageKeys = query.keys.filter((k) => MESSAGE_KEY.test(k));
     const keys = query.keys.filter((k) => !MESSAGE_KEY.test(k));
     const rows = keys.length
       ? await this.deps.sql.query<KvRow & { content: string | null; name: string | null }>(
-          `SELECT ${KV_COLUMNS},
-                  COALESCE(e."content", r."content", m."content") AS content, COALESCE(e."name", r."name", m."name") AS name
-           FROM "kv_store" kv
-           LEFT JOIN "entities" e ON kv."entity_type" = 'entities' AND e."id" = kv."entity_id"
-           LEFT JOIN "resources" r ON kv."entity_type" = 'resources' AND r."id" = kv."entity_id"
-           LEFT JOIN "moments" m ON kv."entity_type" = 'moments' AND m."id" = kv."entity_id"
-           WHERE kv."entity_key" = ANY($3::text[]) AND ${SCOPE('kv')}`,
+          `SELECT entity_type, entity_id, entity_key, content_summary, graph_edges, user_id, content, name FROM "rem_lookup_custom"($1, $2, $3::text[])`,
           [ctx.tenantId, ctx.userId, keys],
         )
       : [];
