@@ -243,7 +243,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
   const queue = new JobQueue(db.prisma, processId);
-  const memory = { prisma: db.prisma, embedder: rem.embedder };
+  const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
   const evals = { ...engine, pubsub, queue, turns };
   const handlers: Record<string, JobHandler> = {
     [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),

@@ -97,7 +97,8 @@ const env = z.object({
   REM_FUZZY_CANDIDATES: z.coerce.number().int().min(1).max(100_000).default(200),
   /**
    * ANALYZE a memory table once this many rows (or 10% of its rows, if more) were written to it by
-   * ingest or reembed since its last ANALYZE: PGlite has no autovacuum. 0 turns it off.
+   * this process (ingest, upserts, save_memory, reembed) since its last ANALYZE: PGlite has no
+   * autovacuum, and LOOKUP/TRAVERSE keep their plans until their tables are analyzed. 0 turns it off.
    */
   REM_ANALYZE_AFTER_ROWS: z.coerce.number().int().min(0).default(1000),
   /**

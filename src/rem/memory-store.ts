@@ -342,7 +342,7 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
     if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
     groups.get(group)!.items.push(item);
   }
-  return deps.prisma.$transaction(
+  const rows = await deps.prisma.$transaction(
     async (tx) => {
       const byId = new Map<string, MemoryRow>();
       for (const { kind, fields, items: grouped } of groups.values()) {
@@ -355,6 +355,12 @@ async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepared[], 
     },
     { timeout: 60_000, maxWait: 10_000 },
   );
+  // Every write counts, one row at a time included: LOOKUP and TRAVERSE keep their plans per
+  // connection until the tables are analyzed, so a table must not grow for long unanalyzed.
+  const written = { entities: 0, resources: 0, moments: 0 };
+  for (const item of items) written[TABLE_OF[item.kind]] += 1;
+  await deps.stats?.wrote({ ...written, kv_store: items.length, embeddings: items.length });
+  return rows;
 }
 
 /**
@@ -484,13 +490,6 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
   const rows = await writeAll(deps, ctx, prepared, options);
   const result: IngestResult = { entities: [], resources: [], moments: [] };
   prepared.forEach((item, i) => (result[TABLE_OF[item.kind]] as MemoryRow[]).push(rows[i]!));
-  await deps.stats?.wrote({
-    entities: result.entities.length,
-    resources: result.resources.length,
-    moments: result.moments.length,
-    kv_store: rows.length,
-    embeddings: rows.length,
-  });
   return result;
 }
 

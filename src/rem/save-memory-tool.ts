@@ -18,7 +18,7 @@ const edge = {
  * edges (see save-memory.ts); the row records the turn that wrote it. Gate it like any tool
  * (`requires_approval: true` on the agent's reference) to have a person confirm each write.
  */
-export function createSaveMemoryTool(rem: Pick<RemService, 'embedder'>): ToolDefinition<SaveMemoryInput> {
+export function createSaveMemoryTool(rem: Pick<RemService, 'embedder' | 'tableStats'>): ToolDefinition<SaveMemoryInput> {
   return {
     name: 'save_memory',
     description:
@@ -43,7 +43,7 @@ export function createSaveMemoryTool(rem: Pick<RemService, 'embedder'>): ToolDef
       additionalProperties: false,
     },
     async handler(args, ctx) {
-      return savedMemoryReport(await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder }, ctx.agent, args, { turnId: ctx.turnId, jobId: ctx.jobId, sessionId: ctx.sessionId }));
+      return savedMemoryReport(await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder, stats: rem.tableStats }, ctx.agent, args, { turnId: ctx.turnId, jobId: ctx.jobId, sessionId: ctx.sessionId }));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestDocument } from '../generated/graphql.js';
+import { IngestDocument, UpsertEntityDocument } from '../generated/graphql.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { reembed } from '../../src/rem/memory-store.js';
 import { TableStats } from '../../src/rem/table-stats.js';
@@ -58,6 +58,21 @@ describe('planner statistics after bulk writes', () => {
       expect(after.get(table)!.reltuples, table).toBeGreaterThanOrEqual(60);
     }
     if (pglite) expect(after.get('resources')!.analyzed).toBeNull();
+  });
+
+  it('counts single upserts too: rows written one at a time past the threshold analyze their tables', async () => {
+    const bob = newUser(server.url);
+    const before = (await stats()).get('entities')!;
+    // The first test analyzed entities at about 60 rows: the next ANALYZE is due after 50 more writes.
+    for (let i = 0; i < 49; i++) {
+      const data = await bob.data(UpsertEntityDocument, { input: { key: `single ${i}`, content: `written alone ${i}` } });
+      expect(data.upsertEntity.__typename).toBe('UpsertEntitySuccess');
+    }
+    if (backend() === 'pglite') expect((await stats()).get('entities')!.analyzed).toEqual(before.analyzed);
+    await bob.data(UpsertEntityDocument, { input: { key: 'single 49', content: 'written alone 49' } });
+    const after = (await stats()).get('entities')!;
+    expect(after.analyzed!.getTime()).toBeGreaterThan(before.analyzed!.getTime());
+    expect(after.reltuples).toBeGreaterThanOrEqual(110);
   });
 
   it('reembed analyzes embeddings once the vectors it wrote pass the threshold', async () => {
