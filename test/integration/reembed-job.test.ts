@@ -7,14 +7,14 @@ import { startAgentServer, useAgentServer } from '../support/agents.js';
 import { backend, tempDataDir } from '../support/server.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
 import { capturingLogger } from '../support/log-capture.js';
-import { IngestDocument, QueueReembedDocument, ReembedJobDocument, RemQueryDocument, type MemoryItemInput, type ReembedJobQuery } from '../generated/graphql.js';
+import { IngestDocument, JobDocument, QueueReembedDocument, RemQueryDocument, type JobQuery, type MemoryItemInput } from '../generated/graphql.js';
 
 // Embeddings come from the fake OpenAI server, whose `holdNext` catches a re-embed between two
 // batches of REM_REEMBED_BATCH_SIZE rows.
 const SETTINGS = { JOB_KINDS: 'reembed', JOB_POLL_MS: '100', EMBEDDING_PROVIDER: 'openai', REM_REEMBED_BATCH_SIZE: '2' };
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
-type ReembedJob = NonNullable<ReembedJobQuery['job']>;
+type ReembedJob = NonNullable<JobQuery['job']>;
 
 async function queueReembed(user: Caller) {
   const { queueReembed } = await user.data(QueueReembedDocument);
@@ -24,7 +24,7 @@ async function queueReembed(user: Caller) {
 
 async function waitForJob(user: Caller, id: string, until: (job: ReembedJob) => boolean): Promise<ReembedJob> {
   for (let i = 0; i < 400; i++) {
-    const { job } = await user.data(ReembedJobDocument, { id });
+    const { job } = await user.data(JobDocument, { id });
     if (until(job!)) return job!;
     if (job!.status === 'FAILED') throw new Error(JSON.stringify(job));
     await sleep(25);
@@ -91,7 +91,7 @@ describe('reembed as a background job', () => {
     const running = await waitForJob(alice, job.id, (j) => j.progress !== null);
     expect(running).toMatchObject({ status: 'RUNNING', progress: { table: 'entities', scanned: 2, embedded: 2 }, result: null });
     expect((await queueReembed(alice)).id).toBe(job.id);
-    expect(errorCode(await bob.request(ReembedJobDocument, { id: job.id }))).toBe('NOT_FOUND');
+    expect(errorCode(await bob.request(JobDocument, { id: job.id }))).toBe('NOT_FOUND');
 
     paused.resume();
     const done = await finished(alice, job.id);
@@ -123,7 +123,7 @@ describe('reembed as a background job', () => {
     await paused.reached;
     expect((await queueReembed(otherAdmin)).id).toBe(job.id);
     expect(await waitForJob(otherAdmin, job.id, (j) => j.progress !== null)).toMatchObject({ status: 'RUNNING', progress: { scanned: 2 } });
-    expect(errorCode(await alice.request(ReembedJobDocument, { id: job.id }))).toBe('NOT_FOUND');
+    expect(errorCode(await alice.request(JobDocument, { id: job.id }))).toBe('NOT_FOUND');
     const stored = await env.server.db.prisma.job.findUniqueOrThrow({ where: { id: decodeGlobalID(job.id).id } });
     expect(stored).toMatchObject({ userId: null, payload: { scope: 'tenant', requestedBy: admin.headers['x-user-id'] } });
 
