@@ -66,7 +66,8 @@ describe('tool failures', () => {
       {
         logger: toolLog.logger,
         observe: ({ sql }) => {
-          if (broken && sql?.includes('"kv_store"')) throw new Error('database 10.0.0.5:5432 refused: SELECT kv.entity_key FROM kv_store');
+          // LOOKUP's statement: the search tool's database read fails with internals in its message.
+          if (broken && sql?.includes('"rem_lookup_custom"')) throw new Error('database 10.0.0.5:5432 refused: SELECT kv.entity_key FROM kv_store');
         },
       },
     );
