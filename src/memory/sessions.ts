@@ -50,9 +50,10 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
  * statement: `session(id)` is the most common read of a chat client.
  */
 export async function getSession(deps: { sql: SqlClient }, ctx: AgentContext, id: string): Promise<Session> {
+  // One text for every caller (one prepared statement): an anonymous caller's NULL matches no owner, only shared rows.
   const [session] = await deps.sql.query<Session>(
-    `SELECT ${SESSION_COLUMNS} FROM "sessions" WHERE "id" = $1::uuid AND "tenant_id" = $2 AND ${ctx.userId === null ? '"user_id" IS NULL' : '("user_id" = $3 OR "user_id" IS NULL)'}`,
-    ctx.userId === null ? [id, ctx.tenantId] : [id, ctx.tenantId, ctx.userId],
+    `SELECT ${SESSION_COLUMNS} FROM "sessions" WHERE "id" = $1::uuid AND "tenant_id" = $2 AND ("user_id" = $3 OR "user_id" IS NULL)`,
+    [id, ctx.tenantId, ctx.userId],
   );
   if (!session) throw new NotFoundError('Session');
   return session;
