@@ -4,7 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
-import { PGliteThread } from './pglite-thread.js';
+import { PGliteThread, type Watchdog } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
@@ -28,12 +28,6 @@ export interface Database {
    */
   interruptAfter?(ms: number, error: () => Error): Watchdog;
   close(): Promise<void>;
-}
-
-export interface Watchdog {
-  disarm(): void;
-  /** True once the time ran out and the work was stopped. */
-  readonly fired: boolean;
 }
 
 export interface DatabaseSettings {

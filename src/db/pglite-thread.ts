@@ -22,7 +22,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
-import type { Watchdog } from './database.js';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
 type BackendMessage = messages.BackendMessage;
@@ -42,6 +41,12 @@ if (typeof BasePGlite.prototype?._initArrayTypes !== 'function') {
 
 // The worker runs the same kind of file as this one: .js once built; .ts under tsx and vitest,
 // where the worker first registers tsx (a worker does not inherit its parent's module hooks).
+export interface Watchdog {
+  disarm(): void;
+  /** True once the time ran out and the work was stopped. */
+  readonly fired: boolean;
+}
+
 const workerFile = new URL(`./pglite-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 const workerScript: string | URL = workerFile.pathname.endsWith('.ts')
   ? `import(${JSON.stringify(tsxEsmApi())})

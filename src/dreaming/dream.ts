@@ -8,8 +8,8 @@
 import { userContext, type AgentContext } from '../auth/agent-context.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Job, Message, Prisma } from '../db/generated/client.js';
-import { runDetached } from '../agents/detached-run.js';
-import type { EngineDeps } from '../agents/engine-deps.js';
+import { runDetached } from '../engine/detached-run.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
 import { NotFoundError } from '../errors.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import type { JobQueue } from '../jobs/job-queue.js';

@@ -8,7 +8,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
-import { decodeNodeID } from './ids.js';
+import { decodeNodeID } from '../http/global-ids.js';
 import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

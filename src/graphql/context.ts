@@ -1,6 +1,6 @@
-import type { ApprovalService } from '../agents/approvals.js';
+import type { ApprovalService } from '../engine/approvals.js';
 import type { AgentRegistry } from '../agents/registry.js';
-import type { TurnService } from '../agents/turns.js';
+import type { TurnService } from '../engine/turns.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';

@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
 import { createDemoModel, type DemoModelOptions } from './demo.js';
 import { createOpenAIModel } from './openai.js';
-import { tracedModel } from '../telemetry/traced-model.js';
+import { tracedModel } from './traced-model.js';
 
 export type ModelSettings = Config['llm'];
 

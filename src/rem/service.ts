@@ -3,7 +3,8 @@
  * caller (their rows and the tenant's shared rows, user_id IS NULL) on PGlite and PostgreSQL alike.
  */
 import type { AgentContext } from '../auth/agent-context.js';
-import type { Database, Watchdog } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import type { Watchdog } from '../db/pglite-thread.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
 import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';

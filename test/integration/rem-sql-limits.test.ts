@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
-import { createSearchTool } from '../../src/rem/search-tool.js';
+import { createSearchTool } from '../../src/tools/builtin/search.js';
 import { RemService } from '../../src/rem/service.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 import { IngestDocument, RemQueryDocument } from '../generated/graphql.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, collect, contextOf, errorCode, newUser, wsClient } from '../support/client.js';
-import { getSession } from '../../src/memory/sessions.js';
+import { getSession } from '../../src/sessions/sessions.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   CreateSessionDocument,

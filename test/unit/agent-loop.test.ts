@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runAgentLoop, type AgentLoopInput } from '../../src/agents/agent-loop.js';
+import { runAgentLoop, type AgentLoopInput } from '../../src/engine/agent-loop.js';
 import type { ResolvedAgent } from '../../src/agents/registry.js';
-import { freshState, type ModelCallRecord, type Resolution, type RunState } from '../../src/agents/run-state.js';
+import { freshState, type ModelCallRecord, type Resolution, type RunState } from '../../src/engine/run-state.js';
 import { agentContentHash, parseAgentYaml } from '../../src/agents/spec.js';
 import type { AgentEventBody } from '../../src/events/agent-event.js';
 import { builtinTools } from '../../src/tools/builtin/index.js';

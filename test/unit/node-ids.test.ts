@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphQLAbstractType } from 'graphql';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
-import { decodeNodeID, NODE_TYPES } from '../../src/graphql/ids.js';
+import { decodeNodeID, NODE_TYPES } from '../../src/http/global-ids.js';
 import { schema } from '../../src/graphql/schema.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

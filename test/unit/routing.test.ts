@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contextOf } from '../support/client.js';
-import { parseRoutingYaml } from '../../src/agents/routing-file.js';
-import { PREPROCESSORS } from '../../src/agents/preprocessors.js';
-import { Router } from '../../src/agents/routing.js';
+import { parseRoutingYaml } from '../../src/routing/routing-file.js';
+import { PREPROCESSORS } from '../../src/routing/preprocessors.js';
+import { Router } from '../../src/routing/router.js';
 import { ValidationError } from '../../src/errors.js';
 import type { Session } from '../../src/db/generated/client.js';
 

@@ -1,9 +1,9 @@
-import { approvalsWhere } from '../../agents/approvals.js';
+import { approvalsWhere } from '../../engine/approvals.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ApprovalStatus } from '../../db/generated/enums.js';
 import { AlreadyDecidedError, NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 import { pageSize } from '../pagination.js';
 
 const ApprovalStatusEnum = builder.enumType(ApprovalStatus, { name: 'ApprovalStatus' });

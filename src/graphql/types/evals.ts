@@ -6,7 +6,7 @@ import { aggregate, compareExperiments, runExperiment, type EvaluatorAggregate, 
 import { NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 import { pageSize } from '../pagination.js';
 
 const mine = (ctx: GraphQLContext) => ownedBy({ ...ctx.viewer, isAdmin: false });

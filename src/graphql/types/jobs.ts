@@ -4,7 +4,7 @@ import { requestDream } from '../../dreaming/dream.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { requestReembed } from '../../rem/reembed-job.js';
 import { builder } from '../builder.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 import { EntityRef, MomentRef, ResourceRef } from './rem.js';
 
 const JobStatusEnum = builder.enumType(JobStatus, { name: 'JobStatus' });

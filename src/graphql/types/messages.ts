@@ -2,9 +2,9 @@ import { visibleTo } from '../../auth/scope.js';
 import { MessageType } from '../../db/generated/enums.js';
 import type { Message } from '../../db/generated/client.js';
 import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
-import { appendSessionMessages } from '../../memory/sessions.js';
+import { appendSessionMessages } from '../../sessions/sessions.js';
 import { builder } from '../builder.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 
 export const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
 

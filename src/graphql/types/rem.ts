@@ -21,7 +21,7 @@ import { REM_MODES } from '../../rem/parser.js';
 import type { RemHit, RemResult } from '../../rem/service.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 import { pageSize } from '../pagination.js';
 
 const memoryDeps = (ctx: GraphQLContext): MemoryDeps => ({ prisma: ctx.prisma, embedder: ctx.rem.embedder, stats: ctx.rem.tableStats });

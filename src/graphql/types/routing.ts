@@ -1,6 +1,6 @@
-import type { MessageFields } from '../../agents/preprocessors.js';
-import type { RouteDecision } from '../../agents/routing.js';
-import type { RoutingRule, RuleMatch } from '../../agents/routing-file.js';
+import type { MessageFields } from '../../routing/preprocessors.js';
+import type { RouteDecision } from '../../routing/router.js';
+import type { RoutingRule, RuleMatch } from '../../routing/routing-file.js';
 import { RoutedBy } from '../../db/generated/enums.js';
 import { builder } from '../builder.js';
 import { SendMessageInput, sendInputOf, TurnRef } from './turns.js';

@@ -5,10 +5,10 @@ import {
   getSession,
   renameSession,
   sessionsWhere,
-} from '../../memory/sessions.js';
+} from '../../sessions/sessions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
-import { rowId } from '../ids.js';
+import { rowId } from '../../http/global-ids.js';
 import { pageSize } from '../pagination.js';
 
 export const SessionRef = builder.prismaNode('Session', {

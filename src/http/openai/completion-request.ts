@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentContext } from '../../auth/agent-context.js';
 import { ValidationError } from '../../errors.js';
-import { rowIdOrUuid } from '../../graphql/ids.js';
+import { rowIdOrUuid } from '../global-ids.js';
 import { parseInput } from '../../validation.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });

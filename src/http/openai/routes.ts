@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { AgentRegistry } from '../../agents/registry.js';
-import type { TurnService } from '../../agents/turns.js';
+import type { TurnService } from '../../engine/turns.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
@@ -11,7 +11,7 @@ import { readJsonBody, sendJson } from '../json-body.js';
 import type { OriginPolicy } from '../origin-policy.js';
 import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
-import { turnCompletion, type CompletionEnd } from '../../agents/turn-completion.js';
+import { turnCompletion, type CompletionEnd } from '../../engine/completion.js';
 
 export interface OpenAIRoutesDeps extends TurnEventsDeps {
   identify: Identify;

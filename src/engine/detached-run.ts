@@ -4,8 +4,8 @@ import type { UsageTotals } from '../events/agent-event.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { EngineDeps } from './engine-deps.js';
 import { runAgentLoop } from './agent-loop.js';
-import { structuredOutputSchema } from './prompt.js';
-import type { ResolvedAgent } from './registry.js';
+import { structuredOutputSchema } from '../agents/prompt.js';
+import type { ResolvedAgent } from '../agents/registry.js';
 import { checkStructuredOutput } from './structured-output.js';
 import { freshState } from './run-state.js';
 

@@ -6,7 +6,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { runAgentLoop } from './agent-loop.js';
 import type { EngineDeps } from './engine-deps.js';
-import type { ResolvedAgent } from './registry.js';
+import type { ResolvedAgent } from '../agents/registry.js';
 import { TreeLostError } from './turn-store.js';
 import { VanishedTurnError } from '../events/event-writer.js';
 import { emptyUsage, type Resolution, type RunState } from './run-state.js';

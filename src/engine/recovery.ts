@@ -1,4 +1,4 @@
-import type { Supervisor } from './supervisor.js';
+import type { TreeHost } from './held-tree.js';
 import { announceDecisions, resumeReady } from './resume.js';
 import { finishIdleTurn } from './turn-run.js';
 
@@ -10,7 +10,7 @@ const MIN_SILENCE_MS = 2000;
  * end INTERRUPTED rather than being replayed: a half-streamed answer or a tool call in flight
  * cannot be repeated safely. Parents that waited on those turns then continue.
  */
-export async function recoverOrphans(sup: Supervisor): Promise<void> {
+export async function recoverOrphans(sup: TreeHost): Promise<void> {
   const { prisma, lease, logger, settings } = sup.deps;
   const stale = new Date(Date.now() - Math.max(3 * settings.heartbeatMs, MIN_SILENCE_MS));
   for (const rootId of await lease.orphans(stale)) {
@@ -34,7 +34,7 @@ export async function recoverOrphans(sup: Supervisor): Promise<void> {
  * Finishes what a process left undone between recording a decision and acting on it (it died in
  * between): paused trees nobody holds with decisions to announce or turns ready to resume.
  */
-export async function retryUnfinished(sup: Supervisor): Promise<void> {
+export async function retryUnfinished(sup: TreeHost): Promise<void> {
   const roots = await sup.deps.prisma.$queryRaw<{ root_id: string }[]>`
     SELECT DISTINCT t.root_id FROM turns t JOIN turns r ON r.id = t.root_id
     WHERE r.runner IS NULL AND t.status = 'AWAITING_APPROVAL' AND (

@@ -5,8 +5,8 @@ import { ValidationError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatRequest, Usage } from '../llm/chat-model.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
-import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from './prompt.js';
-import type { JsonSchema } from './spec.js';
+import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
+import type { JsonSchema } from '../agents/spec.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 
 const extractInput = z.object({

@@ -1,5 +1,5 @@
 import type { RunState } from './run-state.js';
-import type { HeldTree, Supervisor } from './supervisor.js';
+import type { HeldTree, TreeHost } from './held-tree.js';
 import { finishIdleTurn, type TurnRun } from './turn-run.js';
 
 /**
@@ -7,7 +7,7 @@ import { finishIdleTurn, type TurnRun } from './turn-run.js';
  * they were taken. Only the process holding the tree does this, so each is announced once,
  * whichever process recorded the decision (and even if that process died right after).
  */
-export async function announceDecisions(sup: Supervisor, tree: HeldTree): Promise<void> {
+export async function announceDecisions(sup: TreeHost, tree: HeldTree): Promise<void> {
   const { prisma, hub } = sup.deps;
   const decided = await prisma.approval.findMany({
     where: { turnId: { in: [...tree.turnIds] }, status: { not: 'PENDING' }, announcedAt: null },
@@ -26,7 +26,7 @@ export async function announceDecisions(sup: Supervisor, tree: HeldTree): Promis
  * Resumes the tree's paused turns that no longer wait on anything (every decision in, no child
  * still active), deepest first: a resumed child runs to its end before its parent continues.
  */
-export async function resumeReady(sup: Supervisor, tree: HeldTree): Promise<void> {
+export async function resumeReady(sup: TreeHost, tree: HeldTree): Promise<void> {
   const { prisma, store, agents, models, logger } = sup.deps;
   const ready = await prisma.$queryRaw<{ id: string }[]>`
     SELECT t.id FROM turns t
@@ -59,7 +59,7 @@ export async function resumeReady(sup: Supervisor, tree: HeldTree): Promise<void
 }
 
 /** Rejects what the tree's paused turns wait for and ends them CANCELLED, deepest first. */
-export async function cancelPaused(sup: Supervisor, tree: HeldTree): Promise<void> {
+export async function cancelPaused(sup: TreeHost, tree: HeldTree): Promise<void> {
   const { prisma, pubsub } = sup.deps;
   const ids = [...tree.turnIds];
   const now = new Date();

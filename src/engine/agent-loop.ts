@@ -7,9 +7,9 @@ import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tool
 import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/tool.js';
 import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
-import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import { buildRequestInstructions, structuredOutputSchema } from '../agents/prompt.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
-import type { ResolvedAgent } from './registry.js';
+import type { ResolvedAgent } from '../agents/registry.js';
 import { addUsage, offeredTools, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { JsonSchema } from './spec.js';
+import type { JsonSchema } from '../agents/spec.js';
 
 export type StructuredCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 

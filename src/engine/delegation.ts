@@ -4,7 +4,8 @@ import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { contextFor } from './history.js';
 import { freshState } from './run-state.js';
-import type { HeldTree, Supervisor } from './supervisor.js';
+import type { EngineDeps } from './engine-deps.js';
+import type { HeldTree } from './held-tree.js';
 import { executeRun, type TurnRun } from './turn-run.js';
 
 /**
@@ -13,8 +14,7 @@ import { executeRun, type TurnRun } from './turn-run.js';
  * The child inherits the parent's gated tools. A child that pauses for a decision pauses the
  * parent too (ToolPause); it resumes first, then the parent.
  */
-export async function delegate(sup: Supervisor, tree: HeldTree, parent: TurnRun, request: DelegationRequest): Promise<DelegationResult & { usage: UsageTotals }> {
-  const { deps } = sup;
+export async function delegate(deps: EngineDeps, tree: HeldTree, parent: TurnRun, request: DelegationRequest): Promise<DelegationResult & { usage: UsageTotals }> {
   const { settings } = deps;
   const depth = parent.turn.depth + 1;
   if (depth > settings.maxDepth) {
@@ -37,16 +37,16 @@ export async function delegate(sup: Supervisor, tree: HeldTree, parent: TurnRun,
     agent,
     model,
     ctx: parent.ctx,
-    state: freshState(agent, parent.state.context, history, content, gatedFor(sup, parent)),
+    state: freshState(agent, parent.state.context, history, content, gatedFor(deps, parent)),
     signal: parent.signal,
   };
-  const result = await executeRun(deps, run, (p, r) => delegate(sup, tree, p, r));
+  const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);
   return { childTurnId: child.id, agent: agent.name, status: result.status, content: result.content, usage: result.usage };
 }
 
 /** Tools gated for `run`: inherited ones and those its agent (or the registry) gates. */
-function gatedFor(sup: Supervisor, run: TurnRun): string[] {
-  const own = run.agent.spec.tools.filter((ref) => sup.deps.tools.requiresApproval(ref, ref.name)).map((ref) => ref.name);
+function gatedFor(deps: EngineDeps, run: TurnRun): string[] {
+  const own = run.agent.spec.tools.filter((ref) => deps.tools.requiresApproval(ref, ref.name)).map((ref) => ref.name);
   return [...new Set([...(run.state.inheritedGates ?? []), ...own])];
 }

@@ -1,12 +1,10 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Session } from '../db/generated/client.js';
-import { runDetached } from './detached-run.js';
-import type { EngineDeps } from './engine-deps.js';
+import type { RoutedBy } from '../db/generated/enums.js';
+import type { AgentRegistry, ResolvedAgent } from '../agents/registry.js';
+import type { Logger } from '../logger.js';
 import { addressIn, addressesIn, PREPROCESSORS, type MessageFields, type Preprocessed, type PreprocessorName } from './preprocessors.js';
 import type { RoutingRule, RuleMatch } from './routing-file.js';
-
-/** How a turn's agent was chosen. */
-export type RoutedBy = 'EXPLICIT' | 'HEADER' | 'RULE' | 'CLASSIFIER' | 'SESSION' | 'DEFAULT';
 
 export interface RouteDecision {
   agent: string;
@@ -37,7 +35,12 @@ export interface RouterSettings {
   classifierAgent: string;
 }
 
-type RouterDeps = Pick<EngineDeps, 'agents' | 'models' | 'tools' | 'prisma' | 'logger'>;
+export interface RouterDeps {
+  agents: AgentRegistry;
+  logger: Logger;
+  /** Runs the classifier agent once, outside any session, and answers its structured output. */
+  runClassifier(input: { agent: ResolvedAgent; ctx: AgentContext; content: string }): Promise<{ output: Record<string, unknown> | null }>;
+}
 
 /**
  * Chooses the agent for a message: the request's agent (explicit, then X-Agent-Schema), else the
@@ -117,7 +120,7 @@ export class Router {
         'Message:',
         content,
       ].join('\n');
-      const { output } = await runDetached(this.deps, { agent: classifier, ctx, content: prompt });
+      const { output } = await this.deps.runClassifier({ agent: classifier, ctx, content: prompt });
       const chosen = String(output?.agent ?? '');
       if (candidates.some((a) => a.name === chosen)) return chosen;
       this.deps.logger.warn({ chosen }, 'the routing classifier chose an agent that does not exist; keeping the current one');

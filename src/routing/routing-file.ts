@@ -3,7 +3,7 @@ import { isMap } from 'yaml';
 import { z } from 'zod';
 import type { FieldIssue } from '../errors.js';
 import { PREPROCESSORS, type PreprocessorName } from './preprocessors.js';
-import { failLocated, friendlyMessage, locatedZodIssues, parseLocated } from './yaml-located.js';
+import { failLocated, friendlyMessage, locatedZodIssues, parseLocated } from '../agents/yaml-located.js';
 
 /** What a rule looks at; every condition given must hold (AND). */
 export interface RuleMatch {

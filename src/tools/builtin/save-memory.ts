@@ -1,6 +1,6 @@
-import type { ToolDefinition } from '../tools/tool.js';
-import { saveMemory, type SaveMemoryInput, type SaveMemoryOutcome } from './save-memory.js';
-import type { RemService } from './service.js';
+import type { ToolDefinition } from '../tool.js';
+import { saveMemory, type SaveMemoryInput, type SaveMemoryOutcome } from '../../rem/save-memory.js';
+import type { RemService } from '../../rem/service.js';
 
 const edge = {
   type: 'object',

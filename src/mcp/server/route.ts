@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Identify } from '../auth/identify.js';
-import { ForbiddenError, isAppError } from '../errors.js';
-import type { OriginPolicy } from '../http/origin-policy.js';
-import { readJsonBody, sendJson } from '../http/json-body.js';
+import type { Identify } from '../../auth/identify.js';
+import { ForbiddenError, isAppError } from '../../errors.js';
+import type { OriginPolicy } from '../../http/origin-policy.js';
+import { readJsonBody, sendJson } from '../../http/json-body.js';
 import { createRemgraphMcpServer, type RemgraphMcpDeps } from './remgraph-server.js';
 
 export const MCP_PATH = '/mcp';

@@ -2,11 +2,11 @@ import type { AgentContext } from '../auth/agent-context.js';
 import { visibleTo } from '../auth/scope.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
-import { compressMessage, loadConversation } from '../memory/messages.js';
+import { compressMessage, loadConversation } from '../sessions/messages.js';
 import type { EngineDeps } from './engine-deps.js';
-import { buildRequestInstructions, structuredOutputSchema } from './prompt.js';
+import { buildRequestInstructions, structuredOutputSchema } from '../agents/prompt.js';
 import { offeredTools, systemPromptFor, type TurnOverrides } from './run-state.js';
-import type { ResolvedAgent } from './registry.js';
+import type { ResolvedAgent } from '../agents/registry.js';
 
 /** The key of a user's own profile entity, injected into their turns as memory. */
 export const PROFILE_KEY = 'user-profile';

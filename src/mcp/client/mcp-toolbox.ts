@@ -5,7 +5,7 @@ import { ErrorCode as McpErrorCode, McpError, type CallToolResult, type Tool } f
 import type { McpServerConfig } from '../../config.js';
 import { ToolFailedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { ToolDefinition } from '../tool.js';
+import type { ToolDefinition } from '../../tools/tool.js';
 
 const CLIENT_INFO = { name: 'remgraph', version: '0.1.0' };
 /** Longest wait for a server to start and answer `initialize` + `tools/list`. */

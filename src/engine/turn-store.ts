@@ -4,8 +4,8 @@ import { Prisma, type Message, type PrismaClient, type Session, type Turn } from
 import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import type { ResolvedAgent } from './registry.js';
-import type { RoutedBy } from './routing.js';
+import type { ResolvedAgent } from '../agents/registry.js';
+import type { RoutedBy } from '../db/generated/enums.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */

@@ -1,7 +1,7 @@
-import type { Source } from '../events/agent-event.js';
-import { isAppError } from '../errors.js';
-import type { ToolDefinition } from '../tools/tool.js';
-import type { RemHit, RemResult, RemService } from './service.js';
+import type { Source } from '../../events/agent-event.js';
+import { isAppError } from '../../errors.js';
+import type { ToolDefinition } from '../tool.js';
+import type { RemHit, RemResult, RemService } from '../../rem/service.js';
 
 interface SearchArgs {
   query: string;

@@ -5,21 +5,8 @@ import type { StopReason } from './agent-loop.js';
 import { delegate } from './delegation.js';
 import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
 import { recoverOrphans, retryUnfinished } from './recovery.js';
+import type { HeldTree, TreeHost } from './held-tree.js';
 import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
-
-/** A turn tree this process holds: it runs the tree's turns and numbers their events. */
-export interface HeldTree {
-  rootId: string;
-  /** Every turn of the tree open in the hub. */
-  turnIds: Set<string>;
-  runs: Set<{ run: TurnRun; done: Promise<RunResult> }>;
-  controller: AbortController;
-  cancelled: boolean;
-  /** Child turns started in the tree so far (MAX_CHILD_TURNS). */
-  childTurns: number;
-  /** The root's outcome let go of the tree in the database already. */
-  released?: boolean;
-}
 
 /**
  * Owns the life of turns on this process: launching runs, holding their trees (the database lease
@@ -28,7 +15,7 @@ export interface HeldTree {
  * under that tree's lock, so a process never races itself; the database lease keeps other processes
  * out. Resume, delegation and recovery live in files named for them.
  */
-export class Supervisor {
+export class Supervisor implements TreeHost {
   private readonly trees = new Map<string, HeldTree>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly stops: (() => void)[] = [];
@@ -99,7 +86,7 @@ export class Supervisor {
   launch(tree: HeldTree, run: TurnRun, prepare?: () => Promise<void>): void {
     const done = (async () => {
       if (prepare) await prepare();
-      return executeRun(this.deps, run, (parent, request) => delegate(this, tree, parent, request));
+      return executeRun(this.deps, run, (parent, request) => delegate(this.deps, tree, parent, request));
     })().catch((error): RunResult => {
       this.failed(error, tree.rootId, 'turn could not run');
       return { status: 'ERROR', content: null, usage: run.state.usage, at: new Date() };

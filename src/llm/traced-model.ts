@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { ChatModel, ChatRequest, ChatStreamPart } from '../llm/chat-model.js';
-import { isAbortError } from '../llm/chat-model.js';
-import { tracer } from './tracing.js';
+import type { ChatModel, ChatRequest, ChatStreamPart } from './chat-model.js';
+import { isAbortError } from './chat-model.js';
+import { tracer } from '../telemetry/tracing.js';
 
 /**
  * A model whose every call is a `chat <model>` span with the GenAI semantic conventions: provider,

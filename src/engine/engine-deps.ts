@@ -6,7 +6,7 @@ import type { RemPubSub } from '../events/pubsub.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
 import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { AgentRegistry } from './registry.js';
+import type { AgentRegistry } from '../agents/registry.js';
 import type { TreeLease } from './tree-lease.js';
 import type { TurnStore } from './turn-store.js';
 

@@ -5,16 +5,16 @@ import type { Message, Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
-import { getSession } from '../memory/sessions.js';
+import { getSession } from '../sessions/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
 import { contextFor } from './history.js';
 import { freshState, type TurnOverrides } from './run-state.js';
-import type { ResolvedAgent } from './registry.js';
-import type { RouteDecision, Router } from './routing.js';
+import type { ResolvedAgent } from '../agents/registry.js';
+import type { RouteDecision, Router } from '../routing/router.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
-import type { TurnQuota } from './turn-quota.js';
+import type { TurnQuota } from './quota.js';
 
 const sendInput = z.object({
   sessionId: z.string().uuid().nullish(),

@@ -2,8 +2,8 @@ import type { AgentContext } from '../auth/agent-context.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
 import type { ChatMessage } from '../llm/chat-model.js';
 import type { DelegationResult } from '../tools/tool.js';
-import { buildSystemPrompt } from './prompt.js';
-import type { ResolvedAgent } from './registry.js';
+import { buildSystemPrompt } from '../agents/prompt.js';
+import type { ResolvedAgent } from '../agents/registry.js';
 
 export interface ToolLogEntry {
   tool: string;
