@@ -4,7 +4,9 @@ import type { Resource } from '../../db/generated/client.js';
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { IngestProgress } from '../../events/pubsub.js';
 import { normalizeKey } from '../keys.js';
-import { ingest, type MemoryDeps, type MemoryItemInput } from '../memory-store.js';
+import { ingest } from '../memory/ingest.js';
+import type { MemoryItemInput } from '../memory/inputs.js';
+import type { MemoryDeps } from '../memory/kinds.js';
 import { chunkSections, type ChunkOptions } from './chunk-text.js';
 import { extractSections, fileFormat } from './extract-text.js';
 
