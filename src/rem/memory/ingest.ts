@@ -13,6 +13,8 @@ export type IngestResult = { entities: Entity[]; resources: Resource[]; moments:
 export interface IngestOptions extends WriteHooks {
   /** Most items of one call (MAX_INGEST_ITEMS unless the caller bounds the batch itself, as file ingestion does). */
   maxItems?: number;
+  /** Most graph edges of one item (MAX_EDGES unless the caller bounds them itself). */
+  maxEdges?: number;
   /** Who wrote the rows (a turn or a job), recorded on each. */
   source?: MemorySource;
 }
@@ -30,7 +32,7 @@ export async function ingest(deps: MemoryDeps, ctx: AgentContext, items: MemoryI
       throw new ValidationError(`items.${i}: ${message}`, [{ path: ['items', i], message }]);
     }
     const kind = given[0]!;
-    return prepare(ctx, kind, item[kind], ['items', i, kind], options.source ?? {});
+    return prepare(ctx, kind, item[kind], ['items', i, kind], options.source ?? {}, options.maxEdges);
   });
   const rows = await writeAll(deps, ctx, prepared, options);
   const result: IngestResult = { entities: [], resources: [], moments: [] };

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { AgentContext } from '../../auth/agent-context.js';
-import { ForbiddenError } from '../../errors.js';
+import { ForbiddenError, ValidationError } from '../../errors.js';
 import { parseInput } from '../../validation.js';
 import { normalizeKey } from '../keys.js';
 import type { MemoryKind } from './kinds.js';
@@ -36,7 +36,11 @@ const edge = z.object({
   weight: z.number().min(0).max(1).nullish(),
   properties: jsonObject.nullish(),
 });
-const edges = z.array(edge).max(500, 'at most 500 edges');
+// Bounded per call in prepare(): a file's resource links to every one of its chunks.
+const edges = z.array(edge);
+
+/** Most graph edges of one row, unless the caller bounds them itself (as file ingestion does). */
+const MAX_EDGES = 500;
 
 const common = {
   key: keySchema,
@@ -104,8 +108,12 @@ export interface MemorySource {
 }
 
 /** Validates one item and decides its owner: shared rows (no user) are for admins only. */
-export function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (string | number)[], source: MemorySource): Prepared {
+export function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (string | number)[], source: MemorySource, maxEdges = MAX_EDGES): Prepared {
   const parsed = parseInput(SCHEMAS[kind], input, path) as Record<string, unknown> & { key: string; shared?: boolean | null };
+  if (Array.isArray(parsed.graphEdges) && parsed.graphEdges.length > maxEdges) {
+    const message = `at most ${maxEdges} edges`;
+    throw new ValidationError(`${[...path, 'graphEdges'].join('.')}: ${message}`, [{ path: [...path, 'graphEdges'], message }]);
+  }
   const shared = parsed.shared === true || ctx.userId === null;
   if (shared && !ctx.isAdmin) {
     throw new ForbiddenError(`${[...path, 'shared'].join('.')}: only admins write shared memory`);
