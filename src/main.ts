@@ -78,7 +78,7 @@ async function reembedTenant(tenantId: string): Promise<number> {
   try {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
-    const { reembed } = await import('./rem/memory-store.js');
+    const { reembed } = await import('./rem/memory/reembed.js');
     const { TableStats } = await import('./rem/table-stats.js');
     const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
     const admin = { userId: null, tenantId, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: true, authMode: 'headers' as const };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Ajv, type ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import { z } from 'zod';
 import type { FieldIssue } from '../errors.js';
+import { propertiesSchemaIssues } from './properties-schema.js';
 import { failLocated, friendlyMessage, locatedZodIssues, parseLocated, type Locate, type Path } from './yaml-located.js';
 
 export type AgentKind = 'agent' | 'evaluator';
@@ -133,17 +133,6 @@ const knownKeys = {
   resource: Object.keys(resourceFields),
 };
 
-// Compiling only checks that `properties` is a usable schema; formats are not validated at run time here.
-const ajv = new Ajv({
-  strict: true,
-  allErrors: true,
-  validateFormats: false,
-  strictTypes: false,
-  strictTuples: false,
-  logger: false,
-  addUsedSchema: false,
-});
-
 /**
  * Parses and validates one YAML agent, in the flat form (config at top level) or the legacy form
  * (config under `json_schema_extra`). Throws ValidationError whose issues carry the field path and
@@ -173,7 +162,7 @@ export function parseAgentYaml(source: string): AgentSpec {
   keepVersionText(doc, data, configPath);
 
   const raw = form === 'flat' ? parseFlat(data, locate) : parseLegacy(data, locate);
-  const issues = [...crossFieldIssues(raw, configPath, locate), ...jsonSchemaIssues(raw, locate)];
+  const issues = [...crossFieldIssues(raw, configPath, locate), ...propertiesSchemaIssues(raw.properties, raw.required, locate)];
   if (issues.length > 0) fail(issues);
   return toSpec(raw);
 }
@@ -230,31 +219,6 @@ function crossFieldIssues(raw: RawAgent, configPath: Path, locate: Locate): Fiel
     add([...configPath, 'structured_output'], 'structured output needs at least one field in properties');
   }
   return issues;
-}
-
-function jsonSchemaIssues(raw: RawAgent, locate: Locate): FieldIssue[] {
-  const schema = { type: 'object', properties: raw.properties, required: raw.required };
-  if (!ajv.validateSchema(schema)) {
-    const reported = new Set<string>();
-    return (ajv.errors ?? []).flatMap((error) => {
-      // A failed anyOf in the meta-schema yields several errors for one node; the first says the most.
-      if (reported.has(error.instancePath)) return [];
-      reported.add(error.instancePath);
-      const path = pointerToPath(error.instancePath, schema);
-      return [{ path, message: `invalid JSON schema: ${ajvMessage(error)}`, ...locate(path) }];
-    });
-  }
-  try {
-    ajv.compile(schema);
-    return [];
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
-    const path = (keyword !== undefined && findKeyword(raw.properties, keyword)) || ['properties'];
-    return [{ path, message: `invalid JSON schema: ${message}`, ...locate(path, keyword !== undefined) }];
-  } finally {
-    ajv.removeSchema(schema);
-  }
 }
 
 function toSpec(raw: RawAgent): AgentSpec {
@@ -347,70 +311,10 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-function ajvMessage(error: ErrorObject): string {
-  const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-  if (error.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.join(', ')}`;
-  return error.message ?? error.keyword;
-}
-
-function pointerToPath(pointer: string, root: unknown): Path {
-  const path: Path = [];
-  let value = root;
-  for (const encoded of pointer.split('/').slice(1)) {
-    const segment = encoded.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(value)) {
-      path.push(Number(segment));
-      value = value[Number(segment)];
-    } else {
-      path.push(segment);
-      value = isRecord(value) ? value[segment] : undefined;
-    }
-  }
-  return path;
-}
-
-// Walk schema positions only, so a property *named* like the keyword is not mistaken for it.
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required']);
-
-function findKeyword(properties: Record<string, unknown>, keyword: string): Path | undefined {
-  for (const [name, schema] of Object.entries(properties)) {
-    const found = findInSchema(schema, keyword, ['properties', name]);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function findInSchema(schema: unknown, keyword: string, path: Path): Path | undefined {
-  if (!isRecord(schema)) return undefined;
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === keyword) return [...path, key];
-    if (DATA_KEYWORDS.has(key)) continue;
-    let found: Path | undefined;
-    if (SCHEMA_MAPS.has(key) && isRecord(value)) {
-      for (const [name, sub] of Object.entries(value)) {
-        found ??= findInSchema(sub, keyword, [...path, key, name]);
-      }
-    } else if (Array.isArray(value)) {
-      value.forEach((sub, index) => {
-        found ??= findInSchema(sub, keyword, [...path, key, index]);
-      });
-    } else {
-      found = findInSchema(value, keyword, [...path, key]);
-    }
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 // Entries of a `properties` map keep their order (it is the prompt's order); every other object is sorted.
 function canonicalize(value: unknown, ordered = false): unknown {
   if (Array.isArray(value)) return value.map((item) => canonicalize(item));
-  if (!isRecord(value)) return value;
+  if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
   if (!ordered) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([key, item]) => [key, canonicalize(item, !ordered && key === 'properties')]));

@@ -14,7 +14,9 @@ import { NotFoundError } from '../errors.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { normalizeKey } from '../rem/keys.js';
-import { ingest, type MemoryDeps, type MemoryItemInput } from '../rem/memory-store.js';
+import { ingest } from '../rem/memory/ingest.js';
+import type { MemoryItemInput } from '../rem/memory/inputs.js';
+import type { MemoryDeps } from '../rem/memory/kinds.js';
 import { mergeEdges } from '../rem/save-memory.js';
 
 export const DREAM_JOB = 'dream';

@@ -12,8 +12,8 @@
  * separated by commas. Trailing semicolons are ignored. Keys are normalised with normalizeKey.
  * The SQL body is passed through verbatim; checking that it is safe to run happens elsewhere.
  */
-import { QuerySyntaxError } from '../errors.js';
 import { normalizeKey } from './keys.js';
+import { Lexer, WHITESPACE, fail, skip, type Token } from './query-lexer.js';
 
 export const REM_MODES = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE', 'SQL'] as const;
 export type RemQueryMode = (typeof REM_MODES)[number];
@@ -94,123 +94,6 @@ const TABLE_ALIASES = new Map<string, RemTable>([
   ['moments', 'moments'],
   ['moment', 'moments'],
 ]);
-
-const ESCAPES: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', n: '\n', t: '\t' };
-
-// ---------------------------------------------------------------------------------------------
-// Tokenizer. Tokens are produced on demand so that an SQL body is never tokenized.
-
-type TokenKind = 'word' | 'string' | 'number' | 'comma' | 'symbol' | 'end';
-
-interface Token {
-  kind: TokenKind;
-  /** Offset of the first character; for `end`, where the query (or its run of trailing semicolons) ends. */
-  pos: number;
-  end: number;
-  /** Source text of the token. */
-  raw: string;
-  /** Decoded value of a string token; `raw` for the others. */
-  value: string;
-}
-
-const WHITESPACE = /\s*/y;
-const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
-const NUMBER = /[-+]?(?:\d+(?:\.\d+)?|\.\d+)/y;
-const NUMBER_TAIL = /[\w.]*/y;
-const ONLY_SEMICOLONS = /[\s;]*$/y;
-
-class Lexer {
-  private offset = 0;
-  private peeked: Token | undefined;
-
-  constructor(readonly src: string) {}
-
-  peek(): Token {
-    return (this.peeked ??= this.scan());
-  }
-
-  next(): Token {
-    const token = this.peek();
-    this.peeked = undefined;
-    this.offset = token.end;
-    return token;
-  }
-
-  private scan(): Token {
-    const src = this.src;
-    const start = skip(WHITESPACE, src, this.offset);
-    const ch = src[start];
-    if (ch === undefined) return this.token('end', start, start);
-    if (ch === ';' && match(ONLY_SEMICOLONS, src, start)) return this.token('end', start, start);
-    if (ch === '"' || ch === "'") return this.string(start, ch);
-    if (ch === ',') return this.token('comma', start, start + 1);
-    const word = skip(WORD, src, start);
-    if (word > start) return this.token('word', start, word);
-    const number = skip(NUMBER, src, start);
-    if (number > start) {
-      // "10abc" or "1.2.3" would otherwise split into a number and a confusing second token.
-      const tail = skip(NUMBER_TAIL, src, number);
-      if (tail > number) {
-        const raw = src.slice(start, tail);
-        const message = `Invalid number "${raw}" at position ${start}; expected a number such as 10 or 0.5`;
-        fail(message, start, ['a number']);
-      }
-      return this.token('number', start, number);
-    }
-    return this.token('symbol', start, start + String.fromCodePoint(src.codePointAt(start)!).length);
-  }
-
-  private token(kind: TokenKind, pos: number, end: number): Token {
-    const raw = this.src.slice(pos, end);
-    return { kind, pos, end, raw, value: raw };
-  }
-
-  private string(start: number, quote: string): Token {
-    const src = this.src;
-    let value = '';
-    let i = start + 1;
-    while (i < src.length) {
-      const ch = src[i]!;
-      if (ch === quote) {
-        return { kind: 'string', pos: start, end: i + 1, raw: src.slice(start, i + 1), value };
-      }
-      if (ch !== '\\') {
-        value += ch;
-        i += 1;
-        continue;
-      }
-      const escaped = src.codePointAt(i + 1);
-      if (escaped === undefined) break;
-      const replacement = ESCAPES[String.fromCodePoint(escaped)];
-      if (replacement === undefined) {
-        const found = `\\${String.fromCodePoint(escaped)}`;
-        fail(`Unknown escape "${found}" at position ${i}; expected \\", \\', \\\\, \\n or \\t`, i, [
-          '\\"',
-          "\\'",
-          '\\\\',
-          '\\n',
-          '\\t',
-        ]);
-      }
-      value += replacement;
-      i += 2;
-    }
-    fail(`Unterminated string starting at position ${start}; expected a closing ${quote}`, start, [`closing ${quote}`]);
-  }
-}
-
-function skip(pattern: RegExp, src: string, from: number): number {
-  pattern.lastIndex = from;
-  return pattern.test(src) ? pattern.lastIndex : from;
-}
-
-function match(pattern: RegExp, src: string, from: number): boolean {
-  pattern.lastIndex = from;
-  return pattern.test(src);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Recursive-descent parser.
 
 type ClauseHandlers = Record<string, (keyword: Token) => void>;
 
@@ -416,10 +299,6 @@ class Parser {
     }
     return value;
   }
-}
-
-function fail(message: string, position: number, accepted: string[]): never {
-  throw new QuerySyntaxError(message, position, accepted);
 }
 
 function expected(what: string, found: Token, accepted: string[], after?: string): never {

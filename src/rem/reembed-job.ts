@@ -9,7 +9,8 @@ import { requireIdentity } from '../auth/scope.js';
 import type { Job } from '../db/generated/client.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobReleased } from '../jobs/job-worker.js';
-import { reembed, type MemoryDeps, type MemoryTable, type ReembedResult } from './memory-store.js';
+import type { MemoryDeps, MemoryTable } from './memory/kinds.js';
+import { reembed, type ReembedResult } from './memory/reembed.js';
 
 export const REEMBED_JOB = 'reembed';
 

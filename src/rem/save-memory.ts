@@ -7,7 +7,9 @@ import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Entity, Moment } from '../db/generated/client.js';
 import { normalizeKey } from './keys.js';
-import { upsertEntity, upsertMoment, type MemoryDeps, type MemorySource, type StoredEdge } from './memory-store.js';
+import type { MemorySource, StoredEdge } from './memory/inputs.js';
+import type { MemoryDeps } from './memory/kinds.js';
+import { upsertEntity, upsertMoment } from './memory/upsert.js';
 
 export interface SaveMemoryInput {
   kind: 'entity' | 'moment';

@@ -10,7 +10,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
-import type { StoredEdge } from './memory-store.js';
+import type { StoredEdge } from './memory/inputs.js';
 import {
   parseRemQuery,
   type FuzzyQuery,
@@ -50,7 +50,7 @@ export interface RemDeps {
   embedder: EmbeddingProvider;
   /** The database's own way to stop a query that runs too long (Database.interruptAfter). */
   interruptAfter?: Database['interruptAfter'];
-  /** Keeps planner statistics current after bulk memory writes (memory-store reports its writes to it). */
+  /** Keeps planner statistics current after bulk memory writes (memory writes report to it). */
   tableStats?: TableStats;
 }
 

@@ -92,7 +92,22 @@ describe('ingestFile (GraphQL multipart)', () => {
     expect(replaced).toMatchObject({ unchanged: false, chunks: 1 });
     expect((await chunkRows(user, 'handbook')).map((c) => c.content)).toEqual(['Expenses are no longer reimbursed.']);
     expect((await query(user, 'LOOKUP "handbook-chunk-2"')).hits).toEqual([]);
+    expect((await query(user, 'TRAVERSE FROM "handbook"')).hits.map((h) => h.key)).toEqual(['handbook-chunk-1']);
     expect((await query(user, 'SEARCH "flights approval" FROM resources LIMIT 5')).hits.map((h) => h.key)).not.toContain('handbook-chunk-2');
+  });
+
+  it('links the file and its chunks both ways, so TRAVERSE leads from one to the other', async () => {
+    const user = newUser(server.url);
+    const text = ['Invoices', 'Receipts', 'Refunds'].map((topic) => `${topic} are filed by the finance team. `.repeat(6).trim()).join('\n\n');
+    const result = await ingested(user, { name: 'filing.txt', bytes: text });
+    expect(result.chunks).toBe(3);
+    const chunkKeys = ['filing-chunk-1', 'filing-chunk-2', 'filing-chunk-3'];
+
+    const fromFile = await query(user, 'TRAVERSE FROM "filing"');
+    expect(fromFile.hits.map((h) => [h.key, h.relType, h.depth, h.path])).toEqual(chunkKeys.map((key) => [key, 'has_chunk', 1, ['filing', key]]));
+    const fromChunk = await query(user, 'TRAVERSE FROM "filing-chunk-2"');
+    expect(fromChunk.hits.map((h) => [h.key, h.relType, h.depth])).toEqual([['filing', 'chunk_of', 1]]);
+    expect((await query(user, 'TRAVERSE FROM "filing-chunk-2" TYPE "chunk_of" DEPTH 2')).hits.map((h) => h.key)).toEqual(['filing']);
   });
 
   it('cuts long text into overlapping chunks within the size limit', async () => {

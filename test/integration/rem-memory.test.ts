@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { OpenAIEmbedder } from '../../src/rem/embeddings/openai.js';
-import { ingest, reembed } from '../../src/rem/memory-store.js';
+import { ingest } from '../../src/rem/memory/ingest.js';
+import { reembed } from '../../src/rem/memory/reembed.js';
 import { RemService } from '../../src/rem/service.js';
 import {
   DeleteEntityDocument,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestDocument, UpsertEntityDocument } from '../generated/graphql.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
-import { reembed } from '../../src/rem/memory-store.js';
+import { reembed } from '../../src/rem/memory/reembed.js';
 import { TableStats } from '../../src/rem/table-stats.js';
 import { contextOf, newUser } from '../support/client.js';
 import { backend, startTestServer, type TestServer } from '../support/server.js';

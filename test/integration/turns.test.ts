@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
-import { CancelTurnDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -66,6 +66,16 @@ describe('a chat turn', () => {
     expect(second.messages.at(-2).tool_calls[0].id).toBe('call_a');
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_a' });
     expect(env.fake.chatRequests[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['action', 'register_metadata']);
+  });
+
+  it('runs on the model viewer.defaultModel names when none is given', async () => {
+    const user = newUser(env.server.url);
+    const { viewer } = await user.data(ViewerDocument);
+    expect(viewer.defaultModel).toBe('openai:fake-model');
+    env.fake.enqueue({ text: 'Hi.' });
+    const { turn } = await chat(env.server.url, user, { content: 'Hello' });
+    expect(turn.model).toBe(viewer.defaultModel);
+    expect(env.fake.chatRequests[0]!.body.model).toBe('fake-model');
   });
 
   it('runs parallel tool calls and reports results in call order', async () => {

@@ -6,7 +6,7 @@ import { ResourceRef } from './rem.js';
 
 const IngestFileSuccess = builder.objectRef<{ resource: unknown; chunks: number; unchanged: boolean; contentHash: string }>('IngestFileSuccess').implement({
   fields: (t) => ({
-    resource: t.field({ type: ResourceRef, description: 'The file’s resource; its chunks are resources `<key>-chunk-<n>` with a `chunk_of` edge to it.', resolve: (r) => r.resource as never }),
+    resource: t.field({ type: ResourceRef, description: 'The file’s resource, with a `has_chunk` edge to each of its chunks: resources `<key>-chunk-<n>` with a `chunk_of` edge back.', resolve: (r) => r.resource as never }),
     chunks: t.exposeInt('chunks'),
     unchanged: t.exposeBoolean('unchanged', { description: 'The same content (SHA-256) was already ingested under this key: nothing was written.' }),
     contentHash: t.exposeString('contentHash'),

@@ -3,19 +3,13 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import { visibleTo } from '../../auth/scope.js';
 import type { Entity, PrismaClient } from '../../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import {
-  deleteMemory,
-  ingest,
-  memoryWhere,
-  reembed,
-  upsertEntity,
-  upsertMoment,
-  upsertResource,
-  type IngestResult,
-  type MemoryDeps,
-  type ReembedResult,
-  type StoredEdge,
-} from '../../rem/memory-store.js';
+import { deleteMemory } from '../../rem/memory/delete.js';
+import { ingest, type IngestResult } from '../../rem/memory/ingest.js';
+import type { StoredEdge } from '../../rem/memory/inputs.js';
+import type { MemoryDeps } from '../../rem/memory/kinds.js';
+import { memoryWhere } from '../../rem/memory/list-filter.js';
+import { reembed, type ReembedResult } from '../../rem/memory/reembed.js';
+import { upsertEntity, upsertMoment, upsertResource } from '../../rem/memory/upsert.js';
 import { normalizeKey } from '../../rem/keys.js';
 import { REM_MODES } from '../../rem/parser.js';
 import type { RemHit, RemResult } from '../../rem/service.js';

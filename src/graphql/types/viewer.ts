@@ -13,7 +13,11 @@ const Viewer = builder.objectRef<AgentContext>('Viewer').implement({
     authMode: t.field({ type: AuthModeEnum, resolve: (v) => v.authMode }),
     isAdmin: t.exposeBoolean('isAdmin'),
     sessionId: t.exposeString('sessionId', { nullable: true }),
-    defaultModel: t.exposeString('defaultModel', { nullable: true }),
+    defaultModel: t.string({
+      nullable: true,
+      description: 'The model turns use when none is named: X-Model-Name when sent (it also comes before an agent’s own model), else the server’s default (LLM_DEFAULT_MODEL).',
+      resolve: (v, _args, ctx) => v.defaultModel ?? ctx.models.defaultModelId,
+    }),
     agentSchemaUri: t.exposeString('agentSchemaUri', { nullable: true }),
     isEval: t.exposeBoolean('isEval'),
     clientId: t.exposeString('clientId', { nullable: true }),

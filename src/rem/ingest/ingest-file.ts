@@ -4,7 +4,9 @@ import type { Resource } from '../../db/generated/client.js';
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { IngestProgress } from '../../events/pubsub.js';
 import { normalizeKey } from '../keys.js';
-import { ingest, type MemoryDeps, type MemoryItemInput } from '../memory-store.js';
+import { ingest } from '../memory/ingest.js';
+import type { MemoryItemInput } from '../memory/inputs.js';
+import type { MemoryDeps } from '../memory/kinds.js';
 import { chunkSections, type ChunkOptions } from './chunk-text.js';
 import { extractSections, fileFormat } from './extract-text.js';
 
@@ -24,7 +26,7 @@ export interface IngestFileInput {
 }
 
 export interface IngestFileResult {
-  /** The file's parent resource; its chunks are resources `<key>-chunk-<n>` with a `chunk_of` edge to it. */
+  /** The file's parent resource, with a `has_chunk` edge to each of its chunks: resources `<key>-chunk-<n>` with a `chunk_of` edge back. */
   resource: Resource;
   chunks: number;
   /** The same content was already ingested under this key: nothing was written. */
@@ -35,6 +37,9 @@ export interface IngestFileResult {
 const FILE_CATEGORY = 'file';
 const CHUNK_CATEGORY = 'file_chunk';
 const SUMMARY_CHARS = 500;
+/** TRAVERSE follows edges one way: the file links to each chunk, each chunk back to the file. */
+const HAS_CHUNK = 'has_chunk';
+const CHUNK_OF = 'chunk_of';
 
 /**
  * Ingests a text, Markdown, HTML or PDF file into REM as the caller's resources: one for the file,
@@ -75,6 +80,7 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
         category: FILE_CATEGORY,
         summary: chunks[0]!.text.slice(0, SUMMARY_CHARS),
         tags,
+        graphEdges: chunkKeys.map((dst) => ({ dst, relType: HAS_CHUNK })),
         metadata: { filename: input.filename, contentType: input.contentType ?? null, format, bytes: input.bytes.length, contentHash, chunks: chunks.length },
       },
     },
@@ -85,13 +91,14 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
         category: CHUNK_CATEGORY,
         content: chunk.text,
         tags,
-        graphEdges: [{ dst: key, relType: 'chunk_of' }],
+        graphEdges: [{ dst: key, relType: CHUNK_OF }],
         metadata: { parent: key, index: i + 1, headings: chunk.headings },
       },
     })),
   ];
   const written = await ingest(deps, ctx, items, {
     maxItems: items.length,
+    maxEdges: chunks.length,
     beforeWrite: () => progress({ stage: 'storing', chunks: chunks.length }),
     // Chunks of an earlier version beyond the new count go in the same transaction.
     afterWrite: (tx) =>

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../tool.js';
+import { NOTE_FIELDS, withRiskLevel } from './note-fields.js';
 
 interface ActionArgs {
   type: string;
@@ -21,15 +22,9 @@ export const actionTool: ToolDefinition<ActionArgs> = {
         type: 'object',
         description: 'Typed fields of the action.',
         properties: {
-          confidence: { type: 'number', minimum: 0, maximum: 1 },
-          sources: { type: 'array', items: { type: 'string' }, description: 'Entity keys used.' },
+          ...NOTE_FIELDS,
           session_name: { type: 'string', maxLength: 200, description: 'A short name for the conversation, for display.' },
-          references: { type: 'array', items: { type: 'string' }, description: 'Links to documents.' },
-          flags: { type: 'array', items: { type: 'string' } },
-          // REMLight says `moderate`; `medium` is kept for agents written against earlier versions.
-          risk_level: { type: 'string', enum: ['low', 'moderate', 'medium', 'high', 'critical'] },
           risk_score: { type: 'integer', minimum: 0, maximum: 100 },
-          extra: { type: 'object', description: 'Extension fields.' },
         },
       },
     },
@@ -37,7 +32,7 @@ export const actionTool: ToolDefinition<ActionArgs> = {
     additionalProperties: false,
   },
   async handler(args, ctx) {
-    ctx.emit({ type: 'action', actionType: args.type, payload: args.payload ?? {} });
+    ctx.emit({ type: 'action', actionType: args.type, payload: withRiskLevel(args.payload ?? {}) });
     return { recorded: true };
   },
 };

@@ -1,12 +1,8 @@
 import type { ToolDefinition } from '../tool.js';
+import { NOTE_FIELDS, withRiskLevel, type NoteArgs } from './note-fields.js';
 
-interface MetadataArgs {
-  confidence?: number;
-  sources?: string[];
-  flags?: string[];
-  risk_level?: 'low' | 'medium' | 'high' | 'critical';
+interface MetadataArgs extends NoteArgs {
   notes?: string;
-  extra?: Record<string, unknown>;
 }
 
 /**
@@ -16,21 +12,17 @@ interface MetadataArgs {
 export const registerMetadataTool: ToolDefinition<MetadataArgs> = {
   name: 'register_metadata',
   description:
-    'Record structured notes about your answer: confidence (0-1), sources, flags, risk_level, notes. Call it once before answering when you have findings worth keeping.',
+    'Record structured notes about your answer: confidence (0-1), sources, references, flags, risk_level, notes. Call it once before answering when you have findings worth keeping.',
   parameters: {
     type: 'object',
     properties: {
-      confidence: { type: 'number', minimum: 0, maximum: 1 },
-      sources: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-      flags: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-      risk_level: { type: 'string', enum: ['low', 'medium', 'high', 'critical'] },
+      ...NOTE_FIELDS,
       notes: { type: 'string', maxLength: 4000 },
-      extra: { type: 'object' },
     },
     additionalProperties: false,
   },
   async handler(args, ctx) {
-    ctx.emit({ type: 'action', actionType: 'metadata', payload: { ...args } });
+    ctx.emit({ type: 'action', actionType: 'metadata', payload: withRiskLevel({ ...args }) });
     return { recorded: true };
   },
 };
