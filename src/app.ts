@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createIdentify } from './auth/identify.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, pendingMigrations } from './db/migrations.js';

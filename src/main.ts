@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
 import { isAppError, PayloadTooLargeError } from './errors.js';

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { UnauthenticatedError } from '../errors.js';
 import type { AgentContext } from './agent-context.js';
 

@@ -21,7 +21,7 @@ import { mergeEdges } from '../rem/save-memory.js';
 
 export const DREAM_JOB = 'dream';
 
-export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger'> & { memory: MemoryDeps; agentName: string };
+export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings'> & { memory: MemoryDeps; agentName: string };
 
 /** Most sessions one job consolidates; the rest wait for the next run. */
 const SESSIONS_PER_JOB = 20;

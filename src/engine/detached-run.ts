@@ -36,7 +36,7 @@ export interface DetachedRunResult {
  * decision or another agent is refused (nobody is there to decide). A structured agent's answer
  * must match its properties (the loop asks once for a repair), else MODEL_ERROR.
  */
-export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger'>, input: DetachedRunInput): Promise<DetachedRunResult> {
+export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger' | 'settings'>, input: DetachedRunInput): Promise<DetachedRunResult> {
   const { agent, ctx } = input;
   const model = input.model ?? deps.models.resolve(agent.spec.model ?? null);
   const state = freshState(agent, ctx, [], input.content);
@@ -48,7 +48,7 @@ export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'p
     signal: input.signal ?? new AbortController().signal,
     request: { userId: ctx.userId, sessionId: null, addedInstruction: null },
     gatedTools: new Set(),
-    maxToolCallsPerResponse: 8,
+    maxToolCallsPerResponse: deps.settings.maxToolCallsPerResponse,
     ports: {
       emit: () => {},
       delegate: () => Promise.reject(new LimitExceededError('ask_agent is not available to background runs')),

@@ -25,7 +25,7 @@ import { runEvalTurn } from './eval-turn.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
-export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService };
+export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService };
 
 const runInput = z.object({
   agent: z.string().trim().min(1).max(64),

@@ -1,5 +1,5 @@
 import type { GraphiQLOptions } from 'graphql-yoga';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 /** The example operations of the README, opened as GraphiQL's first tabs (a test keeps them in step). */
 export const EXAMPLE_TABS: { query: string; variables?: Record<string, unknown> }[] = [

@@ -5,7 +5,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
 import { GraphQLError, Kind, validate, type ASTVisitor, type DocumentNode, type GraphQLSchema, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
-import type { SecuritySettings } from '../config.js';
+import type { SecuritySettings } from '../config/security.js';
 
 type Limits = SecuritySettings['operations'];
 

@@ -14,7 +14,7 @@ import { browserSafetyPlugins, corsFor } from './browser-safety.js';
 import type { OriginPolicy } from '../http/origin-policy.js';
 import { operationLimitPlugins } from './operation-limits.js';
 import { SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
-import type { SecuritySettings } from '../config.js';
+import type { SecuritySettings } from '../config/security.js';
 import { schema } from './schema.js';
 import { useOperationSpans } from './tracing-plugin.js';
 

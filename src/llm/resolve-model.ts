@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { ValidationError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
 import { createDemoModel, type DemoModelOptions } from './demo.js';

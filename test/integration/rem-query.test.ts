@@ -5,7 +5,7 @@ import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.j
 import { createSearchTool } from '../../src/tools/builtin/search.js';
 import { messageKey } from '../../src/sessions/messages.js';
 import { RemService } from '../../src/rem/service.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 import { CreateSessionDocument, IngestDocument, RemQueryDocument, type MemoryItemInput } from '../generated/graphql.js';
 import { contextOf, errorCode, newUser, type Caller } from '../support/client.js';

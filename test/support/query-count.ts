@@ -1,7 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { createIdentify } from '../../src/auth/identify.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import type { AppServices } from '../../src/graphql/context.js';

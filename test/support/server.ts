@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logger.js';

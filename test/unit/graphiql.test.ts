@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { EXAMPLE_TABS, graphiqlOptions } from '../../src/graphql/graphiql.js';
 import { schema } from '../../src/graphql/schema.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { ValidationError } from '../../src/errors.js';
 import { createModelResolver } from '../../src/llm/resolve-model.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';

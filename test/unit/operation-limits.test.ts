@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { getIntrospectionQuery, Kind, parse, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { EXAMPLE_TABS } from '../../src/graphql/graphiql.js';
 import { documentRules, variableLimitErrors } from '../../src/graphql/operation-limits.js';
 import { schema } from '../../src/graphql/schema.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { createOriginPolicy } from '../../src/http/origin-policy.js';
 import { runCli } from '../support/process.js';
 

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode as McpErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../../config.js';
+import type { McpServerConfig } from '../../config/mcp.js';
 import { ToolFailedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ToolDefinition } from '../../tools/tool.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { HashedLexicalEmbedder } from './hashed-lexical.js';
 import { OpenAIEmbedder } from './openai.js';
 import type { EmbeddingProvider } from './provider.js';

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { json, variable } from './env-values.js';
+
+/** The built-in `openai` provider; embeddings default to it too. */
+export const openaiVariables = z.object({
+  /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
+  OPENAI_API_KEY: z.string().optional(),
+  /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+});
+
+const extraProviders = z
+  .record(
+    z.string(),
+    z.strictObject({
+      baseUrl: z.url(),
+      /** The key itself; null or absent for keyless endpoints such as Ollama or vLLM. */
+      apiKey: z.string().min(1).nullable().optional(),
+      /** Name of the environment variable holding the key (kept out of the JSON). */
+      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    }),
+  )
+  .superRefine((providers, ctx) => {
+    for (const [name, p] of Object.entries(providers)) {
+      const problem = (message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+      if (name === 'openai' || name === 'demo') problem('built in; configure openai with OPENAI_API_KEY / OPENAI_BASE_URL');
+      else if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) problem('provider names are lower-case letters, digits, - and _');
+      else if (p.apiKey && p.apiKeyEnv) problem('set apiKey or apiKeyEnv, not both');
+    }
+  });
+
+/**
+ * Models: the `openai` provider, more OpenAI-compatible ones, and how calls to them are retried. The
+ * whole environment is read, as a provider may name the variable holding its key (`apiKeyEnv`).
+ */
+export const llmSettings = z
+  .looseObject({
+    ...openaiVariables.shape,
+    /** Model used when an agent or request names none: `provider:model`, a bare model (default provider) or `demo`. */
+    LLM_DEFAULT_MODEL: z.string().min(1).optional(),
+    /** Extra OpenAI-compatible endpoints as JSON: {"ollama": {"baseUrl": "...", "apiKey": null}, "openrouter": {"baseUrl": "...", "apiKeyEnv": "OPENROUTER_API_KEY"}}. */
+    LLM_PROVIDERS: json(extraProviders).optional(),
+    /** Longest wait for a model response to start, and between two streamed chunks. */
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
+    /** Retries on 429, 5xx and connection failures, only before any output was streamed. */
+    LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+    /** First retry delay; it doubles per attempt, with jitter, unless the provider sends retry-after. */
+    LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).default(500),
+  })
+  .transform((e) => ({
+    defaultModel: e.LLM_DEFAULT_MODEL ?? (e.OPENAI_API_KEY ? 'openai:gpt-4.1-mini' : 'demo'),
+    timeoutMs: e.LLM_TIMEOUT_MS,
+    maxRetries: e.LLM_MAX_RETRIES,
+    retryBaseMs: e.LLM_RETRY_BASE_MS,
+    providers: Object.fromEntries([
+      ['openai', provider(e.OPENAI_BASE_URL, e.OPENAI_API_KEY ?? null, 'OPENAI_API_KEY')],
+      ...Object.entries(e.LLM_PROVIDERS ?? {}).map(
+        ([name, p]) => [name, p.apiKeyEnv ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv) : provider(p.baseUrl, p.apiKey ?? null)] as const,
+      ),
+    ]),
+  }));
+
+/** One OpenAI-compatible endpoint. `apiKeyEnv` is set when a key is required (null `apiKey` = not configured). */
+function provider(baseUrl: string, apiKey: string | null, apiKeyEnv?: string) {
+  return apiKeyEnv ? { baseUrl, apiKey, apiKeyEnv } : { baseUrl, apiKey };
+}
