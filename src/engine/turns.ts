@@ -88,7 +88,9 @@ export class TurnService {
 
   /**
    * Starts a turn on a message. `input.sessionId` picks the session (the GraphQL layer falls back
-   * to X-Session-Id); without one a new session is created.
+   * to X-Session-Id); without one a new session is created, and `input.history` (a stateless
+   * caller's earlier conversation) is what the model reads before the message instead of the
+   * session's: it is not stored, so the session records only this exchange.
    */
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
