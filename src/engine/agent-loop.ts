@@ -7,10 +7,10 @@ import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tool
 import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/tool.js';
 import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
-import { buildRequestInstructions, structuredOutputSchema } from '../agents/prompt.js';
-import { checkStructuredOutput, repairInstruction } from './structured-output.js';
+import { buildRequestInstructions } from '../agents/prompt.js';
+import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-import { addUsage, offeredTools, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addUsage, offeredTools, responseFormatFor, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -113,13 +113,14 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
       const { text, calls } = await callModel(input, emit);
       if (calls.length === 0) {
         state.text = text;
-        const format = structuredOutputSchema(spec);
+        const format = responseFormatFor(agent, state.overrides);
         if (!format) return { kind: 'finished', status: 'COMPLETED', error: null };
-        const check = checkStructuredOutput(format.json_schema.schema, text);
+        const check = checkStructuredOutput(outputSchemaOf(format), text);
         if (check.ok) return { kind: 'finished', status: 'COMPLETED', error: null };
         if (state.repaired) {
           state.text = '';
-          const error = { code: 'VALIDATION_FAILED', message: `The reply did not match the agent's output schema after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
+          const whose = spec.structuredOutput ? "the agent's output schema" : 'the requested response_format';
+          const error = { code: 'VALIDATION_FAILED', message: `The reply did not match ${whose} after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
           emit({ type: 'error', ...error });
           return { kind: 'finished', status: 'ERROR', error };
         }
@@ -196,9 +197,12 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     for await (const part of model.stream({
       messages,
       tools: tools.length ? tools : undefined,
-      responseFormat: structuredOutputSchema(agent.spec),
+      responseFormat: responseFormatFor(agent, state.overrides),
       temperature: state.overrides?.temperature ?? agent.spec.temperature,
+      topP: state.overrides?.topP,
       maxTokens: state.overrides?.maxTokens ?? agent.spec.maxTokens,
+      stop: state.overrides?.stop,
+      seed: state.overrides?.seed,
       signal: input.signal,
     })) {
       if (part.type === 'request') {

@@ -9,9 +9,13 @@ export interface PendingApproval {
   agentPath: string[];
 }
 
-/** How a turn's answer ends, as far as a chat completion is concerned. */
+/**
+ * How a turn's answer ends, as far as a chat completion is concerned: answered in full, cut short by
+ * a limit or by a cancel (what was said so far is the answer), paused, or failed (an error, or the
+ * server running it stopped).
+ */
 export type CompletionEnd =
-  | { kind: 'answered'; status: Extract<TerminalStatus, 'COMPLETED' | 'MAX_ITERATIONS'>; content: string; usage: UsageTotals }
+  | { kind: 'answered'; status: Extract<TerminalStatus, 'COMPLETED' | 'MAX_ITERATIONS' | 'CANCELLED'>; content: string; usage: UsageTotals }
   | { kind: 'awaiting_approval'; approvals: PendingApproval[]; usage: UsageTotals | null }
   | { kind: 'failed'; status: TerminalStatus; code: string; message: string; usage: UsageTotals };
 
@@ -28,6 +32,8 @@ export async function* turnCompletion(deps: TurnEventsDeps, turn: Pick<Turn, 'id
   const events = turnEventStream(deps, turn);
   // Text streamed since the agent's last tool calls: the final answer is that model call's text.
   let streamed = '';
+  // What the agent said with its last tool calls: the answer of a turn stopped at a limit.
+  let said = '';
   let error: { code: string; message: string } | null = null;
   try {
     for await (const event of events) {
@@ -35,6 +41,7 @@ export async function* turnCompletion(deps: TurnEventsDeps, turn: Pick<Turn, 'id
         streamed += event.delta;
         yield { type: 'delta', text: event.delta };
       } else if (event.type === 'tool_call') {
+        if (streamed) said = streamed;
         streamed = '';
       } else if (event.type === 'error') {
         error = { code: event.code, message: event.message };
@@ -48,9 +55,10 @@ export async function* turnCompletion(deps: TurnEventsDeps, turn: Pick<Turn, 'id
         yield { type: 'end', end: { kind: 'awaiting_approval', approvals, usage: null } };
         return;
       } else if (event.type === 'final') {
-        if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS') {
+        if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS' || event.status === 'CANCELLED') {
           const content = event.content ?? streamed;
-          if (content.startsWith(streamed) && content.length > streamed.length) yield { type: 'delta', text: content.slice(streamed.length) };
+          const shown = streamed || (event.status === 'MAX_ITERATIONS' ? said : '');
+          if (content.startsWith(shown) && content.length > shown.length) yield { type: 'delta', text: content.slice(shown.length) };
           yield { type: 'end', end: { kind: 'answered', status: event.status, content, usage: event.usage } };
         } else {
           const { code, message } = error ?? { code: event.status, message: `The turn ended with status ${event.status}` };

@@ -4,8 +4,8 @@ import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
 import { compressMessage, loadConversation } from '../sessions/messages.js';
 import type { EngineDeps } from './engine-deps.js';
-import { buildRequestInstructions, structuredOutputSchema } from '../agents/prompt.js';
-import { offeredTools, systemPromptFor, type TurnOverrides } from './run-state.js';
+import { buildRequestInstructions } from '../agents/prompt.js';
+import { offeredTools, responseFormatFor, systemPromptFor, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
 /** The key of a user's own profile entity, injected into their turns as memory. */
@@ -20,6 +20,11 @@ export interface TurnContextInput {
   userContent: string;
   /** Only messages before this position (the turn's own user message). */
   beforeSeq?: number;
+  /**
+   * The earlier conversation as a stateless caller sent it (OpenAI-compatible clients), oldest
+   * first: read instead of the session's messages, cut to the same budget, never stored.
+   */
+  history?: ChatMessage[];
   /** Inject the user's profile and the session's recent moments (top-level turns). */
   withMemory: boolean;
   overrides?: TurnOverrides;
@@ -38,7 +43,8 @@ export interface TurnContext {
  * request (system prompt, request instructions, tool specs, response format, memory, the user's
  * message and the room kept for the reply); history gets what is left, up to its own cap. Earlier
  * answers longer than HISTORY_COMPRESS_CHARS are compressed head + tail around a REM LOOKUP
- * breadcrumb for agents that can look them up (they have the `search` tool).
+ * breadcrumb for agents that can look them up (they have the `search` tool); a caller's own
+ * history has nothing to look up, so it is never compressed.
  */
 export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
   const { settings } = deps;
@@ -55,18 +61,24 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
       { role: 'user', content: input.userContent },
     ],
     tools: tools.length ? tools : undefined,
-    responseFormat: structuredOutputSchema(agent.spec),
+    responseFormat: responseFormatFor(agent, input.overrides),
   });
   let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (input.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
+  const newestFirst = input.history
+    ? input.history.toReversed()
+    : (await loadConversation(deps.prisma, sessionId, input.beforeSeq)).map((row): ChatMessage => {
+        const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
+        return { role: row.type, content };
+      });
   const history: ChatMessage[] = [];
-  for (const row of await loadConversation(deps.prisma, sessionId, input.beforeSeq)) {
-    const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
-    const message: ChatMessage = { role: row.type, content };
+  for (const message of newestFirst) {
     budget -= counter.message(message);
     if (budget < 0) break;
     history.push(message);
   }
+  // A tool result whose call was cut off would be refused by the provider.
+  while (history.at(-1)?.role === 'tool') history.pop();
   return { messages: [...memoryMessages, ...history.reverse()], memory };
 }
 

@@ -1,8 +1,8 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
-import type { ChatMessage } from '../llm/chat-model.js';
+import type { ChatMessage, ResponseFormat } from '../llm/chat-model.js';
 import type { DelegationResult } from '../tools/tool.js';
-import { buildSystemPrompt } from '../agents/prompt.js';
+import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
 export interface ToolLogEntry {
@@ -59,7 +59,12 @@ export type Resolution =
 /** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows. */
 export interface TurnOverrides {
   temperature?: number;
+  topP?: number;
   maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  /** How a conversational agent answers this turn; the reply is validated like a structured agent's. */
+  responseFormat?: ResponseFormat;
   /** Appended to the agent's system prompt for this turn. */
   systemPromptSuffix?: string;
   /** A subset of the agent's tools; the others are not offered (nor run) this turn. */
@@ -100,6 +105,11 @@ export function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides)
 export function offeredTools(agent: ResolvedAgent, overrides?: TurnOverrides): ResolvedAgent['spec']['tools'] {
   const chosen = overrides?.tools;
   return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
+}
+
+/** The agent's output schema, or the format a caller asked a conversational agent for this turn. */
+export function responseFormatFor(agent: ResolvedAgent, overrides?: TurnOverrides): ResponseFormat | undefined {
+  return structuredOutputSchema(agent.spec) ?? overrides?.responseFormat;
 }
 
 export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {

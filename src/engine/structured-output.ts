@@ -1,11 +1,31 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../agents/spec.js';
+import type { ResponseFormat } from '../llm/chat-model.js';
 
 export type StructuredCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-// Schemas are compiled once per schema object (agent specs are cached by the registry).
+// Schemas are compiled once per schema object (agent specs are cached by the registry, a turn keeps
+// its caller's response_format). Ajv's own registry would keep every caller's schema for good and
+// refuse a second one with the same $id, so each is taken out of it once compiled.
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+const ANY_OBJECT: JsonSchema = { type: 'object' };
+
+/** The schema a reply in `format` must match: its JSON Schema, or any object for `json_object`. */
+export function outputSchemaOf(format: ResponseFormat): JsonSchema {
+  return format.type === 'json_schema' ? format.json_schema.schema : ANY_OBJECT;
+}
+
+/** Why a caller's JSON Schema cannot be used to validate replies, or null when it can. */
+export function schemaProblem(schema: JsonSchema): string | null {
+  try {
+    validatorFor(schema);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 /**
  * Parses a model's structured reply and validates it against the JSON Schema it was asked for.
@@ -18,13 +38,22 @@ export function checkStructuredOutput(schema: JsonSchema, text: string): Structu
   } catch (error) {
     return { ok: false, errors: [`not valid JSON: ${(error as Error).message}`] };
   }
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
-  }
+  const validate = validatorFor(schema);
   if (validate(value)) return { ok: true, value };
   return { ok: false, errors: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${paramsNote(e.params)}`) };
+}
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      ajv.removeSchema(schema);
+    }
+    compiled.set(schema, validate);
+  }
+  return validate;
 }
 
 /** The message that asks the model, once, to correct a reply that did not match its schema. */

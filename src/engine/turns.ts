@@ -15,6 +15,27 @@ import type { RouteDecision, Router } from '../routing/router.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './quota.js';
+import type { ResponseFormat } from '../llm/chat-model.js';
+import { schemaProblem } from './structured-output.js';
+
+const text = z.string().max(100_000, 'must be at most 100000 characters');
+const historyMessage = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), content: text }),
+  z.object({
+    role: z.literal('assistant'),
+    content: text.nullable(),
+    toolCalls: z.array(z.object({ id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: text })).max(100).optional(),
+  }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string().min(1).max(200), content: text }),
+]);
+
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({ name: z.string().regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'), schema: z.record(z.string(), z.unknown()), strict: z.boolean().nullish() }),
+  }),
+]);
 
 const sendInput = z.object({
   sessionId: z.string().uuid().nullish(),
@@ -26,10 +47,16 @@ const sendInput = z.object({
     .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
     .nullish(),
   ephemeral: z.boolean().nullish(),
+  /** The earlier conversation of a caller that keeps it itself (stateless clients): only for a new session. */
+  history: z.array(historyMessage).max(2000).nullish(),
   overrides: z
     .object({
       temperature: z.number().min(0).max(2).nullish(),
+      topP: z.number().min(0).max(1).nullish(),
       maxTokens: z.number().int().min(1).max(1_000_000).nullish(),
+      stop: z.array(z.string().min(1).max(200)).max(4).nullish(),
+      seed: z.number().int().nullish(),
+      responseFormat: responseFormat.nullish(),
       systemPromptSuffix: z.string().trim().max(4000, 'must be at most 4000 characters').nullish(),
       tools: z.array(z.string().trim().min(1).max(64)).max(100).nullish(),
     })
@@ -61,10 +88,16 @@ export class TurnService {
 
   /**
    * Starts a turn on a message. `input.sessionId` picks the session (the GraphQL layer falls back
-   * to X-Session-Id); without one a new session is created.
+   * to X-Session-Id); without one a new session is created, and `input.history` (a stateless
+   * caller's earlier conversation) is what the model reads before the message instead of the
+   * session's: it is not stored, so the session records only this exchange.
    */
   async sendMessage(ctx: AgentContext, raw: SendMessageInput): Promise<SendMessageOutcome> {
     const input = parseInput(sendInput, raw, ['input']);
+    if (input.history?.length && input.sessionId) {
+      const message = 'is only for a new session: a session keeps its own conversation';
+      throw new ValidationError(`input.history: ${message}`, [{ path: ['input', 'history'], message }]);
+    }
     const ephemeral = input.ephemeral === true;
     const { agents, models, store } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
@@ -105,7 +138,7 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], route.content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, run, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: route.content, beforeSeq: started.userMessage?.seq, withMemory: true, overrides });
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: route.content, beforeSeq: started.userMessage?.seq, history: input.history ?? undefined, withMemory: true, overrides });
       run.state = freshState(agent, ctx, context.messages, route.content, [], overrides);
       run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
@@ -168,26 +201,39 @@ export class TurnService {
 
 /**
  * A caller's per-turn settings, checked against the agent: only tools it declares, no more output
- * tokens than its max_tokens. Temperature and a system prompt suffix are the caller's to choose.
+ * tokens than its max_tokens, a response format only for a conversational agent (a structured one
+ * answers in its own schema; `json_object` asks nothing more of it). Sampling and a system prompt
+ * suffix are the caller's to choose.
  */
 function allowedOverrides(agent: ResolvedAgent, raw: z.output<typeof sendInput>['overrides']): TurnOverrides | undefined {
   if (!raw) return undefined;
   const path = ['input', 'overrides'];
+  const refuse = (at: (string | number)[], message: string) => new ValidationError(`${[...path, ...at].join('.')}: ${message}`, [{ path: [...path, ...at], message }]);
   const declared = new Set(agent.spec.tools.map((tool) => tool.name));
   const unknown = (raw.tools ?? []).findIndex((name) => !declared.has(name));
-  if (unknown >= 0) {
-    const message = `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`;
-    throw new ValidationError(`input.overrides.tools: ${message}`, [{ path: [...path, 'tools', unknown], message }]);
-  }
+  if (unknown >= 0) throw refuse(['tools', unknown], `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`);
   const cap = agent.spec.maxTokens;
-  if (raw.maxTokens != null && cap !== undefined && raw.maxTokens > cap) {
-    const message = `must be at most the agent's max_tokens (${cap})`;
-    throw new ValidationError(`input.overrides.maxTokens: ${message}`, [{ path: [...path, 'maxTokens'], message }]);
+  if (raw.maxTokens != null && cap !== undefined && raw.maxTokens > cap) throw refuse(['maxTokens'], `must be at most the agent's max_tokens (${cap})`);
+  const format = agent.spec.structuredOutput && raw.responseFormat?.type === 'json_object' ? null : raw.responseFormat;
+  if (format?.type === 'json_schema') {
+    if (agent.spec.structuredOutput) throw refuse(['responseFormat'], `agent ${agent.name} answers in its own output schema`);
+    const problem = schemaProblem(format.json_schema.schema);
+    if (problem) throw refuse(['responseFormat', 'json_schema', 'schema'], `is not a usable JSON Schema: ${problem}`);
   }
   return {
     ...(raw.temperature != null ? { temperature: raw.temperature } : {}),
+    ...(raw.topP != null ? { topP: raw.topP } : {}),
     ...(raw.maxTokens != null ? { maxTokens: raw.maxTokens } : {}),
+    ...(raw.stop?.length ? { stop: raw.stop } : {}),
+    ...(raw.seed != null ? { seed: raw.seed } : {}),
+    ...(format ? { responseFormat: responseFormatOf(format) } : {}),
     ...(raw.systemPromptSuffix ? { systemPromptSuffix: raw.systemPromptSuffix } : {}),
     ...(raw.tools ? { tools: raw.tools } : {}),
   };
+}
+
+function responseFormatOf(format: z.output<typeof responseFormat>): ResponseFormat {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  const { name, schema, strict } = format.json_schema;
+  return { type: 'json_schema', json_schema: { name, schema, ...(strict != null ? { strict } : {}) } };
 }

@@ -29,12 +29,20 @@ export interface JsonSchemaResponseFormat {
   json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean };
 }
 
+/** `json_object` asks for any JSON object; `json_schema` for one matching the schema. */
+export type ResponseFormat = JsonSchemaResponseFormat | { type: 'json_object' };
+
 export interface ChatRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   temperature?: number;
+  topP?: number;
   maxTokens?: number;
-  responseFormat?: JsonSchemaResponseFormat;
+  /** Sequences where the model stops generating (at most 4). */
+  stop?: string[];
+  /** Asks the provider for repeatable sampling, where it supports it. */
+  seed?: number;
+  responseFormat?: ResponseFormat;
   signal?: AbortSignal;
 }
 

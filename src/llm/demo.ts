@@ -23,7 +23,7 @@ export interface DemoModelOptions {
  *   `/tool <name> <json-args>`               one tool call (arguments passed through verbatim)
  *   `/tools <name> <json> ; <name> <json>`   parallel tool calls
  * Otherwise, with a json_schema response format it returns a minimal object satisfying the schema
- * (plain JSON without the marker, so it parses); after tool results it summarises them; else it echoes.
+ * (`{}` for json_object), plain JSON without the marker so it parses; after tool results it summarises them; else it echoes.
  */
 export function createDemoModel(options: DemoModelOptions = {}): ChatModel {
   const chunkDelayMs = options.chunkDelayMs ?? 0;
@@ -71,6 +71,7 @@ function demoReply(request: ChatRequest): DemoReply {
     const schema = request.responseFormat.json_schema.schema;
     return { text: JSON.stringify(minimalValue(schema, schema, 0)), toolCalls: [] };
   }
+  if (request.responseFormat?.type === 'json_object') return { text: '{}', toolCalls: [] };
   if (last?.role === 'tool') return { text: summariseToolResults(messages), toolCalls: [] };
   return { text: echo(userText, request), toolCalls: [] };
 }

@@ -358,6 +358,9 @@ function toRequestBody(model: string, request: ChatRequest, maxCompletionTokens:
       : {}),
     ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(request.stop?.length ? { stop: request.stop } : {}),
+    ...(request.seed !== undefined ? { seed: request.seed } : {}),
     ...(request.maxTokens !== undefined
       ? maxCompletionTokens
         ? { max_completion_tokens: request.maxTokens }

@@ -1,4 +1,4 @@
-import type { ChatMessage, JsonSchemaResponseFormat, ToolSpec } from './chat-model.js';
+import type { ChatMessage, ResponseFormat, ToolSpec } from './chat-model.js';
 
 /** Counts tokens the way a model's provider does (or as near as is known). */
 export interface TokenCounter {
@@ -76,7 +76,7 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
 }
 
 /** What the fixed part of a request costs: everything but the history. */
-export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: JsonSchemaResponseFormat }): number {
+export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: ResponseFormat }): number {
   // Every reply is primed with a few tokens too.
   return PER_MESSAGE + parts.messages.reduce((sum, m) => sum + counter.message(m), 0) + counter.json(parts.tools) + counter.json(parts.responseFormat);
 }

@@ -2,11 +2,12 @@ import { SignJWT } from 'jose';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GATED_AGENT, followTurn, registerAgent, useAgentServer } from '../support/agents.js';
-import { caller, newUser, type Caller } from '../support/client.js';
+import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { DecideApprovalDocument, SessionDocument, TurnDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, DecideApprovalDocument, SessionDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 
-const env = useAgentServer({ MAX_AGENT_DEPTH: '2' });
+// At most two turns of a user run at once, so the quota test reaches the limit quickly.
+const env = useAgentServer({ MAX_AGENT_DEPTH: '2', MAX_CONCURRENT_TURNS_PER_USER: '2' });
 
 /** The official SDK pointed at remgraph, as the given user (header identity). */
 function sdk(user: Caller, extra: Record<string, string> = {}) {
@@ -21,6 +22,15 @@ async function streamAll(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompl
   for await (const chunk of stream) chunks.push(chunk);
   return chunks;
 }
+
+/** The API error a request ended with (it must fail). */
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+  );
 
 const textOf = (chunks: OpenAI.Chat.Completions.ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
@@ -161,30 +171,230 @@ describe('POST /v1/chat/completions', () => {
   });
 });
 
+describe('stateless clients (the whole conversation in every request, no session named)', () => {
+  it('gives the model the earlier messages as the turn’s history, in order; the new session stores only the new exchange', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Your name is Ada.' });
+    const completion = await sdk(user).chat.completions.create({
+      model: 'general',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'My name is Ada.' },
+        { role: 'assistant', content: 'Hello Ada!' },
+        { role: 'user', content: 'What is my name?' },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Your name is Ada.');
+
+    const sent = env.fake.chatRequests[0]!.body.messages as { role: string; content: string }[];
+    expect(sent.filter((m) => m.role !== 'system')).toEqual([
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Hello Ada!' },
+      { role: 'user', content: 'What is my name?' },
+    ]);
+    expect(sent.filter((m) => m.role === 'system').map((m) => m.content).join('\n')).toContain('Be brief.');
+    const session = (await user.data(SessionDocument, { id: remgraphOf(completion).session_id })).session!;
+    expect(session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([['user', 'What is my name?'], ['assistant', 'Your name is Ada.']]);
+  });
+
+  it('passes earlier tool calls and their results on in order, and refuses a result that answers no call', async () => {
+    const user = newUser(env.server.url);
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'search', arguments: '{"query":"LOOKUP \\"lisbon\\""}' } };
+    env.fake.enqueue({ text: 'Still sunny.' });
+    await streamAll(
+      await sdk(user).chat.completions.create({
+        model: 'general',
+        stream: true,
+        messages: [
+          { role: 'user', content: 'Weather in Lisbon?' },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'call_1', content: '{"forecast":"sunny"}' },
+          { role: 'assistant', content: 'Sunny.' },
+          { role: 'user', content: 'And now?' },
+        ],
+      }),
+    );
+    const sent = (env.fake.chatRequests[0]!.body.messages as { role: string }[]).filter((m) => m.role !== 'system');
+    expect(sent).toEqual([
+      { role: 'user', content: 'Weather in Lisbon?' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"forecast":"sunny"}' },
+      { role: 'assistant', content: 'Sunny.' },
+      { role: 'user', content: 'And now?' },
+    ]);
+
+    const orphan = await refusal(sdk(user)
+      .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'nope', content: 'x' }, { role: 'user', content: 'again' }] }));
+    expect(orphan).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(orphan.error).toMatchObject({ param: 'messages.1.tool_call_id', code: 'VALIDATION_FAILED' });
+  });
+
+  it('reads a named session’s own conversation, not the client’s copy of it', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+    const first = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'First question' }] });
+    await sdk(user).chat.completions.create({
+      model: 'general',
+      messages: [{ role: 'user', content: 'A copy the client changed' }, { role: 'assistant', content: 'Edited.' }, { role: 'user', content: 'Second question' }],
+      metadata: { session_id: remgraphOf(first).session_id },
+    });
+    const sent = (env.fake.chatRequests[1]!.body.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system');
+    expect(sent.map((m) => m.content)).toEqual(['First question', 'First answer.', 'Second question']);
+  });
+});
+
+describe('request parameters', () => {
+  const CAPPED = 'name: capped\ndescription: You answer briefly.\nmax_tokens: 100\ntools:\n  - name: search\n  - name: action\n';
+
+  it('sends temperature, top_p, stop, seed and max_tokens to the model, max_tokens capped at the agent’s own', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, CAPPED);
+    env.fake.enqueue({ text: 'one' }, { text: 'two' });
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], temperature: 0.3, top_p: 0.9, stop: 'END', seed: 42, max_tokens: 5000 });
+    await streamAll(await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], stop: ['A', 'B'], max_completion_tokens: 40, stream: true }));
+
+    const [first, second] = env.fake.chatRequests.map((r) => r.body);
+    expect(first).toMatchObject({ temperature: 0.3, top_p: 0.9, stop: ['END'], seed: 42, max_tokens: 100 });
+    expect(second).toMatchObject({ stop: ['A', 'B'], max_tokens: 40 });
+    expect(second).not.toHaveProperty('seed');
+
+    const hot = await refusal(sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], temperature: 3 }));
+    expect(hot).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(hot.error).toMatchObject({ param: 'temperature', code: 'VALIDATION_FAILED' });
+  });
+
+  it('offers only the agent tools a request names, and refuses tools the agent does not have', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, CAPPED);
+    const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
+    env.fake.enqueue({ text: 'ok' });
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action')] });
+    expect(env.fake.chatRequests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
+
+    const refused = await refusal(sdk(user)
+      .chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action'), fn('get_weather')] }));
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.error).toEqual({ message: 'tools.1.function.name: agent capped does not declare tool "get_weather"', type: 'invalid_request_error', param: 'tools.1.function.name', code: 'VALIDATION_FAILED' });
+    expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(1);
+  });
+
+  it('answers in a JSON object for json_object', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ json: { city: 'Lisbon' } });
+    const completion = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Reply in JSON: which city?' }], response_format: { type: 'json_object' } });
+    expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: 'Lisbon' });
+    expect(env.fake.chatRequests[0]!.body.response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('validates a json_schema answer like a structured agent’s: one repair, and only the valid answer reaches the client', async () => {
+    const user = newUser(env.server.url);
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'place', schema, strict: true } };
+    env.fake.enqueue({ text: 'Lisbon, of course.' }, { json: { city: 'Lisbon' } });
+    const chunks = await streamAll(await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format, stream: true }));
+    expect(textOf(chunks)).toBe('{"city":"Lisbon"}');
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+    const [asked, repair] = env.fake.chatRequests.map((r) => r.body);
+    expect(asked.response_format).toEqual(response_format);
+    expect(repair.messages.at(-1).content).toMatch(/^Your previous reply did not match the required JSON Schema:\n- not valid JSON/);
+
+    env.fake.enqueue({ json: { town: 'Porto' } }, { json: { town: 'Porto' } });
+    const failed = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format }));
+    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(failed.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('did not match the requested response_format after one repair') });
+
+    const bad = await refusal(sdk(user)
+      .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'nope' } } } }));
+    expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(bad.error).toMatchObject({ param: 'response_format.json_schema.schema', code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('finish reasons', () => {
+  it('says `length` when the agent stopped at a limit, streamed or not', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: hasty\ndescription: One step only.\nmax_iterations: 1\ntools:\n  - name: action\n');
+    const step = { text: 'Working on it. ', toolCalls: [{ name: 'action', arguments: { type: 'progress' } }] };
+    env.fake.enqueue(step, step);
+    const whole = await sdk(user).chat.completions.create({ model: 'hasty', messages: [{ role: 'user', content: 'go' }] });
+    expect(whole.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Working on it. ' } });
+    expect(remgraphOf(whole).status).toBe('MAX_ITERATIONS');
+    const chunks = await streamAll(await sdk(user).chat.completions.create({ model: 'hasty', messages: [{ role: 'user', content: 'go' }], stream: true }));
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('length');
+    expect(remgraphOf(chunks.at(-1)).status).toBe('MAX_ITERATIONS');
+  });
+
+  it('ends a cancelled turn with `stop` and what was said so far, streamed or not', async () => {
+    const user = newUser(env.server.url);
+    const partial = { text: ['Partial ', 'answer'], stallAfterChunks: 2 };
+    env.fake.enqueue(partial, partial);
+
+    const { data: stream, response } = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'long story' }], stream: true }).withResponse();
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      if (chunk.choices[0]?.delta.content === 'Partial ') expect((await user.data(CancelTurnDocument, { id: response.headers.get('x-turn-id')! })).cancelTurn.__typename).toBe('CancelTurnSuccess');
+    }
+    expect(textOf(chunks)).toBe('Partial ');
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+    expect(remgraphOf(chunks.at(-1)).status).toBe('CANCELLED');
+
+    const pending = sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'long story' }] });
+    await env.fake.waitForRequests(2, 60_000, 'chat/completions');
+    const running = await env.server.db.prisma.turn.findFirstOrThrow({ where: { userId: user.headers['x-user-id'], status: 'RUNNING' } });
+    const turnId = Buffer.from(`Turn:${running.id}`).toString('base64');
+    const client = wsClient(env.server.url, user.headers);
+    const sub = collect(client, TurnEventsDocument, { turnId });
+    await until(() => sub.items.some((i) => i.data?.turnEvents.__typename === 'ContentEvent'));
+    await user.data(CancelTurnDocument, { id: turnId });
+    await sub.done;
+    await client.dispose();
+    const whole = await pending;
+    expect(whole.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Partial ' } });
+    expect(remgraphOf(whole).status).toBe('CANCELLED');
+  });
+});
+
+describe('quotas', () => {
+  it('answers a turn over the caller’s quota with 429 and Retry-After in seconds', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: ['Busy'], hang: true }, { text: ['Busy'], hang: true });
+    const busy = await Promise.all([1, 2].map(() => sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'take your time' }], stream: true }).withResponse()));
+    await env.fake.waitForRequests(2, 60_000, 'chat/completions');
+
+    const refused = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'one more' }] }));
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(refused.error).toMatchObject({ type: 'rate_limit_error', code: 'RATE_LIMITED', message: expect.stringContaining('MAX_CONCURRENT_TURNS_PER_USER') });
+    expect(refused.headers?.get('retry-after')).toBe('2');
+
+    for (const { response } of busy) await user.data(CancelTurnDocument, { id: response.headers.get('x-turn-id')! });
+    for (const { data } of busy) expect(remgraphOf((await streamAll(data)).at(-1)).status).toBe('CANCELLED');
+  });
+});
+
 describe('errors as OpenAI error bodies', () => {
   it('names an unknown agent, a bad message list and a bad session with their codes; nothing is stored', async () => {
     const user = newUser(env.server.url);
     const client = sdk(user);
-    const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
 
-    const unknown = await failure(client.chat.completions.create({ model: 'nobody', messages: [{ role: 'user', content: 'hi' }] }));
+    const unknown = await refusal(client.chat.completions.create({ model: 'nobody', messages: [{ role: 'user', content: 'hi' }] }));
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
     expect(unknown.error).toEqual({ message: 'Agent "nobody" not found', type: 'not_found_error', param: null, code: 'NOT_FOUND' });
 
-    const notUser = await failure(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }));
+    const notUser = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }));
     expect(notUser).toBeInstanceOf(OpenAI.BadRequestError);
     expect(notUser.error).toMatchObject({ type: 'invalid_request_error', param: 'messages.1.role', code: 'VALIDATION_FAILED' });
 
-    const image = await failure(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }));
+    const image = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }));
     expect(image.error).toMatchObject({ param: 'messages.0.content.0.type', code: 'VALIDATION_FAILED' });
 
-    const badSession = await failure(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: 'nope' } }));
+    const badSession = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: 'nope' } }));
     expect(badSession.error).toMatchObject({ param: 'metadata.session_id', code: 'VALIDATION_FAILED' });
 
     const other = newUser(env.server.url);
     env.fake.enqueue({ text: 'mine' });
     const theirs = remgraphOf(await sdk(other).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'private' }] })).session_id;
-    const foreign = await failure(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: theirs } }));
+    const foreign = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: theirs } }));
     expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
     expect(foreign.error).toMatchObject({ message: 'Session not found', code: 'NOT_FOUND' });
 
@@ -220,12 +430,12 @@ describe('errors as OpenAI error bodies', () => {
     const user = newUser(env.server.url);
     const fail = { status: 400, error: { message: 'context too long', type: 'invalid_request_error' } };
     env.fake.enqueue(fail, fail);
-    const error = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    const error = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }] }));
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'server_error', code: 'MODEL_ERROR' });
 
     const stream = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], stream: true });
-    const streamed = await streamAll(stream).catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    const streamed = await refusal(streamAll(stream));
     expect(streamed).toBeInstanceOf(OpenAI.APIError);
     expect((streamed as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'server_error', code: 'MODEL_ERROR' });
   });
@@ -268,3 +478,11 @@ describe('with JWT auth', () => {
     expect((refused as InstanceType<typeof OpenAI.APIError>).error).toEqual({ message: 'Invalid token', type: 'authentication_error', param: null, code: 'UNAUTHENTICATED' });
   });
 });
+
+async function until(check: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -231,6 +231,23 @@ describe('the agent loop', () => {
     expect(h.events.at(-1)).toMatchObject({ type: 'error', code: 'VALIDATION_FAILED' });
   });
 
+  it('asks a conversational agent for a caller’s response format and validates the reply like a structured agent’s', async () => {
+    const agent = agentOf(TOOLS);
+    const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const format = { type: 'json_schema' as const, json_schema: { name: 'place', schema } };
+    const state = freshState(agent, ctx, [], 'Where?', [], { responseFormat: format, topP: 0.4, stop: ['END'], seed: 3 });
+    const h = harness(TOOLS, [{ text: ['Lisbon'] }, { text: ['{"city":"Lisbon"}'] }], { state });
+    expect(await h.run()).toEqual({ kind: 'finished', status: 'COMPLETED', error: null });
+    expect(h.model.requests[0]).toMatchObject({ responseFormat: format, topP: 0.4, stop: ['END'], seed: 3 });
+    expect(h.model.requests[1]!.messages.at(-1)!.content).toContain('not valid JSON');
+    expect(h.state.text).toBe('{"city":"Lisbon"}');
+
+    const anyObject = freshState(agent, ctx, [], 'Where?', [], { responseFormat: { type: 'json_object' } });
+    const failing = harness(TOOLS, [{ text: ['[1]'] }, { text: ['"Lisbon"'] }], { state: anyObject });
+    expect(await failing.run()).toMatchObject({ status: 'ERROR', error: { code: 'VALIDATION_FAILED', message: expect.stringMatching(/^The reply did not match the requested response_format after one repair: \/ must be object/) } });
+  });
+
   it('offers and runs only the tools a caller chose, with their temperature and max tokens', async () => {
     const agent = agentOf(TOOLS);
     const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });

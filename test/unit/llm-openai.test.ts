@@ -171,6 +171,15 @@ describe('OpenAI chat model: streaming', () => {
     expect(body.max_tokens).toBe(50);
   });
 
+  it('sends top_p, stop, seed and a json_object response_format; leaves out what was not asked', async () => {
+    fake.enqueue({ json: {} }, { text: 'plain' });
+    await collect(model().stream({ ...hello, topP: 0.5, stop: ['END'], seed: 7, responseFormat: { type: 'json_object' } }));
+    await collect(model().stream(hello));
+    const [asked, plain] = fake.chatRequests.map((r) => r.body);
+    expect(asked).toMatchObject({ top_p: 0.5, stop: ['END'], seed: 7, response_format: { type: 'json_object' } });
+    for (const key of ['top_p', 'stop', 'seed', 'response_format', 'temperature', 'max_tokens']) expect(plain).not.toHaveProperty(key);
+  });
+
   it('sends no Authorization header for a keyless provider', async () => {
     fake.enqueue({ text: 'ok' });
     await collect(model({ apiKey: null }).stream(hello));

@@ -1,22 +1,46 @@
 import { z } from 'zod';
 import type { AgentContext } from '../../auth/agent-context.js';
+import type { SendMessageInput } from '../../engine/turns.js';
 import { ValidationError } from '../../errors.js';
 import { rowIdOrUuid } from '../global-ids.js';
 import { parseInput } from '../../validation.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const messageContent = z.union([z.string(), z.array(z.union([textPart, z.object({ type: z.string() }).passthrough()]))]).nullish();
+const toolCall = z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) });
 
 const body = z.object({
   model: z.string().trim().min(1, 'must name an agent, e.g. "general" or "general@openai:gpt-4.1-mini"').max(300),
   messages: z
-    .array(z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: messageContent }).passthrough())
+    .array(
+      z
+        .object({
+          role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+          content: messageContent,
+          tool_calls: z.array(toolCall).nullish(),
+          tool_call_id: z.string().nullish(),
+        })
+        .passthrough(),
+    )
     .min(1, 'must hold at least one message'),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).passthrough().nullish(),
   user: z.string().max(200).nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
+  // Ranges are the turn service's to check (the same as GraphQL's overrides); only the shapes are read here.
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  max_tokens: z.number().int().min(1).nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  seed: z.number().nullish(),
+  response_format: z.object({ type: z.string() }).passthrough().nullish(),
+  tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough().nullish() }).passthrough()).nullish(),
+  tool_choice: z.unknown().optional(),
 });
+
+type Overrides = NonNullable<SendMessageInput['overrides']>;
+type History = NonNullable<SendMessageInput['history']>;
 
 /** What a chat completions request asks of the engine. */
 export interface CompletionRequest {
@@ -29,17 +53,24 @@ export interface CompletionRequest {
   sessionId: string | null;
   /** The last user message: the turn's input. */
   content: string;
+  /** The earlier user, assistant and tool messages, oldest first: the turn's history when no session is named. */
+  history: History | null;
   /** The request's system/developer messages, given to the agent for this turn only. */
   instruction: string | null;
+  /** Sampling, response format and tools as the turn service takes them; max_tokens before the agent's cap. */
+  overrides: Overrides;
   stream: boolean;
   includeUsage: boolean;
 }
 
 /**
- * Reads an OpenAI chat completions body. The session keeps the conversation, so only the last
- * message (which must be the user's) starts the turn; earlier user/assistant messages are what the
- * client already saw and are not stored again. A session is named (by its GraphQL ID or bare UUID) in
- * `metadata.session_id`, in `user` when that holds a session id, or in the X-Session-Id header.
+ * Reads an OpenAI chat completions body. The last message (which must be the user's) starts the
+ * turn. A named session keeps the conversation, so earlier user/assistant messages are what the
+ * client already saw and are not read again; without one (a stateless client sending the whole
+ * conversation each time) they, with tool calls and results, are the turn's history. A session is
+ * named (by its GraphQL ID or bare UUID) in `metadata.session_id`, in `user` when that holds a
+ * session id, or in the X-Session-Id header. `tools` may only name the agent's own tools, and offers
+ * just those this turn; `tool_choice: "none"` offers none.
  */
 export function parseCompletionRequest(raw: unknown, ctx: AgentContext): CompletionRequest {
   const input = parseInput(body, raw);
@@ -51,6 +82,7 @@ export function parseCompletionRequest(raw: unknown, ctx: AgentContext): Complet
     .map((m, i) => (m.role === 'system' || m.role === 'developer' ? textOf(m.content, ['messages', i, 'content']) : ''))
     .filter(Boolean)
     .join('\n\n');
+  const history = historyOf(input.messages);
 
   const at = input.model.indexOf('@');
   const agent = at === -1 ? input.model : input.model.slice(0, at);
@@ -66,10 +98,86 @@ export function parseCompletionRequest(raw: unknown, ctx: AgentContext): Complet
     modelOverride,
     sessionId,
     content,
+    history: sessionId === null && history.length > 0 ? history : null,
     instruction: [ctx.addedInstruction, instruction].filter(Boolean).join('\n\n') || null,
+    overrides: overridesOf(input),
     stream: input.stream === true,
     includeUsage: input.stream_options?.include_usage === true,
   };
+}
+
+/** The messages before the last one, without system messages; every tool result must answer an earlier call, and every call get one. */
+function historyOf(messages: z.infer<typeof body>['messages']): History {
+  const history: History = [];
+  let unanswered = new Set<string>();
+  messages.slice(0, -1).forEach((m, i) => {
+    if (m.role === 'system' || m.role === 'developer') return;
+    if (m.role === 'tool') {
+      const id = m.tool_call_id;
+      if (!id || !unanswered.delete(id)) throw invalid(['messages', i, 'tool_call_id'], 'must answer a tool call of the assistant message before it');
+      history.push({ role: 'tool', toolCallId: id, content: textOf(m.content, ['messages', i, 'content']) });
+      return;
+    }
+    if (unanswered.size > 0) throw invalid(['messages', i], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
+    const text = textOf(m.content, ['messages', i, 'content']);
+    if (m.role === 'user') {
+      history.push({ role: 'user', content: text });
+      return;
+    }
+    const calls = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    unanswered = new Set(calls.map((c) => c.id));
+    history.push({ role: 'assistant', content: text || (calls.length ? null : ''), ...(calls.length ? { toolCalls: calls } : {}) });
+  });
+  if (unanswered.size > 0) throw invalid(['messages', messages.length - 1], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
+  return history;
+}
+
+function overridesOf(input: z.infer<typeof body>): Overrides {
+  const format = input.response_format;
+  const tools = (input.tools ?? []).map((tool, i) => {
+    if (tool.type !== 'function' || !tool.function) throw invalid(['tools', i, 'type'], `"${tool.type}" tools are not supported; name the agent's tools as functions`);
+    return tool.function.name;
+  });
+  const stop = typeof input.stop === 'string' ? [input.stop] : input.stop;
+  return {
+    temperature: input.temperature,
+    topP: input.top_p,
+    // The newer name wins when a client sends both.
+    maxTokens: input.max_completion_tokens ?? input.max_tokens,
+    stop,
+    seed: input.seed,
+    responseFormat: format && format.type !== 'text' ? (format as Overrides['responseFormat']) : null,
+    tools: input.tool_choice === 'none' ? [] : tools.length ? tools : null,
+  };
+}
+
+const PARAMS: Record<string, string> = {
+  temperature: 'temperature',
+  topP: 'top_p',
+  maxTokens: 'max_tokens',
+  stop: 'stop',
+  seed: 'seed',
+  responseFormat: 'response_format',
+  tools: 'tools',
+};
+
+/**
+ * The turn service's refusal of a request's values, named by the request's own parameters
+ * (`input.overrides.tools.0` is `tools.0.function.name`).
+ */
+export function asRequestError(error: ValidationError): ValidationError {
+  const issues = error.issues.map(({ path, message }) => ({ path: requestPath(path), message }));
+  const first = issues[0];
+  return first ? new ValidationError(`${first.path.join('.')}: ${first.message}`, issues) : error;
+}
+
+function requestPath(path: (string | number)[]): (string | number)[] {
+  const [, area, field, ...rest] = path;
+  if (area === 'history' || area === 'content') return ['messages'];
+  if (area === 'agent' || area === 'model') return ['model'];
+  if (area !== 'overrides' || typeof field !== 'string' || !PARAMS[field]) return path.slice(1);
+  if (field === 'tools' && rest.length === 1) return ['tools', rest[0]!, 'function', 'name'];
+  return [PARAMS[field]!, ...rest];
 }
 
 function sessionOf(input: z.infer<typeof body>, ctx: AgentContext): string | null {

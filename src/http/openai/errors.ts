@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { isAppError, ValidationError, type AppError } from '../../errors.js';
+import { isAppError, RateLimitedError, ValidationError, type AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { sendJson } from '../json-body.js';
 
@@ -21,7 +21,10 @@ export function openAIError(status: number, message: string, code: string, param
   return { error: { message, type, param, code } };
 }
 
-/** Expected failures keep their message and code; anything else is logged and masked. */
+/**
+ * Expected failures keep their message and code; anything else is logged and masked. A quota's 429
+ * says in Retry-After (whole seconds) when to try again, which the OpenAI SDKs wait for.
+ */
 export function sendOpenAIError(res: ServerResponse, error: unknown, logger: Logger): void {
   if (!isAppError(error)) {
     logger.error({ err: error }, 'unexpected error in the OpenAI-compatible API');
@@ -29,5 +32,7 @@ export function sendOpenAIError(res: ServerResponse, error: unknown, logger: Log
   }
   const status = STATUS[error.code] ?? (error.httpStatus !== 200 ? error.httpStatus : 400);
   const param = error instanceof ValidationError && error.issues[0] ? error.issues[0].path.join('.') || null : null;
-  sendJson(res, status, openAIError(status, error.message, error.code, param));
+  const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+  const headers = retryAfterMs !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : undefined;
+  sendJson(res, status, openAIError(status, error.message, error.code, param), headers);
 }

@@ -6,10 +6,10 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
-import { ForbiddenError } from '../../errors.js';
+import { ForbiddenError, ValidationError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import type { OriginPolicy } from '../origin-policy.js';
-import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
+import { asRequestError, parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
 import { turnCompletion, type CompletionEnd } from '../../engine/completion.js';
 
@@ -73,10 +73,29 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
   const request = parseCompletionRequest(await readJsonBody(req, res, deps.maxRequestBytes), ctx);
-  const { turn, session } = await deps.turns.sendMessage(
-    { ...ctx, addedInstruction: request.instruction },
-    { sessionId: request.sessionId, content: request.content, agent: request.agent, model: request.modelOverride, metadata: { via: 'openai-chat-completions' } },
-  );
+  const { spec } = await deps.agents.load(ctx, request.agent);
+  // Clients send max_tokens of their own choosing: more than the agent allows is the agent's limit, not an error.
+  const { maxTokens } = request.overrides;
+  const overrides = { ...request.overrides, maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens };
+  // A JSON answer may be repaired once after it was validated, so only the validated answer is sent
+  // (in one piece when streaming): a client must never get the rejected attempt joined to it.
+  const validatedOnly = Boolean(spec.structuredOutput || overrides.responseFormat);
+  const { turn, session } = await deps.turns
+    .sendMessage(
+      { ...ctx, addedInstruction: request.instruction },
+      {
+        sessionId: request.sessionId,
+        content: request.content,
+        history: request.history,
+        agent: request.agent,
+        model: request.modelOverride,
+        overrides,
+        metadata: { via: 'openai-chat-completions' },
+      },
+    )
+    .catch((error: unknown) => {
+      throw error instanceof ValidationError ? asRequestError(error) : error;
+    });
   const reply = new Reply(request, turn.id, session.id);
   const parts = turnCompletion(deps, turn);
   // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
@@ -87,8 +106,10 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
     let text = '';
     for await (const part of parts) {
       if (part.type === 'delta') text += part.text;
-      else if (part.end.kind === 'failed') return sendJson(res, 502, openAIError(502, part.end.message, part.end.code), headers);
-      else return sendJson(res, 200, reply.completion(text, part.end), headers);
+      else if (part.end.kind === 'failed') {
+        const status = failureStatus(part.end);
+        return sendJson(res, status, openAIError(status, part.end.message, part.end.code), headers);
+      } else return sendJson(res, 200, reply.completion(validatedOnly && part.end.kind === 'answered' ? part.end.content : text, part.end), headers);
     }
     return;
   }
@@ -98,14 +119,15 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
   send(reply.chunk({ role: 'assistant', content: '' }, null));
   for await (const part of parts) {
     if (part.type === 'delta') {
-      send(reply.chunk({ content: part.text }, null));
+      if (!validatedOnly) send(reply.chunk({ content: part.text }, null));
       continue;
     }
     const end = part.end;
     if (end.kind === 'failed') {
-      // The SDK raises an APIError for a data line holding `error`.
-      send(openAIError(502, end.message, end.code));
+      // The SDK raises an APIError for a data line holding `error`, after the text streamed so far.
+      send(openAIError(failureStatus(end), end.message, end.code));
     } else {
+      if (validatedOnly && end.kind === 'answered' && end.content) send(reply.chunk({ content: end.content }, null));
       send({ ...reply.chunk({}, finishReason(end)), remgraph: reply.extension(end) });
       const usage = wireUsage(end);
       if (request.includeUsage && usage) send({ ...reply.chunk({}, null), choices: [], usage });
@@ -156,10 +178,19 @@ class Reply {
   }
 }
 
-/** `stop` and `length` as OpenAI means them; a turn paused for a human decision says so. */
+/**
+ * `stop` for an answer that ended (in full, or where its owner cancelled it: remgraph.status tells
+ * them apart), `length` for one cut at a limit (max_tokens, max_iterations, the agent's limits), as
+ * OpenAI means them; a turn paused for a human decision says so.
+ */
 function finishReason(end: Exclude<CompletionEnd, { kind: 'failed' }>): string {
   if (end.kind === 'awaiting_approval') return 'approval_required';
-  return end.status === 'COMPLETED' ? 'stop' : 'length';
+  return end.status === 'MAX_ITERATIONS' ? 'length' : 'stop';
+}
+
+/** A turn whose server stopped may be tried again (503, which SDKs retry); any other failure is the model's or the agent's (502). */
+function failureStatus(end: Extract<CompletionEnd, { kind: 'failed' }>): number {
+  return end.status === 'INTERRUPTED' ? 503 : 502;
 }
 
 /** Token counts of the whole turn tree; none yet for a paused turn (GraphQL's Turn.usage has them once it ends). */
