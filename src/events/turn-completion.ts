@@ -1,6 +1,6 @@
 import type { Turn } from '../db/generated/client.js';
-import type { AgentEvent, TerminalStatus, UsageTotals } from '../events/agent-event.js';
-import { turnEventStream, type TurnEventsDeps } from '../events/turn-events.js';
+import type { AgentEvent, TerminalStatus, UsageTotals } from './agent-event.js';
+import { turnEventStream, type TurnEventsDeps } from './turn-events.js';
 
 export interface PendingApproval {
   id: string;
