@@ -133,7 +133,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     maxYamlBytes: config.security.maxYamlBytes,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, pubsub, logger });
+  const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, logger });
   const engine = {
     prisma: db.prisma,
     sql: db.sql,

@@ -27,7 +27,7 @@ export interface CompletionTurns {
   sendMessage(
     ctx: AgentContext,
     input: { sessionId?: string | null; content: string; agent?: string | null; model?: string | null; metadata?: Record<string, unknown> | null },
-  ): Promise<{ turn: Pick<Turn, 'id' | 'rootId' | 'status' | 'lastSeq'>; session: { id: string } }>;
+  ): Promise<{ turn: Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>; session: { id: string } }>;
 }
 
 const MODELS = '/v1/models';
