@@ -3,7 +3,6 @@ import type { Logger } from '../logger.js';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import type { EventRelay } from './event-relay.js';
 import { EventWriter, type CommitRequest } from './event-writer.js';
-import type { RemPubSub } from './pubsub.js';
 import { storable } from './storable.js';
 
 let clockMs = 0;
@@ -61,7 +60,6 @@ export interface EventHubDeps {
   /** Longest time an event waits in memory before its batch is written. */
   flushIntervalMs: number;
   relay: EventRelay;
-  pubsub: RemPubSub;
   logger: Logger;
 }
 
@@ -71,8 +69,8 @@ export interface EventHubDeps {
  * A turn is open in the hub while this process holds its tree (runs it, or appends to it while it
  * is paused). Emitting numbers the event in its turn's log, copies it into every open ancestor's
  * log as a `child` event, queues all of them for the batched writer and publishes them at once:
- * to this process's subscribers directly, to other instances through the relay, and on the
- * session's channel. A commit (events stored together with the rows they announce: a pause
+ * to this process's subscribers directly, and once through the relay, where other instances' (and,
+ * with a shared relay, this one's) followers of the turn or of its session get it. A commit (events stored together with the rows they announce: a pause
  * checkpoint, a turn's outcome) is published only once stored, and later events of the same turns
  * wait behind it, so every subscriber sees each turn's events in seq order.
  *
@@ -82,6 +80,8 @@ export interface EventHubDeps {
 export class EventHub {
   private readonly turns = new Map<string, OpenTurn>();
   private readonly listeners = new Map<string, Set<EventListener>>();
+  /** Followers of a session's events, without a shared relay (which delivers them otherwise). */
+  private readonly sessionListeners = new Map<string, Set<EventListener>>();
   readonly writer: EventWriter;
 
   constructor(private readonly deps: EventHubDeps) {
@@ -145,13 +145,16 @@ export class EventHub {
 
   /** Calls `listener` with each event of the turn published by this process from now on. */
   listen(turnId: string, listener: EventListener): () => void {
-    let set = this.listeners.get(turnId);
-    if (!set) this.listeners.set(turnId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(turnId) === set) this.listeners.delete(turnId);
-    };
+    return follow(this.listeners, turnId, listener);
+  }
+
+  /**
+   * Calls `listener` with each event of every turn of the session published from now on: by this
+   * process, or with a shared relay by any instance; resolves once that is in effect.
+   */
+  async listenSession(sessionId: string, listener: EventListener): Promise<() => void> {
+    if (this.deps.relay.shared) return this.deps.relay.subscribeSession(sessionId, listener);
+    return follow(this.sessionListeners, sessionId, listener);
   }
 
   /** For a turn open here: its published events that are not stored yet. */
@@ -196,8 +199,8 @@ export class EventHub {
     if (event.seq > turn.stored) turn.tail.push(event);
     const listeners = this.listeners.get(turn.id);
     if (listeners) for (const listener of listeners) listener(event);
-    if (this.deps.relay.shared) this.deps.relay.publish(event);
-    this.deps.pubsub.publish('session:event', turn.sessionId, event);
+    if (this.deps.relay.shared) this.deps.relay.publish(turn.sessionId, event);
+    else for (const listener of this.sessionListeners.get(turn.sessionId) ?? []) listener(event);
   }
 
   private settled(events: AgentEvent[]) {
@@ -210,4 +213,14 @@ export class EventHub {
       if (drop) turn.tail.splice(0, drop);
     }
   }
+}
+
+function follow(listeners: Map<string, Set<EventListener>>, key: string, listener: EventListener): () => void {
+  let set = listeners.get(key);
+  if (!set) listeners.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && listeners.get(key) === set) listeners.delete(key);
+  };
 }

@@ -4,9 +4,10 @@ import type { AgentEvent } from './agent-event.js';
 
 /**
  * Carries turn events between server instances. The instance holding a turn publishes every event
- * as it happens; an instance whose client follows that turn subscribes to it live and reads what
- * the holder has published but not yet stored from the relay's short per-turn history. With one
- * instance there is nobody to tell, and the relay does nothing.
+ * once, as it happens; an instance whose client follows that turn, or the turn's whole session,
+ * subscribes to it live, and reads what the holder has published but not yet stored from the
+ * relay's short per-turn history. With one instance there is nobody to tell, and the relay does
+ * nothing.
  */
 export interface EventRelay {
   /** False without Redis: nothing is relayed, every turn this process runs is in its own hub. */
@@ -16,12 +17,20 @@ export interface EventRelay {
    * runs reaches this one only through the stored log.
    */
   readonly othersOnlyInLog: boolean;
-  publish(event: AgentEvent): void;
+  /** Publishes an event of a turn of session `sessionId`. */
+  publish(sessionId: string, event: AgentEvent): void;
   /** Calls `listener` with the turn's events published from now on; resolves once that is in effect. */
-  subscribe(turnId: string, listener: (event: AgentEvent) => void): Promise<() => void>;
+  subscribe(turn: RelayedTurn, listener: (event: AgentEvent) => void): Promise<() => void>;
+  /** Calls `listener` with the events of every turn of the session published from now on; resolves once that is in effect. */
+  subscribeSession(sessionId: string, listener: (event: AgentEvent) => void): Promise<() => void>;
   /** Events of the turn with seq > `after` that the holding instance published recently, oldest first. */
   recent(turnId: string, after: number): Promise<AgentEvent[]>;
   close(): Promise<void>;
+}
+
+export interface RelayedTurn {
+  id: string;
+  sessionId: string;
 }
 
 export const localRelay: EventRelay = {
@@ -29,6 +38,7 @@ export const localRelay: EventRelay = {
   othersOnlyInLog: false,
   publish() {},
   subscribe: async () => () => {},
+  subscribeSession: async () => () => {},
   recent: async () => [],
   close: async () => {},
 };
@@ -42,9 +52,11 @@ const HISTORY_LENGTH = 20_000;
 const HISTORY_TTL_SECONDS = 3600;
 
 /**
- * Redis: live events over pub/sub, and each turn's recent events in a stream (`XADD` before
- * `PUBLISH` on one connection, so a reader that subscribes and then reads the stream misses
- * nothing: whatever it did not read was published after it subscribed).
+ * Redis: live events over pub/sub, one message per event on its session's and turn's channel (a
+ * turn's followers subscribe to the channel, a session's to the pattern of its turns), and each
+ * turn's recent events in a stream (`XADD` before `PUBLISH` on one connection, so a reader that
+ * subscribes and then reads the stream misses nothing: whatever it did not read was published
+ * after it subscribed).
  */
 export async function openRedisRelay(url: string, logger: Logger): Promise<EventRelay> {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
@@ -52,23 +64,19 @@ export async function openRedisRelay(url: string, logger: Logger): Promise<Event
   const reader = new Redis(url, options);
   const subscriber = new Redis(url, options);
   await Promise.all([writer.connect(), reader.connect(), subscriber.connect()]);
-  const listeners = new Map<string, { set: Set<(event: AgentEvent) => void>; ready: Promise<unknown> }>();
-  const channel = (turnId: string) => `remgraph:turn:${turnId}`;
+  const channel = (sessionId: string, turnId: string) => `remgraph:events:${sessionId}:${turnId}`;
   const stream = (turnId: string) => `remgraph:turn-log:${turnId}`;
   const expiring = new Set<string>();
-
-  subscriber.on('message', (name: string, message: string) => {
-    const set = listeners.get(name)?.set;
-    if (!set?.size) return;
-    const event = JSON.parse(message) as AgentEvent;
-    for (const listener of set) listener(event);
-  });
   const failed = (error: unknown) => logger.error({ err: error }, 'could not relay a turn event through Redis');
+  const turns = new Followers((name) => subscriber.subscribe(name), (name) => subscriber.unsubscribe(name).catch(failed));
+  const sessions = new Followers((pattern) => subscriber.psubscribe(pattern), (pattern) => subscriber.punsubscribe(pattern).catch(failed));
+  subscriber.on('message', (name: string, message: string) => turns.deliver(name, message));
+  subscriber.on('pmessage', (pattern: string, _name: string, message: string) => sessions.deliver(pattern, message));
 
   return {
     shared: true,
     othersOnlyInLog: false,
-    publish(event) {
+    publish(sessionId, event) {
       const json = JSON.stringify(event);
       const key = stream(event.turnId);
       writer.xadd(key, 'MAXLEN', '~', HISTORY_LENGTH, `0-${event.seq}`, 'e', json).catch(failed);
@@ -77,23 +85,10 @@ export async function openRedisRelay(url: string, logger: Logger): Promise<Event
         writer.expire(key, HISTORY_TTL_SECONDS).catch(failed);
         if (event.type === 'final') expiring.delete(key);
       }
-      writer.publish(channel(event.turnId), json).catch(failed);
+      writer.publish(channel(sessionId, event.turnId), json).catch(failed);
     },
-    async subscribe(turnId, listener) {
-      const name = channel(turnId);
-      let entry = listeners.get(name);
-      if (!entry) listeners.set(name, (entry = { set: new Set(), ready: subscriber.subscribe(name) }));
-      const { set, ready } = entry;
-      set.add(listener);
-      await ready;
-      return () => {
-        set.delete(listener);
-        if (set.size === 0 && listeners.get(name)?.set === set) {
-          listeners.delete(name);
-          subscriber.unsubscribe(name).catch(failed);
-        }
-      };
-    },
+    subscribe: (turn, listener) => turns.add(channel(turn.sessionId, turn.id), listener),
+    subscribeSession: (sessionId, listener) => sessions.add(channel(sessionId, '*'), listener),
     async recent(turnId, after) {
       const entries = await reader.xrange(stream(turnId), `(0-${after}`, '+');
       return entries.map(([, fields]) => JSON.parse(fields[1]!) as AgentEvent);
@@ -102,4 +97,36 @@ export async function openRedisRelay(url: string, logger: Logger): Promise<Event
       await Promise.all([writer.quit(), reader.quit(), subscriber.quit()]).catch(() => {});
     },
   };
+}
+
+/** The listeners of each channel (or pattern) this process subscribes to while it has any. */
+class Followers {
+  private readonly listeners = new Map<string, { set: Set<(event: AgentEvent) => void>; ready: Promise<unknown> }>();
+
+  constructor(
+    private readonly subscribe: (name: string) => Promise<unknown>,
+    private readonly unsubscribe: (name: string) => unknown,
+  ) {}
+
+  async add(name: string, listener: (event: AgentEvent) => void): Promise<() => void> {
+    let entry = this.listeners.get(name);
+    if (!entry) this.listeners.set(name, (entry = { set: new Set(), ready: this.subscribe(name) }));
+    const { set, ready } = entry;
+    set.add(listener);
+    await ready;
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(name)?.set === set) {
+        this.listeners.delete(name);
+        this.unsubscribe(name);
+      }
+    };
+  }
+
+  deliver(name: string, message: string) {
+    const set = this.listeners.get(name)?.set;
+    if (!set?.size) return;
+    const event = JSON.parse(message) as AgentEvent;
+    for (const listener of set) listener(event);
+  }
 }

@@ -2,7 +2,6 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
 import { Redis } from 'ioredis';
 import type { Session } from '../db/generated/client.js';
-import type { AgentEvent } from './agent-event.js';
 
 /**
  * Every pubsub channel and its payload. Domain code publishes, GraphQL subscription fields
@@ -12,8 +11,6 @@ import type { AgentEvent } from './agent-event.js';
 export type Topics = {
   /** A session was renamed, deleted or received a message; `deleted` marks the last update. */
   'session:updated': [sessionId: string, update: SessionUpdate];
-  /** Every event of every turn of a session. */
-  'session:event': [sessionId: string, event: AgentEvent];
   /** Asks whichever process holds the turn's tree to cancel it. */
   'turn:cancel': [request: { turnId: string; rootId: string; requestedBy: string | null }];
   /** Asks the process holding a tree to announce decisions and resume what they unblocked. */

@@ -1,7 +1,8 @@
 import type { PrismaClient } from '../db/generated/client.js';
 import type { AgentEvent } from './agent-event.js';
 import type { EventHub } from './event-hub.js';
-import type { EventRelay } from './event-relay.js';
+import type { EventRelay, RelayedTurn } from './event-relay.js';
+import { Inbox, stoppable } from './inbox.js';
 
 export interface TurnEventsDeps {
   prisma: PrismaClient;
@@ -29,22 +30,10 @@ const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', '
  * between the parts; duplicates between them are dropped by seq.
  */
 export function turnEventStream(deps: TurnEventsDeps, turn: TurnRow, after = 0): AsyncGenerator<AgentEvent> {
-  // An async generator waiting for the next event would only see return() at its next yield, which
-  // for a paused turn may be hours away: stopping wakes it at once instead.
-  const stop = new AbortController();
-  const events = streamEvents(deps, turn, after, stop.signal);
-  const stopped = <T>(then: () => Promise<T>) => {
-    stop.abort();
-    return then();
-  };
-  return Object.assign(events, {
-    return: (value: unknown) => stopped(() => AsyncGeneratorProto.return.call(events, value)),
-    throw: (error: unknown) => stopped(() => AsyncGeneratorProto.throw.call(events, error)),
-  }) as AsyncGenerator<AgentEvent>;
+  return stoppable((signal) => streamEvents(deps, turn, after, signal));
 }
 
-type TurnRow = { id: string; status: string; lastSeq: number };
-const AsyncGeneratorProto = Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())) as AsyncGenerator<unknown>;
+type TurnRow = RelayedTurn & { status: string; lastSeq: number };
 
 async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number, signal: AbortSignal): AsyncGenerator<AgentEvent> {
   const inbox = new Inbox<AgentEvent>(signal);
@@ -52,7 +41,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
   let stopRemote = () => {};
   try {
     const snapshot = deps.hub.snapshot(turn.id);
-    if (deps.relay.shared) stopRemote = await deps.relay.subscribe(turn.id, (event) => inbox.push(event));
+    if (deps.relay.shared) stopRemote = await deps.relay.subscribe(turn, (event) => inbox.push(event));
     if (!snapshot && TERMINAL.has(turn.status) && after >= turn.lastSeq) return;
 
     const order = new InOrder(after);
@@ -165,37 +154,5 @@ class InOrder {
       this.last = event.seq;
       yield event;
     }
-  }
-}
-
-/** An unbounded queue that a consumer awaits in batches; `signal` wakes a waiting consumer for good. */
-class Inbox<T> {
-  private items: T[] = [];
-  private wake: (() => void) | undefined;
-
-  constructor(private readonly signal: AbortSignal) {
-    signal.addEventListener('abort', () => this.wake?.(), { once: true });
-  }
-
-  push(item: T) {
-    this.items.push(item);
-    this.wake?.();
-  }
-
-  /** Everything queued, waiting for at least one item (or `timeoutMs`, then possibly nothing). */
-  async next(timeoutMs?: number): Promise<T[]> {
-    if (this.items.length === 0 && !this.signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
-    const out = this.items;
-    this.items = [];
-    return out;
   }
 }

@@ -1,9 +1,11 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { caller, collect, newUser, wsClient } from '../support/client.js';
 import { followTurn, send } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
-import { CancelTurnDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 
 // vitest.config.ts prints one line when this suite is skipped.
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -79,5 +81,49 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing Po
     expect(late).toEqual(all);
     expect(all.map((e) => (e as { seq: number }).seq)).toEqual(all.map((_, i) => i + 1));
     expect(all.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: words.join('') });
+  });
+
+  it('publishes each event of a turn to Redis once, and both its followers and its session’s on another instance get every event', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const user = newUser(a.url);
+    const onB = caller(b.url, user.headers);
+    fake.enqueue({ text: 'opens the session' });
+    const first = await send(user, { content: 'first' });
+    await followTurn(b.url, onB, first.turn.id);
+
+    // Sees every message published on any channel of this Redis.
+    const watcher = new Redis(REDIS_URL!);
+    const crossed: { channel: string; message: string }[] = [];
+    watcher.on('pmessage', (_pattern: string, channel: string, message: string) => crossed.push({ channel, message }));
+    const admin = new Redis(REDIS_URL!);
+    // Channels and patterns subscribed to by every client of this Redis.
+    const subscriptions = async () => ((await admin.client('LIST')) as string).split('\n').reduce((n, line) => n + Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0) + Number(/ psub=(\d+)/.exec(line)?.[1] ?? 0), 0);
+    try {
+      await watcher.psubscribe('*');
+      const before = await subscriptions();
+      const client = wsClient(b.url, user.headers);
+      const session = collect(client, SessionEventsDocument, { sessionId: first.session.id }, (items) => items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'));
+      // The subscription is in effect once B has subscribed to the session's events in Redis.
+      while ((await subscriptions()) <= before) await new Promise((r) => setTimeout(r, 20));
+
+      fake.enqueue({ text: Array.from({ length: 20 }, (_, i) => `c${i} `), delayMs: 5 });
+      const second = await send(user, { content: 'count me', sessionId: first.session.id });
+      const events = await followTurn(b.url, onB, second.turn.id);
+      const sessionEvents = (await session.done).map((i) => i.data!.sessionEvents);
+      await client.dispose();
+      const turnId = decodeGlobalID(second.turn.id).id;
+      // Other suites may share this Redis: only messages carrying this turn's events count.
+      const published = () => crossed.filter(({ message }) => message.includes(turnId)).map(({ channel, message }) => ({ channel, event: JSON.parse(message) as { turnId?: string; seq?: number; type?: string } })).filter(({ event }) => event.turnId === turnId);
+      while (!published().some(({ event }) => event.type === 'final')) await new Promise((r) => setTimeout(r, 20));
+
+      expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
+      expect(sessionEvents).toEqual(events);
+      // One message per event, on one channel: none is published a second time for the session.
+      expect(published().map(({ event }) => event.seq)).toEqual(events.map((e) => (e as { seq: number }).seq));
+      expect(new Set(published().map(({ channel }) => channel)).size).toBe(1);
+    } finally {
+      watcher.disconnect();
+      admin.disconnect();
+    }
   });
 });

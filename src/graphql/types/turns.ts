@@ -1,5 +1,6 @@
 import type { UsageTotals } from '../../events/agent-event.js';
 import { readLogs, turnEventStream } from '../../events/turn-events.js';
+import { sessionEventStream } from '../../events/session-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
 import type { SendMessageInput as SendInput } from '../../engine/turns.js';
@@ -203,7 +204,7 @@ builder.subscriptionFields((t) => ({
         select: { id: true },
       });
       if (!session) throw new NotFoundError('Session');
-      return ctx.pubsub.subscribe('session:event', session.id);
+      return sessionEventStream(ctx.hub, session.id);
     },
     resolve: (event) => event as never,
   }),

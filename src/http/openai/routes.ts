@@ -1,25 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { AgentRegistry } from '../../agents/registry.js';
-import type { TurnService } from '../../engine/turns.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
+import type { Turn } from '../../db/generated/client.js';
+import type { SendMessageInput } from '../../engine/turns.js';
 import { ForbiddenError, ValidationError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import type { OriginPolicy } from '../origin-policy.js';
 import { asRequestError, parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
-import { turnCompletion, type CompletionEnd } from '../../engine/completion.js';
+import { turnCompletion, type CompletionEnd } from '../../events/turn-completion.js';
 
 export interface OpenAIRoutesDeps extends TurnEventsDeps {
   identify: Identify;
   origins: OriginPolicy;
-  turns: TurnService;
+  turns: CompletionTurns;
   agents: AgentRegistry;
   logger: Logger;
   maxRequestBytes: number;
+}
+
+/** What the routes need of the turn engine (its TurnService): start a turn as `sendMessage` does. */
+export interface CompletionTurns {
+  sendMessage(
+    ctx: AgentContext,
+    input: SendMessageInput,
+  ): Promise<{ turn: Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>; session: { id: string } }>;
 }
 
 const MODELS = '/v1/models';

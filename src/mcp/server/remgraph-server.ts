@@ -3,7 +3,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry.js';
-import { turnCompletion } from '../../engine/completion.js';
+import { turnCompletion } from '../../events/turn-completion.js';
 import type { TurnService } from '../../engine/turns.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import { isAppError, ValidationError } from '../../errors.js';
