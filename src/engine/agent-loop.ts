@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAppError } from '../errors.js';
-import type { AgentEventBody, TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { AgentEventBody, UsageTotals } from '../events/agent-event.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatMessage, ChatModel, ToolCall } from '../llm/chat-model.js';
 import { isAbortError } from '../llm/chat-model.js';
 import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tools/registry.js';

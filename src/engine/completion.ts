@@ -1,5 +1,6 @@
 import type { Turn } from '../db/generated/client.js';
-import type { AgentEvent, TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { AgentEvent, UsageTotals } from '../events/agent-event.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import { turnEventStream, type TurnEventsDeps } from '../events/turn-events.js';
 
 export interface PendingApproval {

@@ -1,7 +1,8 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
-import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { UsageTotals } from '../events/agent-event.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { runAgentLoop } from './agent-loop.js';

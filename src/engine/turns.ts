@@ -5,6 +5,7 @@ import type { Message, Session, Turn } from '../db/generated/client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
+import { ACTIVE_STATUSES, isTerminal } from '../events/turn-status.js';
 import { getSession } from '../sessions/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
@@ -44,8 +45,6 @@ export interface SendMessageOutcome {
   /** Null for an ephemeral turn, which stores no messages. */
   userMessage: Message | null;
 }
-
-const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
 
 /**
  * What callers do with turns: send a message (which starts one), look one up, cancel one. The
@@ -142,7 +141,7 @@ export class TurnService {
     const { prisma, pubsub } = this.deps;
     const turn = await prisma.turn.findFirst({ where: { id, ...ownedBy(ctx) } });
     if (!turn) throw new NotFoundError('Turn');
-    if (TERMINAL.has(turn.status)) return turn;
+    if (isTerminal(turn.status)) return turn;
     if (!(await this.supervisor.cancelTree(turn.rootId))) {
       pubsub.publish('turn:cancel', { turnId: id, rootId: turn.rootId, requestedBy: ctx.userId });
       await this.untilEnded(turn, waitMs);
@@ -162,7 +161,7 @@ export class TurnService {
   }
 
   private activeTurn(sessionId: string) {
-    return this.deps.prisma.turn.findFirst({ where: { sessionId, parentId: null, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
+    return this.deps.prisma.turn.findFirst({ where: { sessionId, parentId: null, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
   }
 }
 

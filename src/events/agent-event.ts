@@ -1,3 +1,5 @@
+import type { TerminalStatus } from './turn-status.js';
+
 /**
  * The events of a turn, one union discriminated on `type`. Each is a plain serialisable object:
  * it is stored in turn_events, published on pubsub and mapped 1:1 onto the GraphQL AgentEvent union.
@@ -18,8 +20,6 @@ export interface UsageTotals {
   /** Model calls made. */
   requests: number;
 }
-
-export type TerminalStatus = 'COMPLETED' | 'MAX_ITERATIONS' | 'ERROR' | 'CANCELLED' | 'INTERRUPTED';
 
 export type AgentEventBody =
   | { type: 'thought'; text: string }

@@ -8,6 +8,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import { sqlStateOf } from '../db/sql-state.js';
 import { storable } from '../events/storable.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import { ACTIVE_STATUSES } from '../events/turn-status.js';
 import { parseInput } from '../validation.js';
 
 export interface SessionDeps {
@@ -138,7 +139,7 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
   const rows = parseInput(appendInput, raw, ['messages']);
   const session = await deps.prisma.session.findFirst({ where: { id: sessionId, ...ownedBy(ctx) } });
   if (!session) throw new NotFoundError('Session');
-  const active = await deps.prisma.turn.findFirst({ where: { sessionId, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
+  const active = await deps.prisma.turn.findFirst({ where: { sessionId, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
   if (active) throw new SessionBusyError(sessionId, active.id);
   let stored: Message[];
   try {
