@@ -1,6 +1,7 @@
 import {
   AlreadyDecidedError,
   AppError,
+  ERROR_CODES,
   ForbiddenError,
   ModelError,
   NotFoundError,
@@ -16,20 +17,8 @@ import { builder } from '../builder.js';
 
 /** Expected failures are part of the schema: mutation results are unions of success and these. */
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
-  values: [
-    'NOT_FOUND',
-    'VALIDATION_FAILED',
-    'SESSION_BUSY',
-    'ALREADY_DECIDED',
-    'FORBIDDEN',
-    'UNAUTHENTICATED',
-    'RATE_LIMITED',
-    'QUERY_SYNTAX',
-    'MODEL_ERROR',
-    'LIMIT_EXCEEDED',
-    'PAYLOAD_TOO_LARGE',
-    'TOOL_FAILED',
-  ] as const,
+  description: 'Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors.',
+  values: ERROR_CODES,
 });
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
