@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
-import { sqlStateOf } from '../db/sql-state.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
 import { ACTIVE_STATUSES, isTerminal } from '../events/turn-status.js';
@@ -93,9 +93,8 @@ export class TurnService {
         }),
       );
     } catch (error) {
-      const state = sqlStateOf(error);
-      if (existing && state === '23505') throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
-      if (existing && state === '23503') throw new NotFoundError('Session');
+      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
+      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
       throw error;
     }
 
