@@ -35,8 +35,6 @@ export type AgentEventBody =
   | { type: 'final'; status: TerminalStatus; content: string | null; sources: Source[]; usage: UsageTotals }
   | { type: 'error'; code: string; message: string; details?: Record<string, unknown> };
 
-export type AgentEventType = AgentEventBody['type'];
-
 export interface EventEnvelope {
   /** Position in the turn's log: 1, 2, 3, … with no gaps. */
   seq: number;
