@@ -12,7 +12,7 @@ import {
   ValidationError,
   type FieldIssue,
 } from '../../errors.js';
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '../../http/global-ids.js';
 import { builder } from '../builder.js';
 
 /** Expected failures are part of the schema: mutation results are unions of success and these. */
