@@ -28,7 +28,7 @@ export const parts = {
     out: join(root, 'web/dist'),
     inputs: () => [
       ...walk(join(root, 'web/src')),
-      ...['web/index.html', 'web/vite.config.ts', 'scripts/build.mjs', 'package-lock.json'].map((f) => join(root, f)),
+      ...['web/index.html', 'web/vite.config.ts', 'src/events/turn-status.ts', 'scripts/build.mjs', 'package-lock.json'].map((f) => join(root, f)),
     ],
     build: buildWeb,
   },

@@ -2,20 +2,41 @@
  * Expected failures, shared by every domain module. Each carries a stable `code` that the GraphQL
  * layer exposes unchanged; anything that is not an AppError is an internal error and is masked.
  */
-export type ErrorCode =
-  | 'NOT_FOUND'
-  | 'VALIDATION_FAILED'
-  | 'SESSION_BUSY'
-  | 'ALREADY_DECIDED'
-  | 'FORBIDDEN'
-  | 'UNAUTHENTICATED'
-  | 'RATE_LIMITED'
-  | 'QUERY_SYNTAX'
-  | 'MODEL_ERROR'
-  | 'LIMIT_EXCEEDED'
+
+/**
+ * Every code a client can see (the GraphQL ErrorCode enum is built from it), with the HTTP status
+ * of a response that fails with it: on the OpenAI-compatible and MCP endpoints, and for a GraphQL
+ * request refused before execution.
+ */
+const HTTP_STATUS = {
+  NOT_FOUND: 404,
+  VALIDATION_FAILED: 400,
+  SESSION_BUSY: 409,
+  ALREADY_DECIDED: 409,
+  FORBIDDEN: 403,
+  UNAUTHENTICATED: 401,
+  RATE_LIMITED: 429,
+  QUERY_SYNTAX: 400,
+  MODEL_ERROR: 502,
+  LIMIT_EXCEEDED: 429,
   // protocols (OpenAI-compatible endpoint, MCP, file ingestion)
-  | 'PAYLOAD_TOO_LARGE'
-  | 'TOOL_FAILED';
+  PAYLOAD_TOO_LARGE: 413,
+  TOOL_FAILED: 502,
+  // GraphQL's own refusals of a request (e.g. a variable of the wrong type)
+  BAD_USER_INPUT: 400,
+  // the end of a turn (its error event and stored error) or of a job
+  MAX_ITERATIONS: 502,
+  INTERRUPTED: 503,
+  INTERNAL: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof HTTP_STATUS;
+
+export const ERROR_CODES = Object.keys(HTTP_STATUS) as ErrorCode[];
+
+export function httpStatusOf(code: ErrorCode): number {
+  return HTTP_STATUS[code];
+}
 
 const APP_ERROR = Symbol.for('remgraph.AppError');
 
@@ -23,8 +44,6 @@ export abstract class AppError extends Error {
   /** Marker that survives duplicated module instances, where instanceof would not. */
   readonly [APP_ERROR] = true;
   abstract readonly code: ErrorCode;
-  /** HTTP status for failures that happen before GraphQL execution (e.g. authentication). */
-  readonly httpStatus: number = 200;
 }
 
 export function isAppError(error: unknown): error is AppError {
@@ -85,7 +104,6 @@ export class ForbiddenError extends AppError {
 
 export class UnauthenticatedError extends AppError {
   readonly code = 'UNAUTHENTICATED';
-  override readonly httpStatus = 401;
   constructor(message: string) {
     super(message);
     this.name = 'UnauthenticatedError';
@@ -135,7 +153,6 @@ export class ModelError extends AppError {
 /** A request body (or an uploaded file) is larger than the configured limit. */
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE';
-  override readonly httpStatus = 413;
   constructor(readonly limit: number, what = 'Request body') {
     super(`${what} exceeds ${limit} bytes`);
     this.name = 'PayloadTooLargeError';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createIdentify, type Identify } from './auth/identify.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import type { Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';

@@ -4,10 +4,15 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
+  | 'BAD_USER_INPUT'
   | 'FORBIDDEN'
+  | 'INTERNAL'
+  | 'INTERRUPTED'
   | 'LIMIT_EXCEEDED'
+  | 'MAX_ITERATIONS'
   | 'MODEL_ERROR'
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'

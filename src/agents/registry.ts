@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
+import { isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
@@ -151,7 +152,7 @@ export class AgentRegistry {
         return { agent: fromRow(row), created: true };
       } catch (error) {
         // Two registrations raced for the same version number: read again and retry.
-        if (attempt < 3 && (error as { code?: string }).code === 'P2002') continue;
+        if (attempt < 3 && isUniqueViolation(error)) continue;
         throw error;
       }
     }

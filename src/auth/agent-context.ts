@@ -1,6 +1,6 @@
 /**
  * Who is asking and how: built once per request (or websocket connection) and handed to every
- * domain call. Agents get a child context when they delegate.
+ * domain call.
  */
 export interface AgentContext {
   /** NULL only for shared/system work; requests always carry a user. */
@@ -15,10 +15,6 @@ export interface AgentContext {
   addedInstruction: string | null;
   isAdmin: boolean;
   authMode: 'jwt' | 'headers';
-}
-
-export function childContext(parent: AgentContext, agentSchemaUri: string): AgentContext {
-  return { ...parent, agentSchemaUri };
 }
 
 /** The context of work done for a user outside any request (background jobs): never an admin. */

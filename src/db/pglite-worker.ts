@@ -10,6 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { messages, parse, protocol, type PGlite } from '@electric-sql/pglite';
 import { openPglite } from './pglite.js';
+import { SqlState } from './sql-state.js';
 import { statementNames } from './statement-names.js';
 
 export type WorkerCall =
@@ -41,8 +42,9 @@ async function runStatement(db: PGlite, call: Extract<WorkerCall, { kind: 'state
   const known = prepared.get(key);
   if (known) {
     const answer = await bindAndExecute(db, known, call.params);
-    // Prepared before a schema change that altered its result (0A000), or dropped (26000): prepare it again.
-    if (!['0A000', '26000'].includes(errorCode(answer) ?? '')) return answer;
+    // Prepared before a schema change that altered its result, or dropped: prepare it again.
+    const code = errorCode(answer);
+    if (code !== SqlState.featureNotSupported && code !== SqlState.invalidSqlStatementName) return answer;
     prepared.delete(key);
     await execute(db, serialize.close({ type: 'S', name: known.name }), serialize.sync());
   }

@@ -11,6 +11,7 @@ import type { Job, Message, Prisma } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import { NotFoundError } from '../errors.js';
+import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { normalizeKey } from '../rem/keys.js';
@@ -80,7 +81,7 @@ export function dreamHandler(deps: DreamDeps) {
       SELECT s.id, s.name, s.dreamed_seq FROM sessions s
       WHERE s.tenant_id = ${job.tenantId} AND s.user_id = ${job.userId} AND (${only}::uuid IS NULL OR s.id = ${only}::uuid)
         AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.seq > s.dreamed_seq)
-        AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status IN ('RUNNING', 'AWAITING_APPROVAL'))
+        AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status IN ${ACTIVE_STATUSES_SQL})
       ORDER BY s.created_at LIMIT ${SESSIONS_PER_JOB}`;
     const done: DreamedRange[] = [];
     for (const session of sessions) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { isAppError } from '../errors.js';
-import type { AgentEventBody, TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import { isAppError, type ErrorCode } from '../errors.js';
+import type { AgentEventBody, UsageTotals } from '../events/agent-event.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatMessage, ChatModel, ToolCall } from '../llm/chat-model.js';
 import { isAbortError } from '../llm/chat-model.js';
 import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tools/registry.js';
@@ -53,7 +54,7 @@ export type LoopOutcome =
 
 /** Why a run did not complete; `details` carries what a caller needs to act (e.g. validation errors). */
 export interface LoopError {
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
 }
@@ -120,7 +121,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         if (state.repaired) {
           state.text = '';
           const whose = spec.structuredOutput ? "the agent's output schema" : 'the requested response_format';
-          const error = { code: 'VALIDATION_FAILED', message: `The reply did not match ${whose} after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
+          const error: LoopError = { code: 'VALIDATION_FAILED', message: `The reply did not match ${whose} after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
           emit({ type: 'error', ...error });
           return { kind: 'finished', status: 'ERROR', error };
         }
@@ -163,7 +164,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     if (signal.aborted || isAbortError(caught)) {
       return { kind: 'finished', status: signal.reason === 'shutdown' ? 'INTERRUPTED' : 'CANCELLED', error: null };
     }
-    const error = isAppError(caught) ? { code: caught.code, message: caught.message } : { code: 'INTERNAL', message: 'The agent run failed unexpectedly' };
+    const error: LoopError = isAppError(caught) ? { code: caught.code, message: caught.message } : { code: 'INTERNAL', message: 'The agent run failed unexpectedly' };
     if (!isAppError(caught)) ports.onUnexpected(caught);
     emit({ type: 'error', ...error });
     return { kind: 'finished', status: 'ERROR', error };

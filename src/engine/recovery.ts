@@ -1,3 +1,4 @@
+import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
 import type { TreeHost } from './held-tree.js';
 import { announceDecisions, resumeReady } from './resume.js';
 import { finishIdleTurn } from './turn-run.js';
@@ -40,6 +41,6 @@ export async function retryUnfinished(sup: TreeHost): Promise<void> {
     WHERE r.runner IS NULL AND t.status = 'AWAITING_APPROVAL' AND (
       EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status <> 'PENDING' AND a.announced_at IS NULL)
       OR (NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status = 'PENDING')
-          AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ('RUNNING', 'AWAITING_APPROVAL'))))`;
+          AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ${ACTIVE_STATUSES_SQL})))`;
   for (const { root_id } of roots) await sup.afterDecision(root_id);
 }

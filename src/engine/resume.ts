@@ -1,3 +1,4 @@
+import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
 import type { RunState } from './run-state.js';
 import type { HeldTree, TreeHost } from './held-tree.js';
 import { finishIdleTurn, type TurnRun } from './turn-run.js';
@@ -32,7 +33,7 @@ export async function resumeReady(sup: TreeHost, tree: HeldTree): Promise<void> 
     SELECT t.id FROM turns t
     WHERE t.root_id = ${tree.rootId}::uuid AND t.status = 'AWAITING_APPROVAL'
       AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status = 'PENDING')
-      AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ('RUNNING', 'AWAITING_APPROVAL'))
+      AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ${ACTIVE_STATUSES_SQL})
     ORDER BY t.depth DESC`;
   for (const { id } of ready) {
     const turn = await store.claimForResume(id);

@@ -1,7 +1,8 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Session, Turn } from '../db/generated/client.js';
-import { sqlStateOf } from '../db/sql-state.js';
-import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import { isForeignKeyViolation } from '../db/sql-state.js';
+import type { UsageTotals } from '../events/agent-event.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { runAgentLoop } from './agent-loop.js';
@@ -100,7 +101,7 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
     );
   } catch (error) {
     if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);
-    else if (error instanceof VanishedTurnError || sqlStateOf(error) === '23503') logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
+    else if (error instanceof VanishedTurnError || isForeignKeyViolation(error)) logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
     else logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
   }
   return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage, at };

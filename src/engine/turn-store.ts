@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentContext } from '../auth/agent-context.js';
 import { Prisma, type Message, type PrismaClient, type Session, type Turn } from '../db/generated/client.js';
-import type { TerminalStatus, UsageTotals } from '../events/agent-event.js';
+import type { UsageTotals } from '../events/agent-event.js';
 import { storable } from '../events/storable.js';
+import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
+import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
@@ -272,7 +274,7 @@ export class TurnStore {
       UPDATE turns SET status = 'RUNNING'
       WHERE id = ${turnId}::uuid AND status = 'AWAITING_APPROVAL'
         AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = turns.id AND a.status = 'PENDING')
-        AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = turns.id AND c.status IN ('RUNNING', 'AWAITING_APPROVAL'))
+        AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = turns.id AND c.status IN ${ACTIVE_STATUSES_SQL})
       RETURNING id`;
     if (claimed.length === 0) return null;
     return this.prisma.turn.findUniqueOrThrow({ where: { id: turnId }, include: { session: true } });

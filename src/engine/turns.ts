@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
-import { sqlStateOf } from '../db/sql-state.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
+import { ACTIVE_STATUSES, isTerminal } from '../events/turn-status.js';
 import { getSession } from '../sessions/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
@@ -72,8 +73,6 @@ export interface SendMessageOutcome {
   userMessage: Message | null;
 }
 
-const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
-
 /**
  * What callers do with turns: send a message (which starts one), look one up, cancel one. The
  * supervisor runs them; `sendMessage` returns as soon as the turn and the user message are stored.
@@ -127,9 +126,8 @@ export class TurnService {
         }),
       );
     } catch (error) {
-      const state = sqlStateOf(error);
-      if (existing && state === '23505') throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
-      if (existing && state === '23503') throw new NotFoundError('Session');
+      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
+      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
       throw error;
     }
 
@@ -175,7 +173,7 @@ export class TurnService {
     const { prisma, pubsub } = this.deps;
     const turn = await prisma.turn.findFirst({ where: { id, ...ownedBy(ctx) } });
     if (!turn) throw new NotFoundError('Turn');
-    if (TERMINAL.has(turn.status)) return turn;
+    if (isTerminal(turn.status)) return turn;
     if (!(await this.supervisor.cancelTree(turn.rootId))) {
       pubsub.publish('turn:cancel', { turnId: id, rootId: turn.rootId, requestedBy: ctx.userId });
       await this.untilEnded(turn, waitMs);
@@ -195,7 +193,7 @@ export class TurnService {
   }
 
   private activeTurn(sessionId: string) {
-    return this.deps.prisma.turn.findFirst({ where: { sessionId, parentId: null, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
+    return this.deps.prisma.turn.findFirst({ where: { sessionId, parentId: null, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
   }
 }
 

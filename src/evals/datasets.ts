@@ -1,7 +1,7 @@
 /** Datasets of golden examples (input, optional expected answer, tags): CRUD, scoped to their owner. */
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, visibleTo } from '../auth/scope.js';
+import { ownedBy } from '../auth/scope.js';
 import type { Dataset, PrismaClient } from '../db/generated/client.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
@@ -56,11 +56,5 @@ export async function deleteDataset(prisma: PrismaClient, ctx: AgentContext, id:
   const dataset = await prisma.dataset.findFirst({ where: { id, ...ownedBy(ctx) } });
   if (!dataset) throw new NotFoundError('Dataset');
   await prisma.dataset.delete({ where: { id } });
-  return dataset;
-}
-
-export async function getDataset(prisma: PrismaClient, ctx: AgentContext, id: string): Promise<Dataset> {
-  const dataset = await prisma.dataset.findFirst({ where: { id, ...visibleTo(ctx) } });
-  if (!dataset) throw new NotFoundError('Dataset');
   return dataset;
 }

@@ -1,3 +1,5 @@
+import type { TerminalStatus } from './turn-status.js';
+
 /**
  * The events of a turn, one union discriminated on `type`. Each is a plain serialisable object:
  * it is stored in turn_events, published on pubsub and mapped 1:1 onto the GraphQL AgentEvent union.
@@ -19,8 +21,6 @@ export interface UsageTotals {
   requests: number;
 }
 
-export type TerminalStatus = 'COMPLETED' | 'MAX_ITERATIONS' | 'ERROR' | 'CANCELLED' | 'INTERRUPTED';
-
 export type AgentEventBody =
   | { type: 'thought'; text: string }
   | { type: 'content'; delta: string }
@@ -34,8 +34,6 @@ export type AgentEventBody =
   | { type: 'child'; childTurnId: string; childAgent: string; path: string[]; event: AgentEvent }
   | { type: 'final'; status: TerminalStatus; content: string | null; sources: Source[]; usage: UsageTotals }
   | { type: 'error'; code: string; message: string; details?: Record<string, unknown> };
-
-export type AgentEventType = AgentEventBody['type'];
 
 export interface EventEnvelope {
   /** Position in the turn's log: 1, 2, 3, … with no gaps. */

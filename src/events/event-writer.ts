@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from '../db/generated/client.js';
 import { inSpan } from '../telemetry/tracing.js';
-import { sqlStateOf } from '../db/sql-state.js';
+import { isForeignKeyViolation, isTransientSqlState, sqlStateOf } from '../db/sql-state.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
 
@@ -174,7 +174,7 @@ export class EventWriter {
       this.attempts.delete(turnId);
       this.settle(events);
     } catch (error) {
-      if (sqlStateOf(error) === '23503') {
+      if (isForeignKeyViolation(error)) {
         // The turn was deleted (with its session) while it streamed.
         this.forget(turnId);
         this.settle(events);
@@ -213,7 +213,7 @@ export class EventWriter {
       }
       // The caller hears of it (and logs it); its events are published all the same, so streams end.
       this.settle(events);
-      if (sqlStateOf(error) === '23503') this.forget(job.turnId);
+      if (isForeignKeyViolation(error)) this.forget(job.turnId);
       job.reject(error);
     }
   }
@@ -283,8 +283,7 @@ async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events:
 function isTransient(error: unknown): boolean {
   if ((error as { permanent?: unknown } | null)?.permanent === true) return false;
   const state = sqlStateOf(error);
-  if (!state) return true;
-  return ['08', '40', '53', '57', '58'].includes(state.slice(0, 2));
+  return !state || isTransientSqlState(state);
 }
 
 function deferred(): { promise: Promise<void>; resolve(): void } {

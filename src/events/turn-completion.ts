@@ -1,5 +1,6 @@
 import type { Turn } from '../db/generated/client.js';
-import type { AgentEvent, TerminalStatus, UsageTotals } from './agent-event.js';
+import type { AgentEvent, UsageTotals } from './agent-event.js';
+import type { TerminalStatus } from './turn-status.js';
 import { turnEventStream, type TurnEventsDeps } from './turn-events.js';
 
 export interface PendingApproval {

@@ -3,6 +3,7 @@ import type { AgentEvent } from './agent-event.js';
 import type { EventHub } from './event-hub.js';
 import type { EventRelay, RelayedTurn } from './event-relay.js';
 import { Inbox, stoppable } from './inbox.js';
+import { isTerminal } from './turn-status.js';
 
 export interface TurnEventsDeps {
   prisma: PrismaClient;
@@ -20,7 +21,6 @@ const GAP_REREAD_MS = 100;
  * growing from the first to the last.
  */
 const UNSHARED_POLL_MS = [250, 500, 1000, 2000];
-const TERMINAL = new Set(['COMPLETED', 'MAX_ITERATIONS', 'ERROR', 'CANCELLED', 'INTERRUPTED']);
 
 /**
  * A turn's events with seq > `after`, in seq order with no gap and no duplicate, ending after the
@@ -42,7 +42,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
   try {
     const snapshot = deps.hub.snapshot(turn.id);
     if (deps.relay.shared) stopRemote = await deps.relay.subscribe(turn, (event) => inbox.push(event));
-    if (!snapshot && TERMINAL.has(turn.status) && after >= turn.lastSeq) return;
+    if (!snapshot && isTerminal(turn.status) && after >= turn.lastSeq) return;
 
     const order = new InOrder(after);
     if (snapshot) {

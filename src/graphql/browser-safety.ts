@@ -1,6 +1,7 @@
 import { createGraphQLError, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { CSRF_HEADER, type OriginPolicy } from '../http/origin-policy.js';
+import { httpStatusOf } from '../errors.js';
 
 /**
  * CORS for the allow-list only: other sites get no CORS headers, so browsers neither send their
@@ -27,7 +28,7 @@ export function browserSafetyPlugins(): Plugin[] {
           return (csrf.onRequestParse as (p: typeof payload) => void)(payload);
         } catch {
           throw createGraphQLError(`Send GraphQL requests as application/json, or add the ${CSRF_HEADER} header (required for GET and multipart requests)`, {
-            extensions: { code: 'FORBIDDEN', http: { status: 403 } },
+            extensions: { code: 'FORBIDDEN', http: { status: httpStatusOf('FORBIDDEN') } },
           });
         }
       },

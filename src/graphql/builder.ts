@@ -8,7 +8,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
-import { decodeNodeID } from '../http/global-ids.js';
+import { decodeNodeID, encodeGlobalID } from '../http/global-ids.js';
 import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -42,6 +42,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    encodeGlobalID,
     decodeGlobalID: decodeNodeID,
     nodeQueryOptions: { resolve: async (_root, { id }, ctx, info) => (await loadNodes([id], ctx, info))[0] },
     nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },

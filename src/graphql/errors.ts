@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
-import { isAppError, QuerySyntaxError, RateLimitedError, ValidationError, type AppError } from '../errors.js';
+import { httpStatusOf, isAppError, QuerySyntaxError, RateLimitedError, ValidationError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** The GraphQL error a client sees for an expected failure: message plus a stable code. */
@@ -15,7 +15,9 @@ export function toGraphQLError(error: AppError, from?: GraphQLError): GraphQLErr
       ...(error instanceof ValidationError ? { issues: error.issues } : {}),
       ...(error instanceof QuerySyntaxError ? { position: error.position, expected: error.expected } : {}),
       ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-      ...(error.httpStatus !== 200 ? { http: { status: error.httpStatus } } : {}),
+      // Outside any field (authentication, before execution) the error fails the whole request, so
+      // it sets the response's status; a field's error leaves it at 200, beside the other fields.
+      ...(from?.path ? {} : { http: { status: httpStatusOf(error.code) } }),
     },
   });
 }

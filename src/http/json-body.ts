@@ -10,7 +10,7 @@ import { readBodyWithin } from './request-body.js';
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
   if (!/^application\/([\w.-]+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
     req.resume();
-    throw new NotJsonError();
+    throw new ForbiddenError('Send the body as JSON (content-type: application/json)');
   }
   const body = await readBodyWithin(req, limit);
   if (body === 'too-large') {
@@ -21,14 +21,6 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse, li
     return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ValidationError('The request body is not valid JSON', [{ path: [], message: 'not valid JSON' }]);
-  }
-}
-
-/** Refused before anything runs, so it carries its HTTP status (403, as yoga's CSRF refusal). */
-class NotJsonError extends ForbiddenError {
-  override readonly httpStatus = 403;
-  constructor() {
-    super('Send the body as JSON (content-type: application/json)');
   }
 }
 

@@ -3,7 +3,6 @@
  * endpoint) and demo.ts (offline). Failures are `ModelError` / `RateLimitedError` from errors.ts;
  * an aborted request ends with an error that `isAbortError` recognises.
  */
-export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface ToolCall {
   id: string;

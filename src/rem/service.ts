@@ -7,6 +7,7 @@ import type { Database } from '../db/database.js';
 import type { Watchdog } from '../db/pglite-thread.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
+import { isSyntaxOrAccessRuleViolation, SqlState } from '../db/sql-state.js';
 import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
@@ -346,10 +347,10 @@ function mapSqlError(error: unknown, offset: number, timeLimit: () => LimitExcee
   const message = cause?.originalMessage ?? e.meta?.message ?? e.message ?? 'SQL query failed';
   if (!code) return error;
   const tables = REM_SQL_TABLES.join(', ');
-  if (code === '42501') return new ForbiddenError(`SQL mode reads only the REM tables (${tables}): ${message}`);
-  if (code === '25006') return new ForbiddenError(`SQL mode is read-only: ${message}`);
-  if (code === '57014') return timeLimit();
-  if (code === '42P01') return new QuerySyntaxError(`${message}; SQL mode can read ${tables}`, offset, [...REM_SQL_TABLES]);
-  if (code.startsWith('42')) return new QuerySyntaxError(`SQL error: ${message}`, offset, []);
+  if (code === SqlState.insufficientPrivilege) return new ForbiddenError(`SQL mode reads only the REM tables (${tables}): ${message}`);
+  if (code === SqlState.readOnlySqlTransaction) return new ForbiddenError(`SQL mode is read-only: ${message}`);
+  if (code === SqlState.queryCanceled) return timeLimit();
+  if (code === SqlState.undefinedTable) return new QuerySyntaxError(`${message}; SQL mode can read ${tables}`, offset, [...REM_SQL_TABLES]);
+  if (isSyntaxOrAccessRuleViolation(code)) return new QuerySyntaxError(`SQL error: ${message}`, offset, []);
   return new ValidationError(`SQL query failed: ${message}`, [{ path: ['query'], message }]);
 }

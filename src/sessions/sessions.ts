@@ -5,9 +5,10 @@ import type { Message, Prisma, PrismaClient, Session } from '../db/generated/cli
 import { NotFoundError, SessionBusyError } from '../errors.js';
 import { appendMessages } from './messages.js';
 import type { SqlClient } from '../db/sql-client.js';
-import { sqlStateOf } from '../db/sql-state.js';
+import { isUniqueViolation } from '../db/sql-state.js';
 import { storable } from '../events/storable.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import { ACTIVE_STATUSES } from '../events/turn-status.js';
 import { parseInput } from '../validation.js';
 
 export interface SessionDeps {
@@ -138,7 +139,7 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
   const rows = parseInput(appendInput, raw, ['messages']);
   const session = await deps.prisma.session.findFirst({ where: { id: sessionId, ...ownedBy(ctx) } });
   if (!session) throw new NotFoundError('Session');
-  const active = await deps.prisma.turn.findFirst({ where: { sessionId, status: { in: ['RUNNING', 'AWAITING_APPROVAL'] } }, select: { id: true } });
+  const active = await deps.prisma.turn.findFirst({ where: { sessionId, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
   if (active) throw new SessionBusyError(sessionId, active.id);
   let stored: Message[];
   try {
@@ -149,7 +150,7 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
     );
   } catch (error) {
     // A turn started meanwhile and took the next position.
-    if (sqlStateOf(error) === '23505') throw new SessionBusyError(sessionId);
+    if (isUniqueViolation(error)) throw new SessionBusyError(sessionId);
     throw error;
   }
   const touched = await deps.prisma.session.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });

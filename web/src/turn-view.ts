@@ -1,3 +1,4 @@
+import { isTerminal } from '../../src/events/turn-status.js';
 import type { StepFieldsFragment, TurnStatus, WebEventFragment, WebSourceFragment } from './generated/graphql.js';
 
 export type Source = WebSourceFragment;
@@ -30,10 +31,6 @@ export interface AgentRun {
   usage?: { inputTokens: number; outputTokens: number; requests: number };
 }
 
-const FINISHED: TurnStatus[] = ['COMPLETED', 'CANCELLED', 'ERROR', 'INTERRUPTED', 'MAX_ITERATIONS'];
-
-export const isFinished = (status: TurnStatus) => FINISHED.includes(status);
-
 /**
  * The state of one top-level turn, built from its event log. Replayed and live events go through
  * the same `apply`, so a reloaded page shows exactly what a page that watched the turn showed.
@@ -49,7 +46,7 @@ export class TurnView {
   }
 
   get finished(): boolean {
-    return isFinished(this.run.status);
+    return isTerminal(this.run.status);
   }
 
   /** Approval requests of this turn and its children that nobody has decided yet. */
@@ -92,7 +89,7 @@ export class TurnView {
   private parentOf(path: string[]): AgentRun {
     const parentPath = path.slice(0, -1).join('/');
     const runs = [...this.children.values()].reverse();
-    return runs.find((r) => r.path.join('/') === parentPath && !isFinished(r.status)) ?? this.run;
+    return runs.find((r) => r.path.join('/') === parentPath && !isTerminal(r.status)) ?? this.run;
   }
 }
 

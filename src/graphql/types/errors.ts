@@ -1,6 +1,7 @@
 import {
   AlreadyDecidedError,
   AppError,
+  ERROR_CODES,
   ForbiddenError,
   ModelError,
   NotFoundError,
@@ -11,25 +12,13 @@ import {
   ValidationError,
   type FieldIssue,
 } from '../../errors.js';
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '../../http/global-ids.js';
 import { builder } from '../builder.js';
 
 /** Expected failures are part of the schema: mutation results are unions of success and these. */
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
-  values: [
-    'NOT_FOUND',
-    'VALIDATION_FAILED',
-    'SESSION_BUSY',
-    'ALREADY_DECIDED',
-    'FORBIDDEN',
-    'UNAUTHENTICATED',
-    'RATE_LIMITED',
-    'QUERY_SYNTAX',
-    'MODEL_ERROR',
-    'LIMIT_EXCEEDED',
-    'PAYLOAD_TOO_LARGE',
-    'TOOL_FAILED',
-  ] as const,
+  description: 'Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors.',
+  values: ERROR_CODES,
 });
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({

@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '../../http/global-ids.js';
 import type { AgentEvent, Source, UsageTotals } from '../../events/agent-event.js';
 import type { UnionRef } from '@pothos/core';
 import { builder } from '../builder.js';

@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '../../http/global-ids.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import { visibleTo } from '../../auth/scope.js';
 import type { Entity, PrismaClient } from '../../db/generated/client.js';

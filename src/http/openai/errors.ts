@@ -1,19 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { isAppError, RateLimitedError, ValidationError, type AppError } from '../../errors.js';
+import { httpStatusOf, isAppError, RateLimitedError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { sendJson } from '../json-body.js';
-
-const STATUS: Partial<Record<AppError['code'], number>> = {
-  VALIDATION_FAILED: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  SESSION_BUSY: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  RATE_LIMITED: 429,
-  LIMIT_EXCEEDED: 429,
-  MODEL_ERROR: 502,
-};
 
 /** An OpenAI-shaped error body: `{ error: { message, type, param, code } }`, `code` being remgraph's stable code. */
 export function openAIError(status: number, message: string, code: string, param: string | null = null) {
@@ -28,9 +16,10 @@ export function openAIError(status: number, message: string, code: string, param
 export function sendOpenAIError(res: ServerResponse, error: unknown, logger: Logger): void {
   if (!isAppError(error)) {
     logger.error({ err: error }, 'unexpected error in the OpenAI-compatible API');
-    return sendJson(res, 500, openAIError(500, 'Unexpected error', 'INTERNAL'));
+    const status = httpStatusOf('INTERNAL');
+    return sendJson(res, status, openAIError(status, 'Unexpected error', 'INTERNAL'));
   }
-  const status = STATUS[error.code] ?? (error.httpStatus !== 200 ? error.httpStatus : 400);
+  const status = httpStatusOf(error.code);
   const param = error instanceof ValidationError && error.issues[0] ? error.issues[0].path.join('.') || null : null;
   const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
   const headers = retryAfterMs !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : undefined;

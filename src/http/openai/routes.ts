@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '../global-ids.js';
 import type { AgentRegistry } from '../../agents/registry.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Identify } from '../../auth/identify.js';

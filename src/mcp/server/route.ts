@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Identify } from '../../auth/identify.js';
-import { ForbiddenError, isAppError } from '../../errors.js';
+import { ForbiddenError, httpStatusOf, isAppError } from '../../errors.js';
 import type { OriginPolicy } from '../../http/origin-policy.js';
 import { readJsonBody, sendJson } from '../../http/json-body.js';
 import { createRemgraphMcpServer, type RemgraphMcpDeps } from './remgraph-server.js';
@@ -31,7 +31,7 @@ export function createMcpRoute(deps: McpRouteDeps): (req: IncomingMessage, res: 
     void serve(deps, req, res).catch((error: unknown) => {
       if (!isAppError(error)) deps.logger.error({ err: error }, 'MCP request failed');
       if (res.headersSent) return void res.end();
-      const status = !isAppError(error) ? 500 : error.httpStatus !== 200 ? error.httpStatus : error.code === 'FORBIDDEN' ? 403 : 400;
+      const status = httpStatusOf(isAppError(error) ? error.code : 'INTERNAL');
       const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer' } : {};
       sendJson(res, status, rpcError(-32000, isAppError(error) ? `${error.code}: ${error.message}` : 'Unexpected error'), headers);
     });

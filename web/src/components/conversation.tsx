@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebDecideApprovalDocument } from '../generated/graphql.js';
 import { renderMarkdown } from '../markdown.js';
-import { isFinished, type AgentRun, type Source, type Step, type TurnView } from '../turn-view.js';
+import { isTerminal } from '../../../src/events/turn-status.js';
+import type { AgentRun, Source, Step, TurnView } from '../turn-view.js';
 
 export type Entry = { kind: 'user'; id: string; content: string } | { kind: 'turn'; view: TurnView };
 
@@ -55,7 +56,7 @@ function TurnBlock({ view, ...rest }: { view: TurnView } & Omit<Props, 'entries'
 }
 
 function RunSteps({ run, ...rest }: { run: AgentRun } & Omit<Props, 'entries'>) {
-  const running = !isFinished(run.status);
+  const running = !isTerminal(run.status);
   return (
     <div class="run">
       {run.steps.map((step, i) => (

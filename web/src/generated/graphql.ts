@@ -23,10 +23,15 @@ export type CreateSessionInput = {
   routing?: boolean | null | undefined;
 };
 
+/** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
+  | 'BAD_USER_INPUT'
   | 'FORBIDDEN'
+  | 'INTERNAL'
+  | 'INTERRUPTED'
   | 'LIMIT_EXCEEDED'
+  | 'MAX_ITERATIONS'
   | 'MODEL_ERROR'
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
