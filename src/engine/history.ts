@@ -25,10 +25,11 @@ export interface TurnContextInput {
 }
 
 export interface TurnContext {
-  /** Labelled memory blocks (system messages), then the history that fits, oldest first. */
+  /**
+   * Labelled memory blocks (system messages), then the history that fits, oldest first. The blocks
+   * are rebuilt for every turn and never stored (llm_calls keeps each request as sent).
+   */
   messages: ChatMessage[];
-  /** The memory blocks' text, stored as `memory` messages. */
-  memory: string[];
 }
 
 /**
@@ -66,7 +67,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
     if (budget < 0) break;
     history.push(message);
   }
-  return { messages: [...memoryMessages, ...history.reverse()], memory };
+  return { messages: [...memoryMessages, ...history.reverse()] };
 }
 
 /**

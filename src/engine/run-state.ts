@@ -15,11 +15,11 @@ export interface ToolLogEntry {
 }
 
 /**
- * A message the turn adds to its session when it ends: the memory it was given, the audit trail of
- * its tool calls, the model's reasoning (`think`), and the observations it reported (action tool).
+ * A message the turn adds to its session when it ends: the audit trail of its tool calls, the
+ * model's reasoning (`think`), and the observations it reported (action tool).
  */
 export interface TurnMessage {
-  type: 'tool_call' | 'tool_response' | 'think' | 'observation' | 'memory';
+  type: 'tool_call' | 'tool_response' | 'think' | 'observation';
   content: string | null;
   toolCalls?: { id: string; name: string; arguments: string }[];
   toolCallId?: string;

@@ -62,7 +62,7 @@ describe('the context window', () => {
     expect(conversation(env.fake.chatRequests[2]!.body)).toEqual([{ role: 'user', content: 'Third question' }]);
   });
 
-  it('injects the user’s profile and the session’s recent moments as labelled, budgeted memory, stored as memory messages', async () => {
+  it('injects the user’s profile and the session’s recent moments as labelled, budgeted memory, never stored', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, LOOKER);
     env.fake.enqueue({ text: 'Hello.' });
@@ -91,8 +91,8 @@ describe('the context window', () => {
     // Memory goes before the conversation.
     expect(env.fake.chatRequests[1]!.body.messages.map((m: any) => m.role)).toEqual(['system', 'system', 'system', 'system', 'user', 'assistant', 'user']);
 
+    // Rebuilt for every turn, never stored.
     const rows = (await user.data(TurnRecordDocument, { id: second.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
-    expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'memory', 'memory', 'assistant']);
-    expect(rows.filter((m) => m.type === 'memory').map((m) => m.content)).toEqual([profile, moments]);
+    expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 });

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { chat, useAgentServer } from '../support/agents.js';
-import { UpsertEntityDocument } from '../generated/graphql.js';
+import { TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -36,5 +36,21 @@ describe('memory and context', () => {
 
     const resource = await readProfile(user);
     expect(resource.profile).toMatchObject({ key, name: 'Ada', summary: 'Prefers short answers.' });
+  });
+
+  it('injects the profile into every model call of a session without storing a copy per turn', async () => {
+    const user = newUser(env.server.url);
+    await user.data(UpsertEntityDocument, { input: { key: `user-${user.headers['x-user-id']}`, name: 'Ada', entityType: 'profile', summary: 'Likes tea.' } });
+    env.fake.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' });
+    const first = await chat(env.server.url, user, { content: 'First' });
+    const sessionId = first.sent.session.id;
+    await chat(env.server.url, user, { content: 'Second', sessionId });
+    const third = await chat(env.server.url, user, { content: 'Third', sessionId });
+
+    for (const i of [0, 1, 2]) {
+      expect(sentTo(i).filter((m) => m.content?.includes('Likes tea.')), `call ${i}`).toHaveLength(1);
+    }
+    const rows = (await user.data(TurnRecordDocument, { id: third.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
+    expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
   });
 });
