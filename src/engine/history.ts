@@ -62,7 +62,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
   const history: ChatMessage[] = [];
   for (const row of await loadConversation(deps.prisma, sessionId, input.beforeSeq)) {
     const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
-    const message: ChatMessage = { role: row.type, content };
+    const message: ChatMessage = { role: row.role, content };
     budget -= counter.message(message);
     if (budget < 0) break;
     history.push(message);

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
-import { chat, useAgentServer } from '../support/agents.js';
-import { TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import { chat, registerAgent, useAgentServer } from '../support/agents.js';
+import { AppendMessagesDocument, TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -52,5 +52,26 @@ describe('memory and context', () => {
     }
     const rows = (await user.data(TurnRecordDocument, { id: third.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
     expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('loads appended system messages and observations into the context, as p8 does, and leaves tool rows out', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: observer\ndescription: You observe.\ntools:\n  - name: action\n');
+    env.fake.enqueue({ toolCalls: [{ id: 'o1', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.9 } } }] }, { text: 'Checked.' });
+    const first = await chat(env.server.url, user, { content: 'Check it', agent: 'observer' });
+    const sessionId = first.sent.session.id;
+    const appended = await user.data(AppendMessagesDocument, { sessionId, messages: [{ type: 'system', content: '[Session context] The user is in Paris.' }] });
+    expect(appended.appendMessages.__typename).toBe('AppendMessagesPayload');
+
+    env.fake.enqueue({ text: 'Bonjour.' });
+    await chat(env.server.url, user, { content: 'And now?', agent: 'observer', sessionId });
+    const [, , ...history] = sentTo(2);
+    expect(history).toEqual([
+      { role: 'user', content: 'Check it' },
+      { role: 'user', content: '[Observation] {"confidence":0.9}' },
+      { role: 'assistant', content: 'Checked.' },
+      { role: 'system', content: '[Session context] The user is in Paris.' },
+      { role: 'user', content: 'And now?' },
+    ]);
   });
 });
