@@ -82,8 +82,14 @@ export interface RunState {
   /** The structured-output repair round was used (one per turn). */
   repaired?: boolean;
   startedAt: number;
-  /** Who the turn runs for; the per-request added instruction is left out (never persisted). */
+  /** Who the turn runs for, without the added instruction (kept apart, below). */
   context: AgentContext;
+  /**
+   * The request's added instruction (X-Added-Instruction, or the OpenAI endpoint's system
+   * messages): sent with every model call of the turn, so it lives in the checkpoint to outlast a
+   * pause; it is never stored as a message.
+   */
+  addedInstruction?: string | null;
   /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
   inheritedGates?: string[];
   overrides?: TurnOverrides;
@@ -102,6 +108,11 @@ export function offeredTools(agent: ResolvedAgent, overrides?: TurnOverrides): R
   return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
 }
 
+/** The request context a run of `state` continues with: who it runs for and its added instruction. */
+export function requestContext(state: RunState): AgentContext {
+  return { ...state.context, addedInstruction: state.addedInstruction ?? null };
+}
+
 export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
   return {
     inheritedGates,
@@ -118,6 +129,7 @@ export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: Cha
     pending: [],
     startedAt: Date.now(),
     context: { ...ctx, addedInstruction: null },
+    addedInstruction: ctx.addedInstruction,
   };
 }
 

@@ -2,13 +2,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
-import { chat, registerAgent, useAgentServer } from '../support/agents.js';
-import { AppendMessagesDocument, TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import { chat, followTurn, GATED_AGENT, registerAgent, send, untilPaused, useAgentServer, type Event } from '../support/agents.js';
+import { AppendMessagesDocument, DecideApprovalDocument, TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
 /** What the model was sent in the `i`th chat request, as role: content lines. */
 const sentTo = (i: number): { role: string; content: string }[] => env.fake.chatRequests[i]!.body.messages;
+
+const approvalsOf = (events: Event[]) => events.filter((e): e is Extract<Event, { __typename: 'ApprovalNeededEvent' }> => e.__typename === 'ApprovalNeededEvent');
+const lastSeq = (events: Event[]) => (events.at(-1) as { seq: number }).seq;
 
 async function readProfile(user: Caller): Promise<any> {
   const client = new Client({ name: 'remgraph-test', version: '1.0.0' });
@@ -73,5 +76,22 @@ describe('memory and context', () => {
       { role: 'system', content: '[Session context] The user is in Paris.' },
       { role: 'user', content: 'And now?' },
     ]);
+  });
+
+  it('still sends X-Added-Instruction with the model calls after an approval resume, storing it in no message', async () => {
+    const instruction = 'Answer in French (marker-12).';
+    const user = newUser(env.server.url, undefined, { 'x-added-instruction': instruction });
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'deploy' } }] });
+    const sent = await send(user, { content: 'deploy it', agent: 'careful' });
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
+
+    env.fake.enqueue({ text: 'Déployé.' });
+    await user.data(DecideApprovalDocument, { id: approvalsOf(before)[0]!.approvalId, approve: true });
+    const after = await followTurn(env.server.url, user, sent.turn.id, lastSeq(before));
+    expect(after.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
+    for (const i of [0, 1]) expect(sentTo(i)[1]!.content.endsWith(`\n\n${instruction}`), `call ${i}`).toBe(true);
+    const rows = (await user.data(TurnRecordDocument, { id: sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
+    expect(JSON.stringify(rows)).not.toContain('marker-12');
   });
 });
