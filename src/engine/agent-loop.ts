@@ -101,7 +101,11 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
   };
 
   try {
-    if (state.pending.length) await resolvePending(input, state, record, execute);
+    if (state.pending.length) {
+      await resolvePending(input, state, record, execute);
+      // An approved ask_agent call whose child paused for a decision of its own: wait for the child.
+      if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
+    }
     while (true) {
       const limit = limitReached(spec, state);
       if (limit) {
@@ -244,7 +248,10 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   return { text, calls };
 }
 
-/** Applies decisions and child results to the calls a resumed run waited on, in call order. */
+/**
+ * Applies decisions and child results to the calls a resumed run waited on, in call order. An
+ * approved call that pauses on a child agent is left pending again, waiting for that child.
+ */
 async function resolvePending(
   input: AgentLoopInput,
   state: RunState,
@@ -262,15 +269,16 @@ async function resolvePending(
       record(call, { result: askAgentResult(resolution.result), isError: resolution.result.status !== 'COMPLETED' });
     } else if (resolution.approved) {
       input.ports.emit({ type: 'resume', approvalId: resolution.approvalId });
-      const outcome = await execute(call);
-      if (outcome instanceof ToolPause) state.pending.push({ ...call, childTurnId: outcome.childTurnId });
-      else record(call, outcome);
+      const { approvalId: _decided, ...decided } = call;
+      const outcome = await execute(decided);
+      // Its decision is taken: from now on the call waits only for its child.
+      if (outcome instanceof ToolPause) state.pending.push({ ...decided, childTurnId: outcome.childTurnId });
+      else record(decided, outcome);
     } else {
       const why = resolution.reason ? `: ${resolution.reason}` : '';
       record(call, { result: { error: `A human reviewer rejected this call${why}` }, isError: true });
     }
   }
-  if (state.pending.length) throw new Error('A tool resumed after approval paused again; not supported');
 }
 
 function recordResult(emit: (body: AgentEventBody) => void, agentName: string, state: RunState, call: CallInfo, outcome: ToolOutcome) {

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { chat, followTurn, GATED_AGENT, registerAgent, send, untilPaused, useAgentServer, type Event } from '../support/agents.js';
-import { AppendMessagesDocument, DecideApprovalDocument, TurnRecordDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import { AppendMessagesDocument, ApprovalsDocument, DecideApprovalDocument, TurnDocument, TurnRecordDocument, TurnTreeDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -12,6 +12,14 @@ const sentTo = (i: number): { role: string; content: string }[] => env.fake.chat
 
 const approvalsOf = (events: Event[]) => events.filter((e): e is Extract<Event, { __typename: 'ApprovalNeededEvent' }> => e.__typename === 'ApprovalNeededEvent');
 const lastSeq = (events: Event[]) => (events.at(-1) as { seq: number }).seq;
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 async function readProfile(user: Caller): Promise<any> {
   const client = new Client({ name: 'remgraph-test', version: '1.0.0' });
@@ -93,5 +101,33 @@ describe('memory and context', () => {
     for (const i of [0, 1]) expect(sentTo(i)[1]!.content.endsWith(`\n\n${instruction}`), `call ${i}`).toBe(true);
     const rows = (await user.data(TurnRecordDocument, { id: sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
     expect(JSON.stringify(rows)).not.toContain('marker-12');
+  });
+
+  it('takes a child’s approval after its parent’s gated ask_agent call was approved: the turn completes, each tool run once', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: gboss\ndescription: You delegate.\ntools:\n  - name: ask_agent\n    requires_approval: true\n');
+    await registerAgent(user, 'name: gresearcher\ndescription: You publish.\ntools:\n  - name: action\n    requires_approval: true\n');
+    env.fake.enqueue({ toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'gresearcher', input_text: 'publish it' } }] });
+    const sent = await send(user, { content: 'publish the research', agent: 'gboss' });
+    const before = await untilPaused(env.server.url, user, sent.turn.id);
+
+    env.fake.enqueue({ toolCalls: [{ id: 'pub', name: 'action', arguments: { type: 'publish' } }] });
+    await user.data(DecideApprovalDocument, { id: approvalsOf(before)[0]!.approvalId, approve: true });
+    const pending = async () => (await user.data(ApprovalsDocument, { status: 'PENDING', sessionId: sent.session.id })).approvals.edges.map((e) => e.node);
+    const status = async () => (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!.status;
+    await until(async () => (await pending()).length > 0 || !['RUNNING', 'AWAITING_APPROVAL'].includes(await status()));
+    const [childApproval] = await pending();
+    expect(childApproval).toMatchObject({ toolName: 'action', agentPath: ['gboss', 'gresearcher'] });
+
+    env.fake.enqueue({ text: 'Published.' }, { text: 'The research is published.' });
+    await user.data(DecideApprovalDocument, { id: childApproval!.id, approve: true });
+    const events = await followTurn(env.server.url, user, sent.turn.id);
+    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'The research is published.' });
+
+    const tree = (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!;
+    expect(tree.children).toMatchObject([{ agent: 'gresearcher', status: 'COMPLETED' }]);
+    const logOf = async (id: string) => (await user.data(TurnDocument, { id })).turn!.toolCallsLog;
+    expect(await logOf(sent.turn.id)).toMatchObject([{ tool: 'ask_agent', isError: false }]);
+    expect(await logOf(tree.children[0]!.id)).toMatchObject([{ tool: 'action', isError: false }]);
   });
 });
