@@ -10,7 +10,7 @@ import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions, structuredOutputSchema } from '../agents/prompt.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-import { addUsage, offeredTools, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addChildUsage, offeredTools, ownUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -85,7 +85,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     signal,
     delegate: async (request) => {
       const { usage, ...result } = await ports.delegate(request);
-      addUsage(state.usage, usage);
+      addChildUsage(state, usage);
       if (result.content) state.childOutputs.push(result.content);
       return result;
     },
@@ -264,7 +264,7 @@ async function resolvePending(
     const resolution = input.resolutions?.get(call.toolCallId);
     if (!resolution) throw new Error(`No resolution for pending call ${call.toolCallId}`);
     if (resolution.kind === 'child') {
-      addUsage(state.usage, resolution.usage);
+      addChildUsage(state, resolution.usage);
       if (resolution.result.content) state.childOutputs.push(resolution.result.content);
       record(call, { result: askAgentResult(resolution.result), isError: resolution.result.status !== 'COMPLETED' });
     } else if (resolution.approved) {
@@ -297,8 +297,9 @@ function lastAssistantText(state: RunState): string {
 function limitReached(spec: ResolvedAgent['spec'], state: RunState): string | null {
   if (state.iterations >= spec.maxIterations) return `Stopped after max_iterations (${spec.maxIterations}) model calls`;
   const { requestLimit, totalTokensLimit } = spec.limits;
-  if (requestLimit && state.usage.requests >= requestLimit) return `Stopped at limits.request_limit (${requestLimit})`;
-  const tokens = state.usage.inputTokens + state.usage.outputTokens;
+  const own = ownUsage(state);
+  if (requestLimit && own.requests >= requestLimit) return `Stopped at limits.request_limit (${requestLimit})`;
+  const tokens = own.inputTokens + own.outputTokens;
   if (totalTokensLimit && tokens >= totalTokensLimit) return `Stopped at limits.total_tokens_limit (${totalTokensLimit}); used ${tokens}`;
   return null;
 }

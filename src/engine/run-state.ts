@@ -70,7 +70,10 @@ export interface TurnOverrides {
 export interface RunState {
   messages: ChatMessage[];
   iterations: number;
+  /** The turn's usage, its child agents' included (what the turn cost). */
   usage: UsageTotals;
+  /** The part of `usage` that child agents used: limits apply to the agent's own run only. */
+  delegatedUsage?: UsageTotals;
   text: string;
   toolLog: ToolLogEntry[];
   rows: TurnMessage[];
@@ -137,7 +140,23 @@ export function emptyUsage(): UsageTotals {
   return { inputTokens: 0, outputTokens: 0, requests: 0 };
 }
 
-export function addUsage(into: UsageTotals, more: UsageTotals) {
+/** Adds a child agent's usage to the turn's, apart from the agent's own. */
+export function addChildUsage(state: RunState, usage: UsageTotals) {
+  addUsage(state.usage, usage);
+  addUsage((state.delegatedUsage ??= emptyUsage()), usage);
+}
+
+/** What the agent's own model calls used, which its limits count (p8: limits are per agent run). */
+export function ownUsage(state: RunState): UsageTotals {
+  const delegated = state.delegatedUsage ?? emptyUsage();
+  return {
+    inputTokens: state.usage.inputTokens - delegated.inputTokens,
+    outputTokens: state.usage.outputTokens - delegated.outputTokens,
+    requests: state.usage.requests - delegated.requests,
+  };
+}
+
+function addUsage(into: UsageTotals, more: UsageTotals) {
   into.inputTokens += more.inputTokens;
   into.outputTokens += more.outputTokens;
   into.requests += more.requests;

@@ -130,4 +130,23 @@ describe('memory and context', () => {
     expect(await logOf(sent.turn.id)).toMatchObject([{ tool: 'ask_agent', isError: false }]);
     expect(await logOf(tree.children[0]!.id)).toMatchObject([{ tool: 'action', isError: false }]);
   });
+
+  it('applies request_limit and total_tokens_limit per agent run: a child’s usage does not count against its parent’s limits', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: lboss\ndescription: You delegate.\ntools:\n  - name: ask_agent\nlimits:\n  request_limit: 2\n  total_tokens_limit: 1000\n');
+    await registerAgent(user, 'name: lworker\ndescription: You work.\ntools:\n  - name: action\nlimits:\n  request_limit: 2\n');
+    const note = (id: string) => ({ toolCalls: [{ id, name: 'action', arguments: { type: 'note' } }], usage: { prompt_tokens: 600, completion_tokens: 10 } });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'lworker', input_text: 'work' } }], usage: { prompt_tokens: 10, completion_tokens: 5 } },
+      note('n1'),
+      note('n2'),
+      { text: 'Done.', usage: { prompt_tokens: 10, completion_tokens: 5 } },
+    );
+    const { events, turn } = await chat(env.server.url, user, { content: 'get it done', agent: 'lboss' });
+
+    // The parent made 2 calls and used 30 tokens of its own; the tree's usage still adds the child's.
+    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Done.', usage: { requests: 4, inputTokens: 1220, outputTokens: 30 } });
+    const tree = (await user.data(TurnTreeDocument, { id: turn.id })).turn!;
+    expect(tree.children).toMatchObject([{ agent: 'lworker', status: 'MAX_ITERATIONS', usage: { requests: 2 } }]);
+  });
 });
