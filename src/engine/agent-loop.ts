@@ -11,7 +11,7 @@ import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
 import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-import { addUsage, offeredTools, responseFormatFor, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { addChildUsage, offeredTools, ownUsage, responseFormatFor, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
 export interface AgentLoopPorts {
@@ -86,7 +86,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     signal,
     delegate: async (request) => {
       const { usage, ...result } = await ports.delegate(request);
-      addUsage(state.usage, usage);
+      addChildUsage(state, usage);
       if (result.content) state.childOutputs.push(result.content);
       return result;
     },
@@ -102,7 +102,11 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
   };
 
   try {
-    if (state.pending.length) await resolvePending(input, state, record, execute);
+    if (state.pending.length) {
+      await resolvePending(input, state, record, execute);
+      // An approved ask_agent call whose child paused for a decision of its own: wait for the child.
+      if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
+    }
     while (true) {
       const limit = limitReached(spec, state);
       if (limit) {
@@ -249,7 +253,10 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   return { text, calls };
 }
 
-/** Applies decisions and child results to the calls a resumed run waited on, in call order. */
+/**
+ * Applies decisions and child results to the calls a resumed run waited on, in call order. An
+ * approved call that pauses on a child agent is left pending again, waiting for that child.
+ */
 async function resolvePending(
   input: AgentLoopInput,
   state: RunState,
@@ -262,20 +269,21 @@ async function resolvePending(
     const resolution = input.resolutions?.get(call.toolCallId);
     if (!resolution) throw new Error(`No resolution for pending call ${call.toolCallId}`);
     if (resolution.kind === 'child') {
-      addUsage(state.usage, resolution.usage);
+      addChildUsage(state, resolution.usage);
       if (resolution.result.content) state.childOutputs.push(resolution.result.content);
       record(call, { result: askAgentResult(resolution.result), isError: resolution.result.status !== 'COMPLETED' });
     } else if (resolution.approved) {
       input.ports.emit({ type: 'resume', approvalId: resolution.approvalId });
-      const outcome = await execute(call);
-      if (outcome instanceof ToolPause) state.pending.push({ ...call, childTurnId: outcome.childTurnId });
-      else record(call, outcome);
+      const { approvalId: _decided, ...decided } = call;
+      const outcome = await execute(decided);
+      // Its decision is taken: from now on the call waits only for its child.
+      if (outcome instanceof ToolPause) state.pending.push({ ...decided, childTurnId: outcome.childTurnId });
+      else record(decided, outcome);
     } else {
       const why = resolution.reason ? `: ${resolution.reason}` : '';
       record(call, { result: { error: `A human reviewer rejected this call${why}` }, isError: true });
     }
   }
-  if (state.pending.length) throw new Error('A tool resumed after approval paused again; not supported');
 }
 
 function recordResult(emit: (body: AgentEventBody) => void, agentName: string, state: RunState, call: CallInfo, outcome: ToolOutcome) {
@@ -294,8 +302,9 @@ function lastAssistantText(state: RunState): string {
 function limitReached(spec: ResolvedAgent['spec'], state: RunState): string | null {
   if (state.iterations >= spec.maxIterations) return `Stopped after max_iterations (${spec.maxIterations}) model calls`;
   const { requestLimit, totalTokensLimit } = spec.limits;
-  if (requestLimit && state.usage.requests >= requestLimit) return `Stopped at limits.request_limit (${requestLimit})`;
-  const tokens = state.usage.inputTokens + state.usage.outputTokens;
+  const own = ownUsage(state);
+  if (requestLimit && own.requests >= requestLimit) return `Stopped at limits.request_limit (${requestLimit})`;
+  const tokens = own.inputTokens + own.outputTokens;
   if (totalTokensLimit && tokens >= totalTokensLimit) return `Stopped at limits.total_tokens_limit (${totalTokensLimit}); used ${tokens}`;
   return null;
 }

@@ -37,7 +37,7 @@ export async function delegate(deps: EngineDeps, tree: HeldTree, parent: TurnRun
     agent,
     model,
     ctx: parent.ctx,
-    state: freshState(agent, parent.state.context, history, content, gatedFor(deps, parent)),
+    state: freshState(agent, parent.ctx, history, content, gatedFor(deps, parent)),
     signal: parent.signal,
   };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));

@@ -3,13 +3,12 @@ import { visibleTo } from '../auth/scope.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
 import { compressMessage, loadConversation } from '../sessions/messages.js';
+import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
 import { offeredTools, responseFormatFor, systemPromptFor, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
-/** The key of a user's own profile entity, injected into their turns as memory. */
-export const PROFILE_KEY = 'user-profile';
 const RECENT_MOMENTS = 5;
 
 export interface TurnContextInput {
@@ -31,10 +30,11 @@ export interface TurnContextInput {
 }
 
 export interface TurnContext {
-  /** Labelled memory blocks (system messages), then the history that fits, oldest first. */
+  /**
+   * Labelled memory blocks (system messages), then the history that fits, oldest first. The blocks
+   * are rebuilt for every turn and never stored (llm_calls keeps each request as sent).
+   */
   messages: ChatMessage[];
-  /** The memory blocks' text, stored as `memory` messages. */
-  memory: string[];
 }
 
 /**
@@ -69,7 +69,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
     ? input.history.toReversed()
     : (await loadConversation(deps.prisma, sessionId, input.beforeSeq)).map((row): ChatMessage => {
         const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
-        return { role: row.type, content };
+        return { role: row.role, content };
       });
   const history: ChatMessage[] = [];
   for (const message of newestFirst) {
@@ -79,7 +79,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
   }
   // A tool result whose call was cut off would be refused by the provider.
   while (history.at(-1)?.role === 'tool') history.pop();
-  return { messages: [...memoryMessages, ...history.reverse()], memory };
+  return { messages: [...memoryMessages, ...history.reverse()] };
 }
 
 /**
@@ -89,15 +89,16 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
 async function memoryBlocks(deps: Pick<EngineDeps, 'prisma' | 'settings'>, ctx: AgentContext, sessionId: string, counter: TokenCounter): Promise<string[]> {
   const total = deps.settings.memoryTokenBudget;
   if (total <= 0) return [];
+  const key = ctx.userId ? profileKey(ctx.userId) : null;
   const [profile, moments] = await Promise.all([
-    ctx.userId ? deps.prisma.entity.findFirst({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key: PROFILE_KEY } }) : null,
+    key ? deps.prisma.entity.findFirst({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key } }) : null,
     deps.prisma.moment.findMany({ where: { sessionId, ...visibleTo(ctx) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: RECENT_MOMENTS }),
   ]);
   const blocks: string[] = [];
   const profileBudget = moments.length ? Math.floor(total / 2) : total;
   if (profile) {
     const lines = [profile.name, profile.summary, profile.content].filter((line): line is string => Boolean(line?.trim()));
-    blocks.push(fit(counter, `[Memory: user profile (REM LOOKUP "${PROFILE_KEY}")]`, lines, profileBudget));
+    blocks.push(fit(counter, `[Memory: user profile (REM LOOKUP "${key}")]`, lines, profileBudget));
   }
   if (moments.length) {
     const lines = moments.map((m) => {

@@ -1,5 +1,5 @@
 import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
-import type { RunState } from './run-state.js';
+import { requestContext, type RunState } from './run-state.js';
 import type { HeldTree, TreeHost } from './held-tree.js';
 import { finishIdleTurn, type TurnRun } from './turn-run.js';
 
@@ -45,7 +45,7 @@ export async function resumeReady(sup: TreeHost, tree: HeldTree): Promise<void> 
         session: turn.session,
         agent: await agents.load(state.context, turn.agent, turn.agentVersion),
         model: models.resolve(turn.model),
-        ctx: state.context,
+        ctx: requestContext(state),
         state,
         signal: tree.controller.signal,
         resolutions: await store.resolutionsFor(state),

@@ -15,11 +15,11 @@ export interface ToolLogEntry {
 }
 
 /**
- * A message the turn adds to its session when it ends: the memory it was given, the audit trail of
- * its tool calls, the model's reasoning (`think`), and the observations it reported (action tool).
+ * A message the turn adds to its session when it ends: the audit trail of its tool calls, the
+ * model's reasoning (`think`), and the observations it reported (action tool).
  */
 export interface TurnMessage {
-  type: 'tool_call' | 'tool_response' | 'think' | 'observation' | 'memory';
+  type: 'tool_call' | 'tool_response' | 'think' | 'observation';
   content: string | null;
   toolCalls?: { id: string; name: string; arguments: string }[];
   toolCallId?: string;
@@ -75,7 +75,10 @@ export interface TurnOverrides {
 export interface RunState {
   messages: ChatMessage[];
   iterations: number;
+  /** The turn's usage, its child agents' included (what the turn cost). */
   usage: UsageTotals;
+  /** The part of `usage` that child agents used: limits apply to the agent's own run only. */
+  delegatedUsage?: UsageTotals;
   text: string;
   toolLog: ToolLogEntry[];
   rows: TurnMessage[];
@@ -87,8 +90,14 @@ export interface RunState {
   /** The structured-output repair round was used (one per turn). */
   repaired?: boolean;
   startedAt: number;
-  /** Who the turn runs for; the per-request added instruction is left out (never persisted). */
+  /** Who the turn runs for, without the added instruction (kept apart, below). */
   context: AgentContext;
+  /**
+   * The request's added instruction (X-Added-Instruction, or the OpenAI endpoint's system
+   * messages): sent with every model call of the turn, so it lives in the checkpoint to outlast a
+   * pause; it is never stored as a message.
+   */
+  addedInstruction?: string | null;
   /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
   inheritedGates?: string[];
   overrides?: TurnOverrides;
@@ -112,6 +121,11 @@ export function responseFormatFor(agent: ResolvedAgent, overrides?: TurnOverride
   return structuredOutputSchema(agent.spec) ?? overrides?.responseFormat;
 }
 
+/** The request context a run of `state` continues with: who it runs for and its added instruction. */
+export function requestContext(state: RunState): AgentContext {
+  return { ...state.context, addedInstruction: state.addedInstruction ?? null };
+}
+
 export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
   return {
     inheritedGates,
@@ -128,6 +142,7 @@ export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: Cha
     pending: [],
     startedAt: Date.now(),
     context: { ...ctx, addedInstruction: null },
+    addedInstruction: ctx.addedInstruction,
   };
 }
 
@@ -135,7 +150,23 @@ export function emptyUsage(): UsageTotals {
   return { inputTokens: 0, outputTokens: 0, requests: 0 };
 }
 
-export function addUsage(into: UsageTotals, more: UsageTotals) {
+/** Adds a child agent's usage to the turn's, apart from the agent's own. */
+export function addChildUsage(state: RunState, usage: UsageTotals) {
+  addUsage(state.usage, usage);
+  addUsage((state.delegatedUsage ??= emptyUsage()), usage);
+}
+
+/** What the agent's own model calls used, which its limits count (p8: limits are per agent run). */
+export function ownUsage(state: RunState): UsageTotals {
+  const delegated = state.delegatedUsage ?? emptyUsage();
+  return {
+    inputTokens: state.usage.inputTokens - delegated.inputTokens,
+    outputTokens: state.usage.outputTokens - delegated.outputTokens,
+    requests: state.usage.requests - delegated.requests,
+  };
+}
+
+function addUsage(into: UsageTotals, more: UsageTotals) {
   into.inputTokens += more.inputTokens;
   into.outputTokens += more.outputTokens;
   into.requests += more.requests;

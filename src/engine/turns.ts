@@ -138,7 +138,6 @@ export class TurnService {
     this.supervisor.launch(tree, run, async () => {
       const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: route.content, beforeSeq: started.userMessage?.seq, history: input.history ?? undefined, withMemory: true, overrides });
       run.state = freshState(agent, ctx, context.messages, route.content, [], overrides);
-      run.state.rows.push(...context.memory.map((content) => ({ type: 'memory' as const, content, agentName: agent.name })));
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return { ...started, session };

@@ -33,21 +33,39 @@ export function messageKey(sessionId: string, seq: number): string {
 }
 
 /**
- * The conversation so far, newest first: user and assistant text only (tool rows stay in the audit
- * trail; think, observation and memory rows are this server's notes, not conversation).
+ * How each stored message type enters a model's context (p8's table): user and assistant as they
+ * are, system rows (session context) and memory rows (compaction summaries) as system messages,
+ * observations as context the user side gives (not user speech). Tool rows stay in the audit
+ * trail and think rows are never loaded.
  */
-export function loadConversation(prisma: PrismaClient, sessionId: string, beforeSeq?: number): Promise<{ type: 'user' | 'assistant'; content: string; seq: number }[]> {
-  return prisma.message.findMany({
+const CONTEXT_ROLE = { user: 'user', assistant: 'assistant', system: 'system', memory: 'system', observation: 'user' } as const;
+
+type ContextType = keyof typeof CONTEXT_ROLE;
+
+export interface ContextRow {
+  type: ContextType;
+  role: (typeof CONTEXT_ROLE)[ContextType];
+  content: string;
+  seq: number;
+}
+
+/** The conversation so far as the model sees it, newest first (see CONTEXT_ROLE). */
+export async function loadConversation(prisma: PrismaClient, sessionId: string, beforeSeq?: number): Promise<ContextRow[]> {
+  const rows = await prisma.message.findMany({
     where: {
       sessionId,
-      type: { in: ['user', 'assistant'] },
+      type: { in: Object.keys(CONTEXT_ROLE) as ContextType[] },
       content: { not: null },
       ...(beforeSeq ? { seq: { lt: beforeSeq } } : {}),
     },
     orderBy: { seq: 'desc' },
     take: 500,
     select: { type: true, content: true, seq: true },
-  }) as Promise<{ type: 'user' | 'assistant'; content: string; seq: number }[]>;
+  });
+  return rows.map((row) => {
+    const type = row.type as ContextType;
+    return { type, role: CONTEXT_ROLE[type], content: type === 'observation' ? `[Observation] ${row.content}` : row.content!, seq: row.seq };
+  });
 }
 
 /**

@@ -62,14 +62,14 @@ describe('the context window', () => {
     expect(conversation(env.fake.chatRequests[2]!.body)).toEqual([{ role: 'user', content: 'Third question' }]);
   });
 
-  it('injects the user’s profile and the session’s recent moments as labelled, budgeted memory, stored as memory messages', async () => {
+  it('injects the user’s profile and the session’s recent moments as labelled, budgeted memory, never stored', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, LOOKER);
     env.fake.enqueue({ text: 'Hello.' });
     const first = await chat(env.server.url, user, { content: 'Hi', agent: 'looker' });
     const sessionId = first.sent.session.id;
     await user.data(UpsertEntityDocument, {
-      input: { key: 'user-profile', name: 'Ada Lovelace', summary: 'Prefers short answers; works on the analytical engine.', content: `Notes: ${'likes numbers. '.repeat(200)}` },
+      input: { key: `user-${user.headers['x-user-id']}`, name: 'Ada Lovelace', summary: 'Prefers short answers; works on the analytical engine.', content: `Notes: ${'likes numbers. '.repeat(200)}` },
     });
     for (const [i, name] of ['Budget review', 'Engine design call'].entries()) {
       await user.data(UpsertMomentDocument, { input: { key: `moment ${i}`, name, summary: `Discussed ${name.toLowerCase()}.`, sessionId } });
@@ -79,7 +79,7 @@ describe('the context window', () => {
 
     const system = env.fake.chatRequests[1]!.body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content);
     const [profile, moments] = system.slice(2);
-    expect(profile.split('\n').slice(0, 3)).toEqual(['[Memory: user profile (REM LOOKUP "user-profile")]', 'Ada Lovelace', 'Prefers short answers; works on the analytical engine.']);
+    expect(profile.split('\n').slice(0, 3)).toEqual([`[Memory: user profile (REM LOOKUP "user-${user.headers['x-user-id']}")]`, 'Ada Lovelace', 'Prefers short answers; works on the analytical engine.']);
     expect(countTokens(profile)).toBeLessThanOrEqual(60);
     expect(profile).not.toContain('likes numbers. '.repeat(200));
     expect(moments.split('\n')).toEqual([
@@ -91,8 +91,8 @@ describe('the context window', () => {
     // Memory goes before the conversation.
     expect(env.fake.chatRequests[1]!.body.messages.map((m: any) => m.role)).toEqual(['system', 'system', 'system', 'system', 'user', 'assistant', 'user']);
 
+    // Rebuilt for every turn, never stored.
     const rows = (await user.data(TurnRecordDocument, { id: second.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
-    expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'memory', 'memory', 'assistant']);
-    expect(rows.filter((m) => m.type === 'memory').map((m) => m.content)).toEqual([profile, moments]);
+    expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 });
