@@ -5,6 +5,7 @@ import type { HubTurn } from '../events/event-hub.js';
 export interface TreeTurn extends HubTurn {
   status: string;
   lastSeq: number;
+  ephemeral: boolean;
 }
 
 /**
@@ -50,9 +51,9 @@ export class TreeLease {
   /** Every turn of a tree, parents before children, with its last stored seq. */
   async turns(rootId: string): Promise<TreeTurn[]> {
     const rows = await this.prisma.$queryRaw<
-      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number }[]
+      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number; ephemeral: boolean }[]
     >`
-      SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status,
+      SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status, t.ephemeral,
              GREATEST(t.last_seq, COALESCE((SELECT max(e.seq) FROM turn_events e WHERE e.turn_id = t.id), 0)) AS last_seq
       FROM turns t WHERE t.root_id = ${rootId}::uuid ORDER BY t.depth, t.started_at`;
     return rows.map((r) => ({
@@ -64,6 +65,7 @@ export class TreeLease {
       agentPath: r.agent_path,
       status: r.status,
       lastSeq: Number(r.last_seq),
+      ephemeral: r.ephemeral,
     }));
   }
 
