@@ -4,7 +4,7 @@ import type { EngineDeps } from './engine-deps.js';
 import type { StopReason } from './agent-loop.js';
 import { delegate } from './delegation.js';
 import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
-import { recoverOrphans, retryUnfinished } from './recovery.js';
+import { recoverOrphans, retryUnfinished, takeOver } from './recovery.js';
 import type { HeldTree, TreeHost } from './held-tree.js';
 import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
 
@@ -51,7 +51,7 @@ export class Supervisor implements TreeHost {
     return this.trees.get(rootId);
   }
 
-  /** Takes a tree that is free (or whose holder stopped beating before `staleBefore`) into this process. */
+  /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
   async hold(rootId: string, staleBefore?: Date): Promise<HeldTree | undefined> {
     const held = this.trees.get(rootId);
     if (held) return held;
@@ -128,6 +128,8 @@ export class Supervisor implements TreeHost {
         return true;
       });
       if (handled) return;
+      // A holder that died (e.g. killed while the turn paused, before letting go) would never hear a poke.
+      if (await takeOver(this, rootId)) return;
       const holder = await this.deps.lease.holder(rootId);
       if (holder) return this.deps.pubsub.publish('tree:poke', { rootId, holder });
       // Let go of between our attempt and the question: try again.

@@ -1,4 +1,5 @@
-import type { PrismaClient } from '../db/generated/client.js';
+import { Prisma, type PrismaClient } from '../db/generated/client.js';
+import type { ProcessLiveness } from '../db/process-liveness.js';
 import type { HubTurn } from '../events/event-hub.js';
 
 /** A turn of a tree, with the last seq of its stored log (where numbering continues). */
@@ -11,21 +12,25 @@ export interface TreeTurn extends HubTurn {
 /**
  * Who holds a turn tree. One process at a time runs a tree's turns and numbers their events; it is
  * recorded on the tree's root (`runner`, refreshed through `heartbeat_at`). A process takes a tree
- * that nobody holds, or whose holder stopped beating, with one conditional UPDATE, so exactly one
- * of any number of competing processes gets it.
+ * that nobody holds, or whose holder is gone (its process stopped, or it stopped beating), with one
+ * conditional UPDATE, so exactly one of any number of competing processes gets it.
  */
 export class TreeLease {
   constructor(
     private readonly prisma: PrismaClient,
     readonly processId: string,
+    private readonly liveness: ProcessLiveness,
   ) {}
 
-  /** Takes the tree if it is free, already ours, or (with `staleBefore`) held by a process that stopped beating. */
+  /**
+   * Takes the tree if it is free or already ours; with `staleBefore`, also from a holder whose
+   * process stopped (known at once) or that stopped beating before then.
+   */
   async acquire(rootId: string, staleBefore?: Date): Promise<boolean> {
+    const orphaned = staleBefore ? Prisma.sql`OR heartbeat_at < ${staleBefore} OR ${this.holderGone()}` : Prisma.empty;
     const taken = await this.prisma.$executeRaw`
       UPDATE turns SET runner = ${this.processId}, heartbeat_at = now()
-      WHERE id = ${rootId}::uuid AND (runner IS NULL OR runner = ${this.processId}
-        OR (${staleBefore ?? null}::timestamptz IS NOT NULL AND heartbeat_at < ${staleBefore ?? null}::timestamptz))`;
+      WHERE id = ${rootId}::uuid AND (runner IS NULL OR runner = ${this.processId} ${orphaned})`;
     return taken > 0;
   }
 
@@ -69,10 +74,17 @@ export class TreeLease {
     }));
   }
 
-  /** Roots of trees whose holder stopped beating before `staleBefore` (this process included, for trees it lost track of). */
+  /**
+   * Roots of trees whose holder's process stopped, or whose holder stopped beating before
+   * `staleBefore` (this process included, for trees it lost track of).
+   */
   async orphans(staleBefore: Date): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})`;
+      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore} OR ${this.holderGone()})`;
     return rows.map((r) => r.id);
+  }
+
+  private holderGone(): Prisma.Sql {
+    return this.liveness.gone(Prisma.sql`runner`);
   }
 }
