@@ -11,8 +11,8 @@ export const agentSettings = z
     HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
     /** Earlier assistant answers longer than this reach agents with the search tool as head + tail around a REM LOOKUP breadcrumb; 0 = never. */
     HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
-    /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended; 0 = deleted as soon as its stream ended. */
-    EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(0),
+    /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended, so a late subscriber still gets the whole stream; 0 = deleted as soon as its stream ended. */
+    EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(60_000),
     /** Most tokens a whole model request may use (system prompt, tools, memory, history, message, room for the reply), counted with the model's tokenizer. */
     CONTEXT_TOKEN_BUDGET: z.coerce.number().int().min(256).default(32_000),
     /** Tokens for the injected memory (the user's profile entity and the session's recent moments); 0 = none. */

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
 import { PGliteThread, type Watchdog } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
+import { embeddedLiveness, openPostgresLiveness, type ProcessLiveness } from './process-liveness.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
 
@@ -27,6 +28,11 @@ export interface Database {
    * work in flight fails with `error()` and the database is stopped and reopened, data intact.
    */
   interruptAfter?(ms: number, error: () => Error): Watchdog;
+  /**
+   * Marks the process `processId` alive until the database is closed, and tells whether others are
+   * (see process-liveness.ts). `onLost` hears of this process looking stopped to the others for a while.
+   */
+  liveness(processId: string, onLost: (error: Error) => void): Promise<ProcessLiveness>;
   close(): Promise<void>;
 }
 
@@ -54,6 +60,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     // One process owns a PGlite directory, so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
+    liveness: async (processId) => embeddedLiveness(processId),
     async close() {
       await prisma.$disconnect();
       await client.close();
@@ -69,6 +76,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // One naming for both: a name stands for one text on every connection.
   const names = statementNames();
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: names }) });
+  let lock: Awaited<ReturnType<typeof openPostgresLiveness>> | undefined;
   return {
     prisma,
     sql: postgresSqlClient(pool, names),
@@ -87,9 +95,15 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
         lock.release();
       }
     },
+    async liveness(processId, onLost) {
+      await lock?.close();
+      lock = await openPostgresLiveness(url, processId, onLost);
+      return lock;
+    },
     async close() {
       await prisma.$disconnect();
       await pool.end();
+      await lock?.close();
     },
   };
 }

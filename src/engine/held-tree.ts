@@ -11,6 +11,8 @@ export interface HeldTree {
   cancelled: boolean;
   /** Child turns started in the tree so far (MAX_CHILD_TURNS). */
   childTurns: number;
+  /** An ephemeral tree (see EPHEMERAL_TURN_RETENTION_MS). */
+  ephemeral: boolean;
   /** The root's outcome let go of the tree in the database already. */
   released?: boolean;
 }

@@ -7,28 +7,41 @@ import { finishIdleTurn } from './turn-run.js';
 const MIN_SILENCE_MS = 2000;
 
 /**
- * Takes over trees whose process stopped beating (three heartbeats missed, and at least 2 s). Their running turns
- * end INTERRUPTED rather than being replayed: a half-streamed answer or a tool call in flight
- * cannot be repeated safely. Parents that waited on those turns then continue.
+ * Takes over trees whose process stopped: known at once when it died (see ProcessLiveness), else
+ * once it missed three heartbeats (and at least 2 s).
  */
 export async function recoverOrphans(sup: TreeHost): Promise<void> {
-  const { prisma, lease, logger, settings } = sup.deps;
-  const stale = new Date(Date.now() - Math.max(3 * settings.heartbeatMs, MIN_SILENCE_MS));
-  for (const rootId of await lease.orphans(stale)) {
-    if (sup.tree(rootId)) continue;
-    await sup.locked(rootId, async () => {
-      const tree = await sup.hold(rootId, stale);
-      if (!tree) return;
-      const running = await prisma.turn.findMany({ where: { rootId, status: 'RUNNING' }, orderBy: { depth: 'desc' } });
-      for (const turn of running) {
-        await finishIdleTurn(sup.deps, turn, 'INTERRUPTED', { code: 'INTERRUPTED', message: 'The server running this turn stopped before it finished' });
-      }
-      if (running.length) logger.warn({ turns: running.map((t) => t.id) }, 'interrupted turns whose server stopped');
-      await announceDecisions(sup, tree);
-      await resumeReady(sup, tree);
-      await sup.letGo(tree);
-    });
-  }
+  const stale = staleBefore(sup);
+  for (const rootId of await sup.deps.lease.orphans(stale)) await takeOver(sup, rootId, stale);
+}
+
+/**
+ * Takes a tree from a holder that stopped (see recoverOrphans); false when the tree is held here or
+ * by a live process, or free. Its running turns end INTERRUPTED rather than being replayed: a
+ * half-streamed answer or a tool call in flight cannot be repeated safely. Decisions taken
+ * meanwhile are announced, and the paused turns they (or the interrupted turns) unblock continue.
+ */
+export async function takeOver(sup: TreeHost, rootId: string, stale = staleBefore(sup)): Promise<boolean> {
+  const { prisma, logger } = sup.deps;
+  return sup.locked(rootId, async () => {
+    // Held here: not an orphan, whatever its row says (a beat may be late).
+    if (sup.tree(rootId)) return false;
+    const tree = await sup.hold(rootId, stale);
+    if (!tree) return false;
+    const running = await prisma.turn.findMany({ where: { rootId, status: 'RUNNING' }, orderBy: { depth: 'desc' } });
+    for (const turn of running) {
+      await finishIdleTurn(sup.deps, turn, 'INTERRUPTED', { code: 'INTERRUPTED', message: 'The server running this turn stopped before it finished' });
+    }
+    if (running.length) logger.warn({ turns: running.map((t) => t.id) }, 'interrupted turns whose server stopped');
+    await announceDecisions(sup, tree);
+    await resumeReady(sup, tree);
+    await sup.letGo(tree);
+    return true;
+  });
+}
+
+function staleBefore(sup: TreeHost): Date {
+  return new Date(Date.now() - Math.max(3 * sup.deps.settings.heartbeatMs, MIN_SILENCE_MS));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { EngineDeps } from './engine-deps.js';
 import type { StopReason } from './agent-loop.js';
 import { delegate } from './delegation.js';
 import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
-import { recoverOrphans, retryUnfinished } from './recovery.js';
+import { recoverOrphans, retryUnfinished, takeOver } from './recovery.js';
 import type { HeldTree, TreeHost } from './held-tree.js';
 import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
 
@@ -41,7 +41,7 @@ export class Supervisor implements TreeHost {
 
   /** Starts holding the tree of a new top-level turn (whose row already names this process). */
   adopt(turn: Turn): HeldTree {
-    const tree: HeldTree = { rootId: turn.id, turnIds: new Set([turn.id]), runs: new Set(), controller: new AbortController(), cancelled: false, childTurns: 0 };
+    const tree: HeldTree = { rootId: turn.id, turnIds: new Set([turn.id]), runs: new Set(), controller: new AbortController(), cancelled: false, childTurns: 0, ephemeral: turn.ephemeral };
     this.deps.hub.open(turn, 0);
     this.trees.set(turn.id, tree);
     return tree;
@@ -51,7 +51,7 @@ export class Supervisor implements TreeHost {
     return this.trees.get(rootId);
   }
 
-  /** Takes a tree that is free (or whose holder stopped beating before `staleBefore`) into this process. */
+  /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
   async hold(rootId: string, staleBefore?: Date): Promise<HeldTree | undefined> {
     const held = this.trees.get(rootId);
     if (held) return held;
@@ -65,6 +65,7 @@ export class Supervisor implements TreeHost {
       controller: new AbortController(),
       cancelled: false,
       childTurns: turns.length - 1,
+      ephemeral: turns[0]?.ephemeral ?? false,
     };
     this.trees.set(rootId, tree);
     return tree;
@@ -105,8 +106,7 @@ export class Supervisor implements TreeHost {
         const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
         if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
         await this.letGo(tree);
-        // Everything of the tree is stored and delivered to live subscribers: an ephemeral one goes.
-        if (treeEnded && run.turn.ephemeral && this.deps.settings.ephemeralRetentionMs === 0) await this.deps.store.dropEphemeral({ rootId: tree.rootId });
+        if (treeEnded) await this.ended(tree);
       });
     }).catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
   }
@@ -128,6 +128,8 @@ export class Supervisor implements TreeHost {
         return true;
       });
       if (handled) return;
+      // A holder that died (e.g. killed while the turn paused, before letting go) would never hear a poke.
+      if (await takeOver(this, rootId)) return;
       const holder = await this.deps.lease.holder(rootId);
       if (holder) return this.deps.pubsub.publish('tree:poke', { rootId, holder });
       // Let go of between our attempt and the question: try again.
@@ -147,6 +149,7 @@ export class Supervisor implements TreeHost {
       await Promise.all([...tree.runs].map((r) => r.done));
       await cancelPaused(this, tree);
       await this.letGo(tree);
+      await this.ended(tree);
       return true;
     });
   }
@@ -176,6 +179,15 @@ export class Supervisor implements TreeHost {
     this.deps.hub.close(tree.turnIds);
     this.trees.delete(tree.rootId);
     if (!tree.released) await this.deps.lease.release(tree.rootId);
+  }
+
+  /**
+   * After a tree's root ended and the tree was let go (everything of it stored and delivered to live
+   * subscribers): an ephemeral tree is kept for late subscribers until the sweep drops it, or goes
+   * at once without retention.
+   */
+  private async ended(tree: HeldTree) {
+    if (tree.ephemeral && this.deps.settings.ephemeralRetentionMs === 0) await this.deps.store.dropEphemeral({ rootId: tree.rootId });
   }
 
   private follow<K extends 'turn:cancel' | 'tree:poke' | 'session:deleted'>(topic: K, handle: (payload: Topics[K][0]) => void) {

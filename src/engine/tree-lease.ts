@@ -1,30 +1,36 @@
-import type { PrismaClient } from '../db/generated/client.js';
+import { Prisma, type PrismaClient } from '../db/generated/client.js';
+import type { ProcessLiveness } from '../db/process-liveness.js';
 import type { HubTurn } from '../events/event-hub.js';
 
 /** A turn of a tree, with the last seq of its stored log (where numbering continues). */
 export interface TreeTurn extends HubTurn {
   status: string;
   lastSeq: number;
+  ephemeral: boolean;
 }
 
 /**
  * Who holds a turn tree. One process at a time runs a tree's turns and numbers their events; it is
  * recorded on the tree's root (`runner`, refreshed through `heartbeat_at`). A process takes a tree
- * that nobody holds, or whose holder stopped beating, with one conditional UPDATE, so exactly one
- * of any number of competing processes gets it.
+ * that nobody holds, or whose holder is gone (its process stopped, or it stopped beating), with one
+ * conditional UPDATE, so exactly one of any number of competing processes gets it.
  */
 export class TreeLease {
   constructor(
     private readonly prisma: PrismaClient,
     readonly processId: string,
+    private readonly liveness: ProcessLiveness,
   ) {}
 
-  /** Takes the tree if it is free, already ours, or (with `staleBefore`) held by a process that stopped beating. */
+  /**
+   * Takes the tree if it is free or already ours; with `staleBefore`, also from a holder whose
+   * process stopped (known at once) or that stopped beating before then.
+   */
   async acquire(rootId: string, staleBefore?: Date): Promise<boolean> {
+    const orphaned = staleBefore ? Prisma.sql`OR heartbeat_at < ${staleBefore} OR ${this.holderGone()}` : Prisma.empty;
     const taken = await this.prisma.$executeRaw`
       UPDATE turns SET runner = ${this.processId}, heartbeat_at = now()
-      WHERE id = ${rootId}::uuid AND (runner IS NULL OR runner = ${this.processId}
-        OR (${staleBefore ?? null}::timestamptz IS NOT NULL AND heartbeat_at < ${staleBefore ?? null}::timestamptz))`;
+      WHERE id = ${rootId}::uuid AND (runner IS NULL OR runner = ${this.processId} ${orphaned})`;
     return taken > 0;
   }
 
@@ -50,9 +56,9 @@ export class TreeLease {
   /** Every turn of a tree, parents before children, with its last stored seq. */
   async turns(rootId: string): Promise<TreeTurn[]> {
     const rows = await this.prisma.$queryRaw<
-      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number }[]
+      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number; ephemeral: boolean }[]
     >`
-      SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status,
+      SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status, t.ephemeral,
              GREATEST(t.last_seq, COALESCE((SELECT max(e.seq) FROM turn_events e WHERE e.turn_id = t.id), 0)) AS last_seq
       FROM turns t WHERE t.root_id = ${rootId}::uuid ORDER BY t.depth, t.started_at`;
     return rows.map((r) => ({
@@ -64,13 +70,21 @@ export class TreeLease {
       agentPath: r.agent_path,
       status: r.status,
       lastSeq: Number(r.last_seq),
+      ephemeral: r.ephemeral,
     }));
   }
 
-  /** Roots of trees whose holder stopped beating before `staleBefore` (this process included, for trees it lost track of). */
+  /**
+   * Roots of trees whose holder's process stopped, or whose holder stopped beating before
+   * `staleBefore` (this process included, for trees it lost track of).
+   */
   async orphans(staleBefore: Date): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})`;
+      SELECT id FROM turns WHERE parent_id IS NULL AND runner IS NOT NULL AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore} OR ${this.holderGone()})`;
     return rows.map((r) => r.id);
+  }
+
+  private holderGone(): Prisma.Sql {
+    return this.liveness.gone(Prisma.sql`runner`);
   }
 }

@@ -177,7 +177,8 @@ export class TurnService {
       pubsub.publish('turn:cancel', { turnId: id, rootId: turn.rootId, requestedBy: ctx.userId });
       await this.untilEnded(turn, waitMs);
     }
-    return prisma.turn.findUniqueOrThrow({ where: { id } });
+    // An ephemeral turn kept for no time (EPHEMERAL_TURN_RETENTION_MS=0) is gone as soon as it ended.
+    return (await prisma.turn.findUnique({ where: { id } })) ?? { ...turn, status: 'CANCELLED', runner: null, checkpoint: null, finishedAt: new Date() };
   }
 
   private async untilEnded(turn: Turn, waitMs: number) {

@@ -23,6 +23,8 @@ let server: TestServer;
 let dataDir: string;
 const start = async (env: Record<string, string> = {}) => {
   server = await startTestServer({
+    // Ended ephemeral turns go at once unless a test keeps them.
+    EPHEMERAL_TURN_RETENTION_MS: '0',
     ...env,
     DATA_DIR: dataDir,
     OPENAI_API_KEY: 'test-key',

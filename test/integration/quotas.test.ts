@@ -14,7 +14,10 @@ const env = useAgentServer({
 
 const messagesOf = (user: Caller) => env.server.db.prisma.message.count({ where: { userId: user.headers['x-user-id'] } });
 
-/** Turns of `user` running on some other instance: only the database knows about them. */
+/**
+ * Turns of `user` running on some other instance: only the database knows about them. No runner is
+ * named: one that is not a live process would be taken over (and its turns interrupted) at once.
+ */
 async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
   const tenantId = user.headers['x-tenant-id']!;
   const userId = user.headers['x-user-id']!;
@@ -23,7 +26,7 @@ async function runningElsewhere(user: Caller, count: number): Promise<string[]> 
     const session = await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
     const id = randomUUID();
     await env.server.db.prisma.turn.create({
-      data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'RUNNING', runner: 'another-instance', heartbeatAt: new Date(), tenantId, userId },
+      data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'RUNNING', tenantId, userId },
     });
     ids.push(id);
   }

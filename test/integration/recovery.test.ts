@@ -1,4 +1,6 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
 import { caller, newUser, type Caller } from '../support/client.js';
 import { followTurn, GATED_AGENT, registerAgent, send, shape } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
@@ -57,6 +59,21 @@ async function pausedTurn(server: ServerProcess) {
   const sent = await send(user, { content: 'do it', agent: 'careful' });
   const turn = await waitForStatus(user, sent.turn.id, 'AWAITING_APPROVAL');
   return { user, sent, approvalId: turn.approvals[0]!.id };
+}
+
+/** The id a server process names itself by in the trees it holds (`turns.runner`), from its start-up log. */
+function processIdOf(server: ServerProcess): string {
+  return /"processId":"([^"]+)"/.exec(server.output())![1]!;
+}
+
+/** Writes to the database of stopped servers (`env` as given to them). */
+async function withDatabase(env: Record<string, string>, work: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<unknown>) {
+  const db = await openDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '', poolSize: 1 });
+  try {
+    await work(db);
+  } finally {
+    await db.close();
+  }
 }
 
 describe('durability across processes', () => {
@@ -120,6 +137,34 @@ describe('durability across processes', () => {
     const events = await followTurn(second.url, again, sent.turn.id);
     expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'approval_result', 'tool_result', 'content*', 'final']);
   });
+
+  it('resumes a decision taken right after a crash at once: a killed holder is known to be gone (10 rounds)', async () => {
+    // Heartbeats ten minutes apart: no tree is given up on for its holder's silence within this
+    // test, so each round resumes only because the killed holder is known to be gone.
+    const env = { ...(await database()), TURN_HEARTBEAT_MS: '600000' };
+    let server = await start(env);
+    let user = newUser(server.url);
+    await registerAgent(user, GATED_AGENT);
+    for (let round = 1; round <= 10; round++) {
+      fake.enqueue({ toolCalls: [{ id: `g${round}`, name: 'action', arguments: { type: 'survive' } }] });
+      const sent = await send(user, { content: `round ${round}`, agent: 'careful' });
+      const paused = await waitForStatus(user, sent.turn.id, 'AWAITING_APPROVAL');
+      const dead = processIdOf(server);
+      await server.stop('SIGKILL');
+      // As if it was killed a moment sooner, before letting go of the paused tree: the tree's row
+      // names the killed process as its holder, with a fresh heartbeat.
+      await withDatabase(env, (db) => db.prisma.turn.update({ where: { id: decodeGlobalID(sent.turn.id).id }, data: { runner: dead, heartbeatAt: new Date() } }));
+
+      server = await start(env);
+      user = caller(server.url, user.headers);
+      fake.enqueue({ text: `Done in round ${round}.` });
+      const decided = await user.data(DecideApprovalDocument, { id: paused.approvals[0]!.id, approve: true });
+      expect(decided.decideApproval.__typename).toBe('DecideApprovalSuccess');
+      const events = await followTurn(server.url, user, sent.turn.id);
+      expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'approval_result', 'resume', 'action', 'tool_result', 'content*', 'final']);
+      expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: `Done in round ${round}.` });
+    }
+  }, 900_000);
 
   it('marks a turn whose server died INTERRUPTED and completes late subscribers’ streams', async () => {
     const env = await database();

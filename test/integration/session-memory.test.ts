@@ -6,6 +6,7 @@ import { chat, contentOf, GATED_AGENT, registerAgent, send, shape, useAgentServe
 import type { RecordedRequest } from '../support/fake-openai.js';
 import {
   AppendMessagesDocument,
+  CancelTurnDocument,
   CreateSessionDocument,
   ExtractDocument,
   RegisterAgentDocument,
@@ -17,8 +18,8 @@ import {
   ViewerDocument,
 } from '../generated/graphql.js';
 
-// Ephemeral turns are dropped as soon as their stream ends (the default retention).
-const env = useAgentServer({ SWEEP_INTERVAL_MS: '200' });
+// Ephemeral turns are dropped as soon as their stream ends (no retention).
+const env = useAgentServer({ SWEEP_INTERVAL_MS: '200', EPHEMERAL_TURN_RETENTION_MS: '0' });
 
 const TOOL_AGENT = `
 name: noter
@@ -239,6 +240,30 @@ describe('ephemeral turns', () => {
     const rows = await prisma.message.findMany({ where: { sessionId: rowId(first.sent.session.id) }, orderBy: { seq: 'asc' } });
     expect(rows.map((m) => m.content)).toEqual(['My colour is blue', 'Noted: blue.']);
     expect(await prisma.session.count({ where: { id: rowId(first.sent.session.id) } })).toBe(1);
+  });
+});
+
+describe('a paused ephemeral turn, without retention', () => {
+  // No sweep after start-up: only the cancel itself can drop the turn.
+  const quiet = useAgentServer({ SWEEP_INTERVAL_MS: '600000', EPHEMERAL_TURN_RETENTION_MS: '0' });
+
+  it('is dropped as soon as it is cancelled, after its subscriber saw the end', async () => {
+    const user = newUser(quiet.server.url);
+    await registerAgent(user, GATED_AGENT);
+    quiet.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'action', arguments: { type: 'deploy' } }] });
+    const sent = await send(user, { content: 'deploy quietly', agent: 'careful', ephemeral: true });
+    const client = wsClient(quiet.server.url, user.headers);
+    const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
+    await until(() => sub.items.some((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent'));
+    const { cancelTurn } = await user.data(CancelTurnDocument, { id: sent.turn.id });
+    expect(cancelTurn).toMatchObject({ __typename: 'CancelTurnSuccess', turn: { status: 'CANCELLED' } });
+    const prisma = quiet.server.db.prisma;
+    expect(await prisma.turn.count({ where: { id: rowId(sent.turn.id) } })).toBe(0);
+    expect(await prisma.session.count({ where: { id: rowId(sent.session.id) } })).toBe(0);
+    const events = (await sub.done).map((i) => i.data!.turnEvents);
+    await client.dispose();
+    expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'final']);
+    expect(events.at(-1)).toMatchObject({ status: 'CANCELLED' });
   });
 });
 

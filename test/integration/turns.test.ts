@@ -1,3 +1,4 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
@@ -258,6 +259,30 @@ describe('resumable streams', () => {
     expect(await followTurn(env.server.url, user, sent.turn.id, events.length)).toEqual([]);
   });
 
+  it('keeps an ended ephemeral turn for its retention, replaying it in full to a late subscriber, until the sweep drops it', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: ['Off ', 'the ', 'record.'] });
+    const sent = await send(user, { content: 'between us', ephemeral: true });
+    const prisma = env.server.db.prisma;
+    const turnId = decodeGlobalID(sent.turn.id).id;
+    const sessionId = decodeGlobalID(sent.session.id).id;
+    // Ended before anyone subscribed (the row gone counts as ended too, so a turn dropped early fails below).
+    await until(async () => (await prisma.turn.findUnique({ where: { id: turnId } }))?.status !== 'RUNNING');
+
+    const events = await followTurn(env.server.url, user, sent.turn.id, 0);
+    expect(shape(events)).toEqual(['content*', 'final']);
+    expectGapFreeSeqs(events);
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Off the record.' });
+    expect(await followTurn(env.server.url, user, sent.turn.id, 0)).toEqual(events);
+    expect(await prisma.message.count({ where: { sessionId } })).toBe(0);
+
+    // Once its retention (EPHEMERAL_TURN_RETENTION_MS, a minute by default) has passed, the sweep drops it with its log and session.
+    await prisma.turn.update({ where: { id: turnId }, data: { finishedAt: new Date(Date.now() - 120_000) } });
+    await until(async () => (await prisma.turn.count({ where: { id: turnId } })) === 0, 30_000);
+    expect(await prisma.turnEvent.count({ where: { turnId } })).toBe(0);
+    expect(await prisma.session.count({ where: { id: sessionId } })).toBe(0);
+  });
+
   it('streams a turn over server-sent events too', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ text: 'Over SSE.' });
@@ -316,9 +341,9 @@ describe('scoping', () => {
   });
 });
 
-async function until(check: () => boolean, timeoutMs = 10_000) {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 10));
   }
