@@ -31,7 +31,8 @@ import { backend } from '../support/server.js';
 // GraphQL blocks are sent as GraphiQL sends them, as `X-User-Id: local-user` (GraphiQL's prefill);
 // subscriptions over SSE, until they complete.
 // Each example must exit 0 and print something, and nothing it prints may carry GraphQL `errors`,
-// an OpenAI-shaped `error` or an `…Error` result.
+// an OpenAI-shaped `error` or an `…Error` result; a GraphQL result the README shows as `# → {…}`
+// after an operation must match it.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
@@ -134,6 +135,8 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
       expect(results.length, context).toBeGreaterThan(0);
       expect(results.flatMap(problems), context).toEqual([]);
       for (const result of results) remember(result);
+      const shown = expectedAfter(block.code, operation);
+      if (shown) expect(Object.values((results.at(-1) as { data: object }).data)[0], `README line ${block.line}: the result it shows`).toMatchObject(shown);
     }
   }
 
@@ -211,6 +214,13 @@ function jsonValues(output: string): unknown[] {
     }
     return [];
   });
+}
+
+/** The result a block shows for an operation, as a `# → {…}` comment between it and the next operation. */
+function expectedAfter(code: string, operation: OperationDefinitionNode): object | undefined {
+  const rest = code.slice(operation.loc!.end);
+  const shown = /^# → (.+)$/m.exec(rest.split(/^(query|mutation|subscription)\b/m)[0]!)?.[1];
+  return shown ? (JSON.parse(shown) as object) : undefined;
 }
 
 /** The results of a GraphQL-over-SSE response, through its `complete` event. */
