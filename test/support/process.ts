@@ -20,10 +20,13 @@ process.on('exit', () => {
 /** How the CLI is run: its TypeScript through tsx (as `npm run dev`), or the compiled dist/ (as `npm start`). */
 export type CliEntry = 'tsx' | 'compiled';
 
+/** Environment for a child process: a value replaces the variable, `undefined` removes it. */
+export type ChildEnv = Record<string, string | undefined>;
+
 /** Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would. */
 export function runCli(
   args: string[],
-  env: Record<string, string>,
+  env: ChildEnv,
   entry: CliEntry = 'tsx',
 ): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   // REMGRAPH_CHILD_NODE_ARGS passes extra flags to node, e.g. `--cpu-prof` when profiling a benchmark.
@@ -49,7 +52,7 @@ export function runCli(
 }
 
 /** Starts `remgraph serve` in its own process on a random port and waits until it listens. */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 120_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
+export async function spawnServer(env: ChildEnv, timeoutMs = 120_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
   const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env }, entry);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
