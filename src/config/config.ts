@@ -44,9 +44,12 @@ export class ConfigError extends Error {
   }
 }
 
+/** Settings whose empty value means "none" rather than "unset" (JOB_KINDS= is an API-only instance). */
+const EMPTY_MEANS_NONE = new Set(['JOB_KINDS']);
+
 /** Reads and validates settings from an environment (process.env by default). Throws ConfigError. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const present = Object.fromEntries(Object.entries(source).filter(([k, v]) => v !== undefined && (v !== '' || EMPTY_MEANS_NONE.has(k))));
   const parsed = configModel.safeParse(present);
   if (parsed.success) return parsed.data;
   // Issues are located in a section; the operator knows the variable (a variable two sections read is named once).

@@ -12,6 +12,11 @@ describe('configuration', () => {
     expect(config.auth.mode).toBe('headers');
   });
 
+  it('runs every job kind by default, and none with JOB_KINDS empty (an API-only instance)', () => {
+    expect(loadConfig({}).workflow.jobs.kinds).toEqual(['dream', 'experiment', 'reembed']);
+    expect(loadConfig({ JOB_KINDS: '' }).workflow.jobs.kinds).toEqual([]);
+  });
+
   it('switches to JWT auth when a secret is configured', () => {
     const config = loadConfig({ AUTH_JWT_SECRET: 's'.repeat(32) });
     expect(config.auth).toMatchObject({ mode: 'jwt', tenantClaim: 'tenant_id' });
