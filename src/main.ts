@@ -1,8 +1,9 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config/config.js';
-import { openDatabase } from './db/database.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
+import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
 import { isAppError, PayloadTooLargeError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -72,9 +73,22 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Opens the database for a one-off command. A running server may own it (an embedded database has
+ * one owner): the refusal then says what does the command's work while the server runs.
+ */
+async function openForCommand(config: Config, alternative?: string): Promise<Database> {
+  try {
+    return await openDatabase(config.database);
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw new DataDirInUseError(error.dataDir, error.pid, alternative);
+    throw error;
+  }
+}
+
 async function reembedTenant(tenantId: string): Promise<number> {
   const config = loadConfig();
-  const db = await openDatabase(config.database);
+  const db = await openForCommand(config, 'use the API (queueReembed)');
   try {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
@@ -116,7 +130,7 @@ async function ingestFileCommand(args: string[]): Promise<number> {
   // Checked before reading, so an oversized file is never loaded into memory.
   if (size > config.ingest.maxBytes) throw new PayloadTooLargeError(config.ingest.maxBytes, 'File');
   const bytes = await readFile(path);
-  const db = await openDatabase(config.database);
+  const db = await openForCommand(config, 'use the API (ingestFile)');
   try {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
@@ -175,7 +189,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     // Settings problems are the operator's to fix: say what is wrong, without a stack trace.
-    if (error instanceof ConfigError || isAppError(error)) console.error(error.message);
+    if (error instanceof ConfigError || error instanceof DataDirInUseError || isAppError(error)) console.error(error.message);
     else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);
   },

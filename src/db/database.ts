@@ -3,6 +3,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.js';
 import { PrismaClient } from './generated/client.js';
 import { PGliteThread, type Watchdog } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
@@ -50,20 +51,32 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
 }
 
 async function openEmbedded(dataDir: string): Promise<Database> {
-  // The adapter needs only PGlite's query interface, which the thread's client has.
-  const client = (await PGliteThread.open(dataDir)) as PGliteThread & PGlite;
+  // A memory:// database is a private directory of its own.
+  const lock = dataDir.startsWith('memory://') ? undefined : await lockDataDir(dataDir);
+  let client: PGliteThread & PGlite;
+  try {
+    // The adapter needs only PGlite's query interface, which the thread's client has.
+    client = (await PGliteThread.open(dataDir)) as PGliteThread & PGlite;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   return {
     prisma,
     sql: pgliteSqlClient(client),
     backend: 'pglite',
-    // One process owns a PGlite directory, so there is nobody to race with.
+    // One process owns a PGlite directory (the lock), so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
     liveness: async (processId) => embeddedLiveness(processId),
     async close() {
-      await prisma.$disconnect();
-      await client.close();
+      try {
+        await prisma.$disconnect();
+        await client.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
+import { isRunning } from './data-dir-lock.js';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
 type BackendMessage = messages.BackendMessage;
@@ -75,15 +76,6 @@ async function removeOrphans(): Promise<void> {
       if (pid && !isRunning(pid)) await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
     }),
   );
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The messages of an answer up to the first error, which is thrown (a DatabaseError) unless told otherwise. */

@@ -1,5 +1,6 @@
 import type { GraphiQLOptions } from 'graphql-yoga';
 import type { Config } from '../config/config.js';
+import { CSRF_HEADER } from '../http/origin-policy.js';
 
 /** The example operations of the README, opened as GraphiQL's first tabs (a test keeps them in step). */
 export const EXAMPLE_TABS: { query: string; variables?: Record<string, unknown> }[] = [
@@ -71,8 +72,10 @@ query Recall {
 
 /**
  * GraphiQL's settings: the example tabs with headers for the configured auth mode. Subscriptions
- * run over graphql-ws when header identity has a DEFAULT_USER, else over SSE, which carries the
- * headers (the token, or the prefilled local identity).
+ * run over SSE, which carries the header editor's identity with each operation as queries and
+ * mutations do (GraphiQL puts none in a websocket's connection_init, so "Follow" there would run as
+ * someone else than "Send", or anonymously). SSE is a GET: it needs the CSRF header, which GraphiQL,
+ * a same-origin page, may send.
  */
 export function graphiqlOptions(auth: Config['auth']): GraphiQLOptions {
   const headers = JSON.stringify(
@@ -84,9 +87,8 @@ export function graphiqlOptions(auth: Config['auth']): GraphiQLOptions {
   );
   return {
     title: 'remgraph',
-    // GraphiQL sends its header editor with each request but not in a websocket's connection_init:
-    // over graphql-ws a header-mode caller is DEFAULT_USER, or anonymous without one.
-    subscriptionsProtocol: auth.mode === 'headers' && auth.defaultUser ? 'WS' : 'SSE',
+    subscriptionsProtocol: 'SSE',
+    additionalHeaders: { [CSRF_HEADER]: 'graphiql' },
     defaultHeaders: headers,
     headers,
     defaultTabs: EXAMPLE_TABS.map((tab) => ({

@@ -1,12 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { LOCK_FILE } from '../../src/db/data-dir-lock.js';
+import { openDatabase } from '../../src/db/database.js';
+import { applyMigrations } from '../../src/db/migrations.js';
 import { caller } from '../support/client.js';
-import { runCli } from '../support/process.js';
-import { startTestServer, tempDataDir } from '../support/server.js';
-import { RemQueryDocument } from '../generated/graphql.js';
+import { runCli, spawnServer } from '../support/process.js';
+import { backend, startTestServer, tempDataDir } from '../support/server.js';
+import { RemQueryDocument, ResourcesDocument } from '../generated/graphql.js';
+
+const HANDBOOK = `# Handbook\n\n${'Trains are booked second class. '.repeat(8)}\n\n## Flights\n\n${'Flights over 500 euros need approval. '.repeat(8)}\n\n## Hotels\n\n${'Hotels are booked near the office. '.repeat(8)}\n`;
+
+async function handbookFile(): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'remgraph-ingest-')), 'handbook.md');
+  await writeFile(file, HANDBOOK);
+  return file;
+}
+
+const exists = (path: string) => access(path).then(() => true, () => false);
 
 describe('remgraph ingest_file', () => {
   it('ingests a file as the given user, searchable through the API; the same file again is unchanged; bad input exits non-zero with a message', async () => {
@@ -40,6 +53,90 @@ describe('remgraph ingest_file', () => {
       expect(hits.map((h) => h.key)).toEqual(['travel-policy-chunk-2']);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', () => {
+  it('ingest_file against the directory of a running server exits non-zero, says so, and writes nothing', async () => {
+    const dataDir = await tempDataDir();
+    const file = await handbookFile();
+    const user = { 'x-user-id': `u-${randomUUID()}`, 'x-tenant-id': `t-${randomUUID()}` };
+    const server = await spawnServer({ DATA_DIR: dataDir });
+    try {
+      const refused = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(`the database in ${dataDir} is in use by remgraph (pid ${server.proc.pid}): stop it, or use the API (ingestFile)`);
+      expect(refused.stdout).toBe('');
+      const listed = await caller(server.url, user).data(ResourcesDocument, { first: 10 });
+      expect(listed.resources.totalCount).toBe(0);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    // Released when the server stopped: the command now runs.
+    expect(await exists(join(dataDir, LOCK_FILE))).toBe(false);
+    const ran = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+  });
+
+  it('takes over a lock left by a process that is gone, and releases it on exit', async () => {
+    const dataDir = await tempDataDir();
+    const gone = runCli(['help'], {});
+    await gone.exit;
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(join(dataDir, LOCK_FILE), `${gone.proc.pid}\n`);
+    const ran = await runCli(['ingest_file', await handbookFile(), '--user', 'alice'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    expect((await readdir(dataDir)).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
+  });
+
+  it('refuses a second opener in the same process too, until the first closes', async () => {
+    const dataDir = await tempDataDir();
+    const first = await openDatabase({ dataDir });
+    try {
+      await expect(openDatabase({ dataDir })).rejects.toThrow(`the database in ${dataDir} is in use by remgraph (pid ${process.pid}): stop it`);
+    } finally {
+      await first.close();
+    }
+    await (await openDatabase({ dataDir })).close();
+  });
+});
+
+describe('ingest_file writes a file in one transaction', () => {
+  it('a write that fails half-way (its vectors refused after its rows were written) leaves no row behind', async () => {
+    const databaseUrl = inject('databaseUrl');
+    const settings = databaseUrl ? { url: databaseUrl, dataDir: '' } : { dataDir: await tempDataDir() };
+    const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: settings.dataDir };
+    const tenant = `t-${randomUUID()}`;
+    const refuse = `refuse_${tenant.replaceAll('-', '_')}`;
+    // The database itself refuses this tenant's vectors: they are stored after its resources and kv_store rows.
+    const db = await openDatabase(settings);
+    try {
+      await applyMigrations(db);
+      await db.prisma.$executeRawUnsafe(
+        `CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.tenant_id = '${tenant}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`,
+      );
+      await db.prisma.$executeRawUnsafe(`CREATE TRIGGER ${refuse} BEFORE INSERT ON embeddings FOR EACH ROW EXECUTE FUNCTION ${refuse}()`);
+    } finally {
+      await db.close();
+    }
+    const count = async (table: string) => {
+      const rows = await check.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, tenant);
+      return rows[0]!.n;
+    };
+    let check!: Awaited<ReturnType<typeof openDatabase>>;
+    try {
+      const failed = await runCli(['ingest_file', await handbookFile(), '--user', 'alice', '--tenant', tenant], { ...env, LOG_LEVEL: 'silent', INGEST_CHUNK_CHARS: '200' }).exit;
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('refused');
+      expect(failed.stdout).toBe('');
+      check = await openDatabase(settings);
+      expect({ resources: await count('resources'), kv_store: await count('kv_store'), embeddings: await count('embeddings') }).toEqual({ resources: 0, kv_store: 0, embeddings: 0 });
+    } finally {
+      check ??= await openDatabase(settings);
+      await check.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS ${refuse} ON embeddings`);
+      await check.prisma.$executeRawUnsafe(`DROP FUNCTION IF EXISTS ${refuse}()`);
+      await check.close();
     }
   });
 });

@@ -23,10 +23,8 @@ async function start(env: Record<string, string>) {
 }
 
 describe('server process', () => {
-  it('serves health, readiness and GraphiQL (with websocket subscriptions)', async () => {
-    // GraphiQL's websocket carries no identity headers: it subscribes over websockets when requests
-    // without identity act as DEFAULT_USER (over SSE otherwise, see the GraphiQL unit tests).
-    const server = await start({ ...(await backendEnv()), DEFAULT_USER: 'local-user' });
+  it('serves health, readiness and GraphiQL (with SSE subscriptions)', async () => {
+    const server = await start(await backendEnv());
     const base = server.url.replace(/\/graphql$/, '');
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
@@ -37,7 +35,7 @@ describe('server process', () => {
     const html = await page.text();
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(html).toContain('GraphiQL');
-    expect(html).toContain('"subscriptionsProtocol":"WS"');
+    expect(html).toContain('"subscriptionsProtocol":"SSE"');
   });
 
   it('on SIGTERM closes websockets with 1001, stops and exits 0', async () => {
