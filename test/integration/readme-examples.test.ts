@@ -48,6 +48,7 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
   let work: string;
   let newcomer: Record<string, string>;
   let dataDir: string;
+  let startServer: () => Promise<ServerProcess>;
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
@@ -66,7 +67,8 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     newcomer = Object.fromEntries(NEWCOMER_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
     newcomer.PATH = `${shims}:${newcomer.PATH ?? ''}`;
     const unset: ChildEnv = Object.fromEntries(Object.keys(process.env).map((name) => [name, undefined]));
-    server = await spawnServer({ ...unset, ...newcomer, DATA_DIR: dataDir }, 300_000, 'compiled');
+    startServer = () => spawnServer({ ...unset, ...newcomer, DATA_DIR: dataDir }, 300_000, 'compiled');
+    server = await startServer();
   }, 360_000);
 
   afterAll(async () => {
@@ -186,6 +188,18 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
       continue;
     }
     const run = { shell: runShell, script: runScript, graphql: runGraphql }[block.kind];
+    if (block.serverStopped) {
+      // The data directory has one owner: the example runs between a stop and a start, as the README says.
+      it(`${title} [server stopped: ${block.serverStopped}]`, async () => {
+        expect(await server.stop()).toBe(0);
+        try {
+          await run(block);
+        } finally {
+          server = await startServer();
+        }
+      }, EXAMPLE_TIMEOUT_MS + 420_000);
+      continue;
+    }
     it(title, () => run(block), EXAMPLE_TIMEOUT_MS + 60_000);
   }
 });

@@ -7,6 +7,11 @@
  *
  *     <!-- example: skip (why) -->
  *
+ * A command that opens the database itself (the CLI's `ingest_file`, `migrate`) runs while no server
+ * holds it, as the README tells the reader; its marker says so and the suite stops the server first:
+ *
+ *     <!-- example: server stopped (why) -->
+ *
  * Blocks in other languages (`sql`, `yaml`, `json`, unlabelled) are documentation, never run.
  * A `Variables: `{…}`` line right after a `graphql` block gives its operations' variables, as in
  * GraphiQL's tabs.
@@ -19,6 +24,8 @@ export interface ReadmeBlock {
   code: string;
   /** Why the block is not run, from its `<!-- example: skip (why) -->` marker. */
   skip?: string;
+  /** Why the block runs with the server stopped, from its `<!-- example: server stopped (why) -->` marker. */
+  serverStopped?: string;
   /** The JSON of the `Variables:` line after the block. */
   variables?: string;
 }
@@ -49,17 +56,19 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     for (i++; i < lines.length && !new RegExp(`^${indent}\`\`\`\\s*$`).test(lines[i]!); i++) body.push(lines[i]!.slice(indent!.length));
     const kind = KINDS[lang!];
     let skip: string | undefined;
+    let serverStopped: string | undefined;
     if (marker) {
-      const reason = /^skip \((.+)\)$/.exec(marker.text)?.[1];
-      if (!reason) throw new Error(`README line ${marker.line}: expected <!-- example: skip (why) -->, found "${marker.text}"`);
+      const [, what, reason] = /^(skip|server stopped) \((.+)\)$/.exec(marker.text) ?? [];
+      if (!reason) throw new Error(`README line ${marker.line}: expected <!-- example: skip (why) --> or <!-- example: server stopped (why) -->, found "${marker.text}"`);
       if (!kind) throw new Error(`README line ${marker.line}: ${lang || 'unlabelled'} blocks are never run, so they need no marker`);
-      skip = reason;
+      if (what === 'skip') skip = reason;
+      else serverStopped = reason;
       marker = undefined;
     }
     if (!kind) continue;
     const next = lines.slice(i + 1).find((l) => l.trim());
     const variables = next && /^Variables: `(.+)`$/.exec(next.trim())?.[1];
-    blocks.push({ line: start + 1, lang: lang!, kind, code: body.join('\n'), skip, variables: variables || undefined });
+    blocks.push({ line: start + 1, lang: lang!, kind, code: body.join('\n'), skip, serverStopped, variables: variables || undefined });
   }
   return blocks;
 }
