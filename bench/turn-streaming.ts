@@ -148,6 +148,8 @@ interface Usage<T> {
   result: T;
   serverCpuMs: number;
   postgresCpuMs: number;
+  /** This process's (the fake model's and the clients'): when it nears the wall time, the clients are the bottleneck. */
+  clientCpuMs: number;
   peakRssMb: number;
 }
 
@@ -172,6 +174,7 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     peakKb = Math.max(peakKb, await rssKb(target.pid));
   };
   await sample();
+  const client = process.cpuUsage();
   started = true;
   let sampling = Promise.resolve();
   const timer = setInterval(() => (sampling = sampling.then(sample)), 200);
@@ -182,7 +185,8 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     await sample();
     let postgresCpuMs = 0;
     for (const [pid, used] of last) if (pid !== target.pid) postgresCpuMs += used - first.get(pid)!;
-    return { result, serverCpuMs: last.get(target.pid)! - first.get(target.pid)!, postgresCpuMs, peakRssMb: Math.round(peakKb / 1024) };
+    const { user, system } = process.cpuUsage(client);
+    return { result, serverCpuMs: last.get(target.pid)! - first.get(target.pid)!, postgresCpuMs, clientCpuMs: (user + system) / 1000, peakRssMb: Math.round(peakKb / 1024) };
   } finally {
     clearInterval(timer);
   }
@@ -192,6 +196,7 @@ const perTurn = (usage: Usage<unknown>, turns: number) => ({
   cpuMsPerTurn: round((usage.serverCpuMs + usage.postgresCpuMs) / turns),
   serverCpuMsPerTurn: round(usage.serverCpuMs / turns),
   postgresCpuMsPerTurn: round(usage.postgresCpuMs / turns),
+  benchClientCpuMsPerTurn: round(usage.clientCpuMs / turns),
 });
 
 // ---------------------------------------------------------------------------------------------
