@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 
-/** Starts one of the bare reference servers (bench/bare-*.ts) in its own process, as remgraph runs in its own. */
-export async function startBareServer(script: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts one of the reference servers (bench/bare-yoga-server.ts, bench/floor-server.ts) in its own process, as remgraph runs in its own. */
+export async function startBareServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => void }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk) => {
       const match = /listening on (\S+)/.exec(String(chunk));

@@ -1,39 +1,62 @@
-// What a user of a chat UI sees while turns stream, with the fake OpenAI server as the model.
-// The server runs in its own process (as `npm start` would); the fake model and the clients share
-// this one. For each backend (PGlite, PostgreSQL):
-//  1. throughput: one turn whose model streams as fast as it can, content events/s at a graphql-ws
-//     client, next to a bare yoga + graphql-ws server yielding the same events (ratio = remgraph / bare);
-//  2. at 1, 100 and 500 concurrent turns (tokens 20 ms apart, like a fast real model), each turn
-//     with its own fresh graphql-ws client that subscribes with `after: 0` right after sendMessage
-//     returns: time to first token from the sendMessage call (and the part of it that is not the
-//     model's own delay), token lag (fake model writes a token → client receives it) p50/p99, failed
-//     turns, and the server's peak RSS;
-//  3. non-model time per turn (sendMessage → final event at the client, instant model), p50.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--skip-throughput]
-import { readFile } from 'node:fs/promises';
+// What a user of a chat UI sees while turns stream, with the fake OpenAI server as the model, for
+// remgraph next to a floor measured in the same run: bench/floor-server.ts, the same stack and
+// operations with no persistence, auth, routing, memory or history. Every server runs in its own
+// process (remgraph as `npm start` would); the fake model and the clients share this one. All
+// servers are up at once and each phase runs on them one after another, so that the machine's other
+// load weighs on all of them alike. Phases:
+//  1. rate: one turn whose model streams as fast as it can: content events/s at a graphql-ws client;
+//  2. one at a time: turns back to back (50 tokens, no delay): sendMessage → final at the client;
+//  3. bursts of 1, 100 and 500 turns at once (50 tokens 20 ms apart, like a fast real model), each
+//     followed by its own fresh graphql-ws client that subscribes with `after: 0` right after
+//     sendMessage returns: time to first token from the sendMessage call, token lag (fake model writes
+//     a token → client receives it), time until every turn is done, failed turns, peak RSS.
+// Each phase also takes the CPU (user + system) the server used, counting the PostgreSQL processes
+// serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
+// inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
+// as one markdown table against the targets of issue 21.
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40]
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
-import { spawnServer, type ServerProcess } from '../test/support/process.js';
+import { spawnServer } from '../test/support/process.js';
 import { freshPostgres, startBareServer, summarize } from './support.js';
 
 const { values: args } = parseArgs({
   options: {
     backends: { type: 'string', default: 'pglite,postgres' },
     turns: { type: 'string', default: '1,100,500' },
+    sequential: { type: 'string', default: '40' },
     tokens: { type: 'string', default: '50' },
-    'skip-throughput': { type: 'boolean', default: false },
   },
 });
-const THROUGHPUT_EVENTS = 5000;
+const RATE_EVENTS = 5000;
 const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
-const TURNS_FOR_OVERHEAD = 60;
-/** The overhead run sends one user's turns back to back: per-user quotas would refuse most of them. */
+const WARMUP_TURNS = 20;
+/** One user's turns back to back would hit the per-user quotas. */
 const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
 const now = () => performance.timeOrigin + performance.now();
+
+interface Target {
+  name: string;
+  url: string;
+  pid: number;
+  /** The PostgreSQL database whose server processes work for this target. */
+  database?: string;
+  stop(): Promise<unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients
+// ---------------------------------------------------------------------------------------------
+
+const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
+const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on ContentEvent { delta } ... on FinalEvent { status } } }';
 
 function ws(url: string, headers: Record<string, string>): Client {
   return createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0, lazy: true });
@@ -52,24 +75,22 @@ async function gql(url: string, headers: Record<string, string>, query: string, 
   return body.data;
 }
 
-const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
-const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on ContentEvent { delta } ... on FinalEvent { status } } }';
-
 interface TurnResult {
   sentAt: number;
   firstTokenAt: number;
+  doneAt: number;
   tokens: { delta: string; at: number }[];
   status: string | null;
 }
 
 /** Sends a message, then follows its turn with a fresh client from seq 0, as a chat UI does. */
-async function runTurn(server: ServerProcess, user: string, content: string): Promise<TurnResult> {
+async function runTurn(target: Target, user: string, content: string): Promise<TurnResult> {
   const headers = { 'x-user-id': user, 'x-tenant-id': 'bench' };
   const sentAt = now();
-  const sent = await gql(server.url, headers, SEND, { c: content });
+  const sent = await gql(target.url, headers, SEND, { c: content });
   if (!sent.sendMessage.turn) throw new Error(JSON.stringify(sent.sendMessage));
-  const client = ws(server.url, headers);
-  const result: TurnResult = { sentAt, firstTokenAt: 0, tokens: [], status: null };
+  const client = ws(target.url, headers);
+  const result: TurnResult = { sentAt, firstTokenAt: 0, doneAt: 0, tokens: [], status: null };
   try {
     await subscribe(client, EVENTS, { t: sent.sendMessage.turn.id }, (data) => {
       const event = data.turnEvents;
@@ -77,7 +98,10 @@ async function runTurn(server: ServerProcess, user: string, content: string): Pr
         const at = now();
         result.firstTokenAt ||= at;
         result.tokens.push({ delta: event.delta, at });
-      } else if (event.__typename === 'FinalEvent') result.status = event.status;
+      } else if (event.__typename === 'FinalEvent') {
+        result.status = event.status;
+        result.doneAt = now();
+      }
     });
   } finally {
     await client.dispose();
@@ -85,58 +109,134 @@ async function runTurn(server: ServerProcess, user: string, content: string): Pr
   return result;
 }
 
-async function bareRate(url: string): Promise<number> {
-  const client = ws(url, {});
-  let first = 0;
-  let last = 0;
-  let count = 0;
-  await subscribe(client, 'subscription($n: Int!) { ticks(n: $n) { seq delta } }', { n: THROUGHPUT_EVENTS }, () => {
-    const at = now();
-    first ||= at;
-    last = at;
-    count++;
-  });
-  await client.dispose();
-  return count / ((last - first) / 1000);
+// ---------------------------------------------------------------------------------------------
+// What the server's processes use
+// ---------------------------------------------------------------------------------------------
+
+/** CPU time (user + system) a process has used so far, in ms; undefined once it has exited. */
+async function cpuMs(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  const fields = stat?.split(') ')[1]?.split(' ');
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : undefined;
 }
 
-async function throughput(server: ServerProcess, fake: FakeOpenAI, bareUrl: string, backend: string) {
-  fake.enqueue({ text: Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => `w${i} `) });
-  const cpuBefore = await cpuMs(server.proc.pid!);
-  const turn = await runTurn(server, 'bench-throughput', 'go');
-  const serverCpuUsPerEvent = +((((await cpuMs(server.proc.pid!)) - cpuBefore) * 1000) / THROUGHPUT_EVENTS).toFixed(1);
-  const span = (turn.tokens.at(-1)!.at - turn.tokens[0]!.at) / 1000;
-  const remgraph = turn.tokens.length / span;
-  const bare = await bareRate(bareUrl);
-  print({ bench: 'one turn, model as fast as it can: content events/s at the client', backend, events: turn.tokens.length, remgraph: Math.round(remgraph), bareGraphqlWs: Math.round(bare), ratio: +(remgraph / bare).toFixed(3), serverCpuUsPerEvent });
+async function rssKb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
 }
 
-/** CPU time (user + system) a process has used so far, in ms: a figure the machine's other load does not inflate much. */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+/** Whether a process is PostgreSQL working for `database`: one of its backends, or a shared background process (WAL writer, checkpointer…). */
+const postgresVerdicts = new Map<number, string | null>();
+async function postgresFor(pid: number): Promise<string | null> {
+  if (!postgresVerdicts.has(pid)) {
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    const cmdline = comm === 'postgres' ? (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ') : '';
+    // A backend's title is "postgres: <cluster>: <user> <database> <client address> <state>".
+    const backend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\d|\[local\])/.exec(cmdline);
+    postgresVerdicts.set(pid, comm !== 'postgres' ? null : backend ? backend[1]! : '*');
+  }
+  return postgresVerdicts.get(pid)!;
 }
 
-/** Peak resident memory and CPU time of a process while `work` runs. */
-async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number; cpuMs: number }> {
-  let peak = 0;
-  const cpuBefore = await cpuMs(pid);
+async function postgresPids(database: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+  const verdicts = await Promise.all(pids.map(postgresFor));
+  return pids.filter((_, i) => verdicts[i] === '*' || verdicts[i] === database);
+}
+
+interface Usage<T> {
+  result: T;
+  serverCpuMs: number;
+  postgresCpuMs: number;
+  /** This process's (the fake model's and the clients'): when it nears the wall time, the clients are the bottleneck. */
+  clientCpuMs: number;
+  peakRssMb: number;
+}
+
+/**
+ * The CPU the target's processes use and the server's peak RSS while `work` runs. Processes are
+ * sampled every 200 ms: a PostgreSQL backend that starts meanwhile counts from zero, and one that
+ * exits keeps what it had used when last seen.
+ */
+async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage<T>> {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let peakKb = 0;
+  let started = false;
   const sample = async () => {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    peak = Math.max(peak, kb);
+    const pids = target.database ? await postgresPids(target.database) : [];
+    for (const pid of [target.pid, ...pids]) {
+      const used = await cpuMs(pid);
+      if (used === undefined) continue;
+      if (!first.has(pid)) first.set(pid, started ? 0 : used);
+      last.set(pid, used);
+    }
+    peakKb = Math.max(peakKb, await rssKb(target.pid));
   };
-  const timer = setInterval(() => void sample(), 100);
+  await sample();
+  const client = process.cpuUsage();
+  started = true;
+  let sampling = Promise.resolve();
+  const timer = setInterval(() => (sampling = sampling.then(sample)), 200);
   try {
     const result = await work();
+    clearInterval(timer);
+    await sampling;
     await sample();
-    return { result, peakMb: Math.round(peak / 1024), cpuMs: (await cpuMs(pid)) - cpuBefore };
+    let postgresCpuMs = 0;
+    for (const [pid, used] of last) if (pid !== target.pid) postgresCpuMs += used - first.get(pid)!;
+    const { user, system } = process.cpuUsage(client);
+    return { result, serverCpuMs: last.get(target.pid)! - first.get(target.pid)!, postgresCpuMs, clientCpuMs: (user + system) / 1000, peakRssMb: Math.round(peakKb / 1024) };
   } finally {
     clearInterval(timer);
   }
 }
 
-async function concurrent(server: ServerProcess, fake: FakeOpenAI, backend: string, turns: number) {
+const perTurn = (usage: Usage<unknown>, turns: number) => ({
+  cpuMsPerTurn: round((usage.serverCpuMs + usage.postgresCpuMs) / turns),
+  serverCpuMsPerTurn: round(usage.serverCpuMs / turns),
+  postgresCpuMsPerTurn: round(usage.postgresCpuMs / turns),
+  benchClientCpuMsPerTurn: round(usage.clientCpuMs / turns),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+// ---------------------------------------------------------------------------------------------
+
+type Figures = Record<string, number | string | Record<string, number>>;
+
+async function warm(target: Target, fake: FakeOpenAI) {
+  for (let i = 0; i < WARMUP_TURNS; i++) {
+    fake.enqueue({ text: Array.from({ length: TOKENS_PER_TURN }, () => 'x ') });
+    await runTurn(target, `bench-warm-${target.name}`, 'warm up');
+  }
+}
+
+async function rate(target: Target, fake: FakeOpenAI): Promise<Figures> {
+  fake.enqueue({ text: Array.from({ length: RATE_EVENTS }, (_, i) => `w${i} `) });
+  const usage = await measure(target, () => runTurn(target, `bench-rate-${target.name}`, 'go'));
+  const tokens = usage.result.tokens;
+  return {
+    events: tokens.length,
+    eventsPerS: Math.round(tokens.length / ((tokens.at(-1)!.at - tokens[0]!.at) / 1000)),
+    cpuUsPerEvent: round(((usage.serverCpuMs + usage.postgresCpuMs) * 1000) / tokens.length),
+  };
+}
+
+async function sequential(target: Target, fake: FakeOpenAI, turns: number): Promise<Figures> {
+  const samples: number[] = [];
+  const usage = await measure(target, async () => {
+    for (let i = 0; i < turns; i++) {
+      fake.enqueue({ text: Array.from({ length: TOKENS_PER_TURN }, () => 'x ') });
+      const turn = await runTurn(target, `bench-seq-${target.name}`, 'go');
+      if (turn.status !== 'COMPLETED') throw new Error(`turn ended ${turn.status}`);
+      samples.push(turn.doneAt - turn.sentAt);
+    }
+  });
+  return { turns, turnMs: pick(summarize(samples)), ...perTurn(usage, turns) };
+}
+
+async function burst(target: Target, fake: FakeOpenAI, turns: number): Promise<Figures> {
   // Each model call records when it arrived; its content says which turn it belongs to.
   const arrivals = new Map<string, number>();
   const script = (request: RecordedRequest) => {
@@ -144,66 +244,159 @@ async function concurrent(server: ServerProcess, fake: FakeOpenAI, backend: stri
     return { text: Array.from({ length: TOKENS_PER_TURN }, () => 'x '), delayMs: TOKEN_GAP_MS, stampContent: true };
   };
   fake.enqueue(...Array.from({ length: turns }, () => script));
-  const run = `${backend}-${turns}-${Date.now()}`;
-  const { result, peakMb, cpuMs: serverCpuMs } = await peakRss(server.proc.pid!, () =>
-    Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(server, `bench-${run}-${i}`, `go ${run} ${i}`))),
-  );
-  const ok = result.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));
-  const failures = result.flatMap((r) => (r.status === 'rejected' ? [String(r.reason).slice(0, 200)] : r.value.status !== 'COMPLETED' ? [`status ${r.value.status}`] : []));
+  const run = `${target.name}-${turns}-${Date.now()}`;
+  const startedAt = now();
+  const usage = await measure(target, () => Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(target, `bench-${run}-${i}`, `go ${run} ${i}`))));
+  const settled = usage.result;
+  const ok = settled.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));
+  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [String(r.reason).slice(0, 200)] : r.value.status !== 'COMPLETED' ? [`status ${r.value.status}`] : []));
   const lag = ok.flatMap(({ turn }) => turn.tokens.map((t) => t.at - Number(t.delta.trim())));
   const ttft = ok.map(({ turn }) => turn.firstTokenAt - turn.sentAt);
   // The model's own share of the wait for the first token: request arrival → first token written.
   const ttftAboveModel = ok.map(({ turn, content }) => turn.firstTokenAt - turn.sentAt - (Number(turn.tokens[0]!.delta.trim()) - arrivals.get(content)!));
-  const missing = ok.filter(({ turn }) => turn.tokens.length !== TOKENS_PER_TURN).length;
-  print({
-    bench: 'concurrent turns, fresh client per turn subscribing with after: 0',
-    backend,
+  return {
     turns,
     failed: failures.length,
-    ...(failures.length ? { firstFailure: failures[0] } : {}),
-    turnsWithMissingTokens: missing,
-    tokenLagMs: pick(summarize(lag)),
+    ...(failures.length ? { firstFailure: failures[0]! } : {}),
+    turnsWithMissingTokens: ok.filter(({ turn }) => turn.tokens.length !== TOKENS_PER_TURN).length,
     ttftMs: pick(summarize(ttft)),
     ttftAboveModelMs: pick(summarize(ttftAboveModel)),
-    serverPeakRssMb: peakMb,
-    serverCpuMsPerTurn: +(serverCpuMs / turns).toFixed(1),
-  });
+    tokenLagMs: pick(summarize(lag)),
+    allDoneMs: Math.round(Math.max(...ok.map(({ turn }) => turn.doneAt)) - startedAt),
+    peakRssMb: usage.peakRssMb,
+    ...perTurn(usage, turns),
+  };
 }
 
-async function overhead(server: ServerProcess, fake: FakeOpenAI, backend: string) {
-  const samples: number[] = [];
-  const cpuBefore = await cpuMs(server.proc.pid!);
-  for (let i = 0; i < TURNS_FOR_OVERHEAD; i++) {
-    fake.enqueue({ text: 'Short answer.' });
-    const started = now();
-    await runTurn(server, `bench-overhead-${backend}`, 'go');
-    if (i >= 10) samples.push(now() - started);
+const round = (n: number) => +n.toFixed(n < 10 ? 2 : 1);
+const pick = (s: ReturnType<typeof summarize>) => ({ p50: round(s.p50), p99: round(s.p99), n: s.n });
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+/** A figure read from a phase's results, and what issue 21 asks of it next to the floor. */
+interface Row {
+  phase: string;
+  label: string;
+  value: (f: any) => number;
+  /** `mb: null`: shown above the floor, with no target. */
+  target: { kind: 'at most ×'; factor: number } | { kind: 'at least ×'; factor: number } | { kind: 'at most floor +'; mb: number | null } | { kind: 'zero' } | null;
+}
+
+function rows(turnCounts: number[]): Row[] {
+  const list: Row[] = [
+    { phase: 'rate', label: 'one turn, model at full speed: content events/s', value: (f) => f.eventsPerS, target: { kind: 'at least ×', factor: 0.8 } },
+    { phase: 'rate', label: 'one turn, model at full speed: CPU µs/event', value: (f) => f.cpuUsPerEvent, target: null },
+    { phase: 'sequential', label: 'one at a time: CPU ms/turn (server + PostgreSQL)', value: (f) => f.cpuMsPerTurn, target: { kind: 'at most ×', factor: 1.5 } },
+    { phase: 'sequential', label: 'one at a time: sendMessage → final p50 ms', value: (f) => f.turnMs.p50, target: null },
+  ];
+  for (const n of turnCounts) {
+    const phase = `burst ${n}`;
+    const big = n >= 100;
+    list.push(
+      { phase, label: `${n} at once: CPU ms/turn (server + PostgreSQL)`, value: (f) => f.cpuMsPerTurn, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${n} at once: token lag p99 ms`, value: (f) => f.tokenLagMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${n} at once: all done ms`, value: (f) => f.allDoneMs, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${n} at once: failed turns`, value: (f) => f.failed, target: { kind: 'zero' } },
+      { phase, label: `${n} at once: peak RSS MB`, value: (f) => f.peakRssMb, target: { kind: 'at most floor +', mb: n >= 500 ? 300 : null } },
+    );
   }
-  const serverCpuMsPerTurn = +(((await cpuMs(server.proc.pid!)) - cpuBefore) / TURNS_FOR_OVERHEAD).toFixed(2);
-  print({ bench: 'non-model time per turn (sendMessage → final at a fresh client), instant model', backend, unitMs: pick(summarize(samples)), serverCpuMsPerTurn });
+  return list;
 }
 
-const pick = (s: ReturnType<typeof summarize>) => ({ p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1), n: s.n });
-const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
+function verdict(row: Row, value: number, floor: number): string {
+  const t = row.target;
+  if (t?.kind === 'at most floor +') return `+${value - floor}${t.mb === null ? '' : value - floor <= t.mb ? ' ✓' : ' ✗'}`;
+  if (t?.kind === 'zero') return value === 0 ? '✓' : '✗';
+  const ratio = floor ? (value / floor).toFixed(2) : '–';
+  if (!t) return `×${ratio}`;
+  const met = t.kind === 'at most ×' ? value <= floor * t.factor : value >= floor * t.factor;
+  return `×${ratio} ${met ? '✓' : '✗'}`;
+}
 
+function describe(target: Row['target']): string {
+  if (!target) return '';
+  if (target.kind === 'zero') return '0';
+  if (target.kind === 'at most floor +') return target.mb === null ? '' : `≤ floor + ${target.mb}`;
+  return `${target.kind === 'at most ×' ? '≤' : '≥'} ${target.factor}× floor`;
+}
+
+function table(results: Map<string, Map<string, Figures>>, backends: string[], turnCounts: number[]): string {
+  const floor = results.get('floor')!;
+  const head = `| figure | target | floor | ${backends.map((b) => `${b} | vs floor`).join(' | ')} |`;
+  const rule = `|---|---|---:|${backends.map(() => '---:|---:').join('|')}|`;
+  const body = rows(turnCounts).map((row) => {
+    const f = row.value(floor.get(row.phase));
+    const cells = backends.map((b) => {
+      const v = row.value(results.get(b)!.get(row.phase));
+      return `${v} | ${verdict(row, v, f)}`;
+    });
+    return `| ${row.label} | ${describe(row.target)} | ${f} | ${cells.join(' | ')} |`;
+  });
+  return [head, rule, ...body].join('\n');
+}
+
+/** Each figure of a backend next to the floor's: backend ÷ floor for numbers, nested p50/p99 alike; memory as MB above the floor. */
+function ratios(figures: Figures, floor: Figures): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(figures)) {
+    const base = floor[key];
+    if (key === 'peakRssMb') out.peakRssAboveFloorMb = (value as number) - (base as number);
+    else if (typeof value === 'number' && typeof base === 'number' && base !== 0 && key !== 'turns' && key !== 'events') out[key] = +(value / base).toFixed(2);
+    else if (typeof value === 'object' && typeof base === 'object') out[key] = { p50: +(value.p50! / base.p50!).toFixed(2), p99: +(value.p99! / base.p99!).toFixed(2) };
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run
+// ---------------------------------------------------------------------------------------------
+
+async function startTarget(name: string, modelUrl: string): Promise<Target> {
+  if (name === 'floor') {
+    const floor = await startBareServer('bench/floor-server.ts', { OPENAI_BASE_URL: modelUrl });
+    return { name, url: floor.url, pid: floor.pid, stop: async () => floor.stop() };
+  }
+  const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: modelUrl, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info', ...UNLIMITED };
+  if (name === 'postgres') {
+    const db = await freshPostgres('remgraph_bench_turns');
+    const server = await spawnServer({ ...modelEnv, DATABASE_URL: db.url });
+    return { name, url: server.url, pid: server.proc.pid!, database: new URL(db.url).pathname.slice(1), stop: () => server.stop().finally(db.drop) };
+  }
+  // As `npm start` runs it: PGlite in a data directory on disk.
+  const dir = await mkdtemp(join(tmpdir(), 'remgraph-bench-turns-'));
+  const server = await spawnServer({ ...modelEnv, DATA_DIR: join(dir, 'data') });
+  return { name, url: server.url, pid: server.proc.pid!, stop: () => server.stop().finally(() => rm(dir, { recursive: true, force: true })) };
+}
+
+const backends = args.backends.split(',');
+const turnCounts = args.turns.split(',').map(Number);
 const fake = await startFakeOpenAI();
-const bare = await startBareServer('bench/bare-ws-server.ts');
-const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info' };
+const targets: Target[] = [];
+const results = new Map<string, Map<string, Figures>>();
 try {
-  for (const backend of args.backends.split(',')) {
-    const db = backend === 'postgres' ? await freshPostgres('remgraph_bench_turns') : undefined;
-    const server = await spawnServer({ ...modelEnv, ...UNLIMITED, ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: 'memory://' }) });
-    try {
-      if (!args['skip-throughput']) await throughput(server, fake, bare.url, backend);
-      for (const turns of args.turns.split(',').map(Number)) await concurrent(server, fake, backend, turns);
-      await overhead(server, fake, backend);
-    } finally {
-      await server.stop();
-      await db?.drop();
+  for (const name of ['floor', ...backends]) targets.push(await startTarget(name, fake.url));
+  for (const target of targets) await warm(target, fake);
+  const phases: [string, (t: Target) => Promise<Figures>][] = [
+    ['rate', (t) => rate(t, fake)],
+    ['sequential', (t) => sequential(t, fake, Number(args.sequential))],
+    ...turnCounts.map((n): [string, (t: Target) => Promise<Figures>] => [`burst ${n}`, (t) => burst(t, fake, n)]),
+  ];
+  for (const [phase, run] of phases) {
+    for (const target of targets) {
+      const figures = await run(target);
+      const byPhase = results.get(target.name) ?? new Map<string, Figures>();
+      results.set(target.name, byPhase);
+      byPhase.set(phase, figures);
+      const floor = results.get('floor')!.get(phase)!;
+      console.log(JSON.stringify({ bench: 'turn-streaming', phase, server: target.name, ...figures, ...(target.name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }) }));
     }
   }
+  console.log(`\n${table(results, backends, turnCounts)}`);
 } finally {
-  bare.stop();
+  for (const target of targets) await target.stop();
   await fake.close();
 }
 process.exit(0);

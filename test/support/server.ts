@@ -32,7 +32,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
   if (!options.observe) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
   const observe = options.observe;
-  const prisma = db.prisma.$extends({
+  const extended = db.prisma.$extends({
     query: {
       async $allOperations({ model, operation, args, query }) {
         observe({ model, operation, sql: rawSql(args) });
@@ -40,6 +40,16 @@ export async function startTestServer(env: Record<string, string | undefined> = 
       },
     },
   }) as unknown as PrismaClient;
+  // A transaction's BEGIN and COMMIT are round trips no operation above reports.
+  const prisma = new Proxy(extended, {
+    get: (target, key) =>
+      key === '$transaction'
+        ? (...args: Parameters<PrismaClient['$transaction']>) => {
+            observe({ operation: '$transaction' });
+            return target.$transaction(...args);
+          }
+        : Reflect.get(target, key),
+  });
   const sql: Database['sql'] = {
     query: (text, params) => {
       observe({ operation: 'sql', sql: text });
@@ -58,7 +68,11 @@ export interface TestServerOptions {
   spanExporter?: SpanExporter;
 }
 
-/** Told about every database operation of a test server: a model operation, raw SQL through Prisma, or a direct statement (`sql`). */
+/**
+ * Told about every database operation of a test server: a model operation, raw SQL through Prisma,
+ * a direct statement (`sql`), or the start of a transaction through Prisma (`$transaction`, whose
+ * statements are reported on their own).
+ */
 export type QueryObserver = (query: { model?: string; operation: string; sql?: string }) => void;
 
 function rawSql(args: unknown): string | undefined {
