@@ -12,9 +12,10 @@ const MINUTE_MS = 60_000;
 const RETRY_WHILE_RUNNING_MS = 2_000;
 
 /**
- * Per-user limits on starting turns. The figures come from the turns table, so every instance
- * sharing the database counts the same turns; within one process a user's starts are taken one
- * at a time, so parallel requests cannot all slip under the limit together.
+ * Per-user limits on starting turns. The figures come from the database (running turns from
+ * `turns`, starts from `quota_starts`, which outlives the ephemeral turns that `turns` drops), so
+ * every instance sharing it counts the same; within one process a user's starts are taken one at
+ * a time, so parallel requests cannot all slip under the limit together.
  */
 export class TurnQuota {
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -41,18 +42,30 @@ export class TurnQuota {
     return next;
   }
 
+  /**
+   * Checks both limits and, when within them, records this start, in one statement: it runs
+   * before every turn a user starts. The caller's starts older than a minute are pruned on the way.
+   */
   private async check(tenantId: string, userId: string): Promise<void> {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
-    // One round trip for both figures: this runs before every turn a user starts.
+    const now = new Date();
+    const since = new Date(now.getTime() - MINUTE_MS);
     const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null }[]>`
-      WITH latest AS (
-        SELECT started_at FROM turns
-        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND started_at > ${new Date(Date.now() - MINUTE_MS)}
+      WITH pruned AS (
+        DELETE FROM quota_starts WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND started_at <= ${since}
+      ), latest AS (
+        SELECT started_at FROM quota_starts
+        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND started_at > ${since}
         ORDER BY started_at DESC LIMIT ${turnsPerMinute}
+      ), figures AS (
+        SELECT (SELECT count(*)::int FROM turns WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND status = 'RUNNING') AS running,
+               (SELECT count(*)::int FROM latest) AS recent,
+               (SELECT min(started_at) FROM latest) AS oldest
+      ), recorded AS (
+        INSERT INTO quota_starts (tenant_id, user_id, started_at)
+        SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute}
       )
-      SELECT (SELECT count(*)::int FROM turns WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND status = 'RUNNING') AS running,
-             (SELECT count(*)::int FROM latest) AS recent,
-             (SELECT min(started_at) FROM latest) AS oldest`;
+      SELECT running, recent, oldest FROM figures`;
     const { running, recent, oldest } = figures!;
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(

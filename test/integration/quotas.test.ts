@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { collect, newUser, wsClient, type Caller } from '../support/client.js';
-import { chat, useAgentServer } from '../support/agents.js';
+import { chat, send, useAgentServer } from '../support/agents.js';
 import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
 
 const env = useAgentServer({
@@ -13,6 +13,18 @@ const env = useAgentServer({
 });
 
 const messagesOf = (user: Caller) => env.server.db.prisma.message.count({ where: { userId: user.headers['x-user-id'] } });
+
+/** Waits until `user` has no turn rows left (an ended ephemeral turn is dropped just after its stream ends). */
+async function untilNoTurns(user: Caller) {
+  const count = () => env.server.db.prisma.turn.count({ where: { tenantId: user.headers['x-tenant-id'], userId: user.headers['x-user-id'] ?? null } });
+  for (let i = 0; i < 400 && (await count()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(await count()).toBe(0);
+}
+
+/** Asserts a RateLimitedError naming `setting`. */
+function expectRefused(payload: { __typename: string }, setting: string) {
+  expect(payload).toMatchObject({ __typename: 'RateLimitedError', code: 'RATE_LIMITED', message: expect.stringContaining(setting) });
+}
 
 /** Turns of `user` running on some other instance: only the database knows about them. */
 async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
@@ -64,6 +76,18 @@ describe('turn quotas', () => {
     expect(refused.sendMessage.retryAfterMs).toBeGreaterThan(0);
     expect(refused.sendMessage.retryAfterMs).toBeLessThanOrEqual(60_000);
     expect(await messagesOf(user)).toBe(stored);
+  });
+
+  it('counts ephemeral turns toward MAX_TURNS_PER_MINUTE, though each is dropped once it ended', async () => {
+    const user = newUser(env.server.url);
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await send(user, { content: `question ${i}`, ephemeral: true });
+      await untilNoTurns(user);
+    }
+    const refused = await user.data(SendMessageDocument, { input: { content: 'fifth', ephemeral: true } });
+    expectRefused(refused.sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
   });
 
   it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {
