@@ -1,5 +1,5 @@
 import type { AgentContext } from '../auth/agent-context.js';
-import type { PrismaClient } from '../db/generated/client.js';
+import { Prisma, type PrismaClient } from '../db/generated/client.js';
 import { RateLimitedError } from '../errors.js';
 
 export interface TurnQuotaSettings {
@@ -12,7 +12,9 @@ const MINUTE_MS = 60_000;
 const RETRY_WHILE_RUNNING_MS = 2_000;
 
 /**
- * Per-user limits on starting turns. The figures come from the database (running turns from
+ * Per-user limits on starting turns. Anonymous callers (no identity, header mode) share one
+ * allowance per tenant, as if they were one user: their identity is only what they claim, so a
+ * bucket of their own would be no stronger. The figures come from the database (running turns from
  * `turns`, starts from `quota_starts`, which outlives the ephemeral turns that `turns` drops), so
  * every instance sharing it counts the same; within one process a user's starts are taken one at
  * a time, so parallel requests cannot all slip under the limit together.
@@ -27,11 +29,10 @@ export class TurnQuota {
 
   /** Runs `start` if the caller is within quota. @throws RateLimitedError */
   admit<T>(ctx: AgentContext, start: () => Promise<T>): Promise<T> {
-    if (ctx.userId === null) return start();
-    const key = `${ctx.tenantId}\u0000${ctx.userId}`;
+    const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(async () => {
-      await this.check(ctx.tenantId, ctx.userId!);
+      await this.check(ctx.tenantId, ctx.userId);
       return start();
     });
     const settled = next.catch(() => {});
@@ -46,19 +47,21 @@ export class TurnQuota {
    * Checks both limits and, when within them, records this start, in one statement: it runs
    * before every turn a user starts. The caller's starts older than a minute are pruned on the way.
    */
-  private async check(tenantId: string, userId: string): Promise<void> {
+  private async check(tenantId: string, userId: string | null): Promise<void> {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
+    // The anonymous bucket holds the tenant's rows without an owner.
+    const caller = userId === null ? Prisma.sql`tenant_id = ${tenantId} AND user_id IS NULL` : Prisma.sql`tenant_id = ${tenantId} AND user_id = ${userId}`;
     const now = new Date();
     const since = new Date(now.getTime() - MINUTE_MS);
     const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null }[]>`
       WITH pruned AS (
-        DELETE FROM quota_starts WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND started_at <= ${since}
+        DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
       ), latest AS (
         SELECT started_at FROM quota_starts
-        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND started_at > ${since}
+        WHERE ${caller} AND started_at > ${since}
         ORDER BY started_at DESC LIMIT ${turnsPerMinute}
       ), figures AS (
-        SELECT (SELECT count(*)::int FROM turns WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND status = 'RUNNING') AS running,
+        SELECT (SELECT count(*)::int FROM turns WHERE ${caller} AND parent_id IS NULL AND status = 'RUNNING') AS running,
                (SELECT count(*)::int FROM latest) AS recent,
                (SELECT min(started_at) FROM latest) AS oldest
       ), recorded AS (
@@ -67,15 +70,16 @@ export class TurnQuota {
       )
       SELECT running, recent, oldest FROM figures`;
     const { running, recent, oldest } = figures!;
+    const who = userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(
-        `You have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,
+        `${who} have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,
         RETRY_WHILE_RUNNING_MS,
       );
     }
     if (recent >= turnsPerMinute) {
       throw new RateLimitedError(
-        `You started ${recent} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
+        `${who} started ${recent} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
         Math.max(1, new Date(oldest!).getTime() + MINUTE_MS - Date.now()),
       );
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { collect, newUser, wsClient, type Caller } from '../support/client.js';
+import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, send, useAgentServer } from '../support/agents.js';
 import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
 
@@ -29,7 +29,7 @@ function expectRefused(payload: { __typename: string }, setting: string) {
 /** Turns of `user` running on some other instance: only the database knows about them. */
 async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
   const tenantId = user.headers['x-tenant-id']!;
-  const userId = user.headers['x-user-id']!;
+  const userId = user.headers['x-user-id'] ?? null;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const session = await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
@@ -88,6 +88,28 @@ describe('turn quotas', () => {
     const refused = await user.data(SendMessageDocument, { input: { content: 'fifth', ephemeral: true } });
     expectRefused(refused.sendMessage, 'MAX_TURNS_PER_MINUTE');
     expect(env.fake.chatRequests).toHaveLength(4);
+  });
+
+  it('admits anonymous callers under one allowance per tenant, shared by all of them', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const anonymous = caller(env.server.url, { 'x-tenant-id': tenant });
+    const elsewhere = await runningElsewhere(anonymous, 2);
+    const busy = await anonymous.data(SendMessageDocument, { input: { content: 'one more', ephemeral: true } });
+    expectRefused(busy.sendMessage, 'MAX_CONCURRENT_TURNS_PER_USER');
+    await env.server.db.prisma.turn.deleteMany({ where: { id: { in: elsewhere } } });
+
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await send(anonymous, { content: `question ${i}`, ephemeral: true });
+      await untilNoTurns(anonymous);
+    }
+    // Another anonymous caller of the tenant is the same bucket; a named user of the tenant is not.
+    const another = caller(env.server.url, { 'x-tenant-id': tenant, 'x-client-id': 'another-browser' });
+    const refused = await another.data(SendMessageDocument, { input: { content: 'fifth', ephemeral: true } });
+    expectRefused(refused.sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
+    env.fake.enqueue({ text: 'Hello, named user.' });
+    expect((await chat(env.server.url, newUser(env.server.url, tenant), { content: 'hello' })).turn.status).toBe('COMPLETED');
   });
 
   it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {
