@@ -27,6 +27,15 @@ export class TurnQuota {
     private readonly settings: TurnQuotaSettings,
   ) {}
 
+  /**
+   * Admits a model-spending request that is not a turn (`extract`): it counts as a start toward
+   * MAX_TURNS_PER_MINUTE and is refused while the caller is at MAX_CONCURRENT_TURNS_PER_USER, but
+   * holds no running slot itself. @throws RateLimitedError
+   */
+  admitRequest(ctx: AgentContext): Promise<void> {
+    return this.admit(ctx, async () => {});
+  }
+
   /** Runs `start` if the caller is within quota. @throws RateLimitedError */
   admit<T>(ctx: AgentContext, start: () => Promise<T>): Promise<T> {
     const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
@@ -79,7 +88,7 @@ export class TurnQuota {
     }
     if (recent >= turnsPerMinute) {
       throw new RateLimitedError(
-        `${who} started ${recent} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
+        `${who} started ${recent} turns or extractions in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
         Math.max(1, new Date(oldest!).getTime() + MINUTE_MS - Date.now()),
       );
     }

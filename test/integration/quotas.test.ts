@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, send, useAgentServer } from '../support/agents.js';
-import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
+import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, ExtractDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
 
 const env = useAgentServer({
   MAX_CONCURRENT_TURNS_PER_USER: '2',
@@ -110,6 +110,24 @@ describe('turn quotas', () => {
     expect(env.fake.chatRequests).toHaveLength(4);
     env.fake.enqueue({ text: 'Hello, named user.' });
     expect((await chat(env.server.url, newUser(env.server.url, tenant), { content: 'hello' })).turn.status).toBe('COMPLETED');
+  });
+
+  it('counts extractions as starts and refuses one past either limit before it calls the model', async () => {
+    const user = newUser(env.server.url);
+    const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+    const extract = async () => (await user.data(ExtractDocument, { input: { agent: 'general', content: 'Invoice total: 12', schema } })).extract;
+    const elsewhere = await runningElsewhere(user, 2);
+    expectRefused(await extract(), 'MAX_CONCURRENT_TURNS_PER_USER');
+    await env.server.db.prisma.turn.updateMany({ where: { id: { in: elsewhere } }, data: { status: 'COMPLETED', runner: null } });
+
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ json: { total: 12 } });
+      expect(await extract()).toMatchObject({ __typename: 'ExtractPayload', data: { total: 12 } });
+    }
+    expectRefused(await extract(), 'MAX_TURNS_PER_MINUTE');
+    // Turns and extractions draw on the same allowance.
+    expectRefused((await user.data(SendMessageDocument, { input: { content: 'and a turn?' } })).sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
   });
 
   it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {
