@@ -1,6 +1,6 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import { Prisma, type PrismaClient } from '../db/generated/client.js';
-import { RateLimitedError } from '../errors.js';
+import { RateLimitedError, SessionBusyError } from '../errors.js';
 
 export interface TurnQuotaSettings {
   concurrentTurnsPerUser: number;
@@ -36,12 +36,16 @@ export class TurnQuota {
     return this.admit(ctx, async () => {});
   }
 
-  /** Runs `start` if the caller is within quota. @throws RateLimitedError */
-  admit<T>(ctx: AgentContext, start: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `start` if the caller is within quota and `sessionId` (the session a turn starts in) has
+   * no turn active; `start` holds the caller's place in line until it settles, so it should end
+   * with the turn stored. @throws RateLimitedError, SessionBusyError
+   */
+  admit<T>(ctx: AgentContext, start: () => Promise<T>, sessionId: string | null = null): Promise<T> {
     const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(async () => {
-      await this.check(ctx.tenantId, ctx.userId);
+      await this.check(ctx.tenantId, ctx.userId, sessionId);
       return start();
     });
     const settled = next.catch(() => {});
@@ -53,16 +57,21 @@ export class TurnQuota {
   }
 
   /**
-   * Checks both limits and, when within them, records this start, in one statement: it runs
-   * before every turn a user starts. The caller's starts older than a minute are pruned on the way.
+   * Checks both limits (and whether the session is busy) and, when all is clear, records this
+   * start, in one statement: it runs before every turn a user starts. The caller's starts older
+   * than a minute are pruned on the way.
    */
-  private async check(tenantId: string, userId: string | null): Promise<void> {
+  private async check(tenantId: string, userId: string | null, sessionId: string | null): Promise<void> {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
     // The anonymous bucket holds the tenant's rows without an owner.
     const caller = userId === null ? Prisma.sql`tenant_id = ${tenantId} AND user_id IS NULL` : Prisma.sql`tenant_id = ${tenantId} AND user_id = ${userId}`;
     const now = new Date();
     const since = new Date(now.getTime() - MINUTE_MS);
-    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null }[]>`
+    // The database's one-active-turn index still settles a race; this answers before any model call.
+    const busy = sessionId
+      ? Prisma.sql`(SELECT id FROM turns WHERE session_id = ${sessionId}::uuid AND parent_id IS NULL AND status IN ('RUNNING', 'AWAITING_APPROVAL') LIMIT 1)`
+      : Prisma.sql`NULL::uuid`;
+    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null; busy: string | null }[]>`
       WITH pruned AS (
         DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
       ), latest AS (
@@ -72,13 +81,15 @@ export class TurnQuota {
       ), figures AS (
         SELECT (SELECT count(*)::int FROM turns WHERE ${caller} AND parent_id IS NULL AND status = 'RUNNING') AS running,
                (SELECT count(*)::int FROM latest) AS recent,
-               (SELECT min(started_at) FROM latest) AS oldest
+               (SELECT min(started_at) FROM latest) AS oldest,
+               ${busy} AS busy
       ), recorded AS (
         INSERT INTO quota_starts (tenant_id, user_id, started_at)
-        SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute}
+        SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL
       )
-      SELECT running, recent, oldest FROM figures`;
-    const { running, recent, oldest } = figures!;
+      SELECT running, recent, oldest, busy FROM figures`;
+    const { running, recent, oldest, busy: activeTurnId } = figures!;
+    if (sessionId && activeTurnId) throw new SessionBusyError(sessionId, activeTurnId);
     const who = userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(

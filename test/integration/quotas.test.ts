@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
@@ -26,13 +27,13 @@ function expectRefused(payload: { __typename: string }, setting: string) {
   expect(payload).toMatchObject({ __typename: 'RateLimitedError', code: 'RATE_LIMITED', message: expect.stringContaining(setting) });
 }
 
-/** Turns of `user` running on some other instance: only the database knows about them. */
-async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
+/** Turns of `user` running on some other instance (in new sessions, or in `inSession`): only the database knows about them. */
+async function runningElsewhere(user: Caller, count: number, inSession?: string): Promise<string[]> {
   const tenantId = user.headers['x-tenant-id']!;
   const userId = user.headers['x-user-id'] ?? null;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const session = await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
+    const session = inSession ? { id: inSession } : await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
     const id = randomUUID();
     await env.server.db.prisma.turn.create({
       data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'RUNNING', runner: 'another-instance', heartbeatAt: new Date(), tenantId, userId },
@@ -128,6 +129,23 @@ describe('turn quotas', () => {
     // Turns and extractions draw on the same allowance.
     expectRefused((await user.data(SendMessageDocument, { input: { content: 'and a turn?' } })).sendMessage, 'MAX_TURNS_PER_MINUTE');
     expect(env.fake.chatRequests).toHaveLength(4);
+  });
+
+  it('refuses a send into a routing session, busy or over quota, before the routing classifier calls the model', async () => {
+    const user = newUser(env.server.url);
+    const created = await user.data(CreateSessionDocument, { input: { name: 'routed', routing: true } });
+    if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error('setup failed');
+    const sessionId = created.createSession.session.id;
+    const [running] = await runningElsewhere(user, 1, decodeGlobalID(sessionId).id);
+    const busy = await user.data(SendMessageDocument, { input: { content: 'anyone there?', sessionId } });
+    expect(busy.sendMessage).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY', sessionId });
+    await env.server.db.prisma.turn.update({ where: { id: running }, data: { status: 'COMPLETED', runner: null } });
+
+    await runningElsewhere(user, 2);
+    const limited = await user.data(SendMessageDocument, { input: { content: 'and now?', sessionId } });
+    expectRefused(limited.sendMessage, 'MAX_CONCURRENT_TURNS_PER_USER');
+    expect(env.fake.chatRequests).toHaveLength(0);
+    expect(await messagesOf(user)).toBe(0);
   });
 
   it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {
