@@ -246,7 +246,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   }
   const queue = new JobQueue(db.prisma, processId);
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
-  const evals = { ...engine, pubsub, queue, turns };
+  const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {
     [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
     [EXPERIMENT_JOB]: experimentHandler(evals),

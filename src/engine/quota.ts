@@ -24,7 +24,7 @@ export class TurnQuota {
 
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly settings: TurnQuotaSettings,
+    readonly settings: TurnQuotaSettings,
   ) {}
 
   /**
