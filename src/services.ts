@@ -150,14 +150,15 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   };
   const supervisor = new Supervisor(engine);
   const router = new Router({ agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) }, await routingRules(config), { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent });
-  const turns = new TurnService(engine, supervisor, new TurnQuota(db.prisma, config.security.quotas), router);
+  const quota = new TurnQuota(db.prisma, config.security.quotas);
+  const turns = new TurnService(engine, supervisor, quota, router);
   const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
   const queue = new JobQueue(db.prisma, processId);
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
-  const evals = { ...engine, pubsub, queue, turns };
+  const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {
     [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
     [EXPERIMENT_JOB]: experimentHandler(evals),
@@ -168,7 +169,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  return { prisma: db.prisma, sql: db.sql, pubsub, identify, agents, models, turns, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
+  return { prisma: db.prisma, sql: db.sql, pubsub, identify, agents, models, turns, quota, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {

@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatRequest, Usage } from '../llm/chat-model.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
+import type { TurnQuota } from './quota.js';
 import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { JsonSchema } from '../agents/spec.js';
 import { checkStructuredOutput, repairInstruction } from './structured-output.js';
@@ -34,9 +35,10 @@ const schemaChecker = new Ajv({ strict: false });
  * One-shot structured extraction (OpenContracts' `structured_response`): the agent's instructions,
  * the content, and a JSON Schema (the caller's, or the agent's own output schema). The reply is
  * validated; a mismatch gets one repair round, then VALIDATION_FAILED with the errors. Nothing is
- * stored: no session, turn, message or model-call row.
+ * stored: no session, turn, message or model-call row. It spends the caller's turn quota like a
+ * turn does, and is refused (RATE_LIMITED) before any model call when that is used up.
  */
-export async function extract(deps: Pick<EngineDeps, 'agents' | 'models'>, ctx: AgentContext, raw: ExtractInput): Promise<ExtractOutcome> {
+export async function extract(deps: Pick<EngineDeps, 'agents' | 'models'> & { quota: TurnQuota }, ctx: AgentContext, raw: ExtractInput): Promise<ExtractOutcome> {
   const input = parseInput(extractInput, raw, ['input']);
   const agent = await deps.agents.load(ctx, input.agent);
   const schema = (input.schema as JsonSchema | null | undefined) ?? structuredOutputSchema(agent.spec)?.json_schema.schema;
@@ -62,6 +64,7 @@ export async function extract(deps: Pick<EngineDeps, 'agents' | 'models'>, ctx: 
     temperature: agent.spec.temperature,
     maxTokens: agent.spec.maxTokens,
   };
+  await deps.quota.admitRequest(ctx);
   const usage = { inputTokens: 0, outputTokens: 0, requests: 0 };
   let text = await reply(model, request, usage);
   let check = checkStructuredOutput(schema, text);

@@ -1,6 +1,6 @@
 import type { AgentContext } from '../auth/agent-context.js';
-import type { PrismaClient } from '../db/generated/client.js';
-import { RateLimitedError } from '../errors.js';
+import { Prisma, type PrismaClient } from '../db/generated/client.js';
+import { RateLimitedError, SessionBusyError } from '../errors.js';
 
 export interface TurnQuotaSettings {
   concurrentTurnsPerUser: number;
@@ -12,25 +12,40 @@ const MINUTE_MS = 60_000;
 const RETRY_WHILE_RUNNING_MS = 2_000;
 
 /**
- * Per-user limits on starting turns. The figures come from the turns table, so every instance
- * sharing the database counts the same turns; within one process a user's starts are taken one
- * at a time, so parallel requests cannot all slip under the limit together.
+ * Per-user limits on starting turns. Anonymous callers (no identity, header mode) share one
+ * allowance per tenant, as if they were one user: their identity is only what they claim, so a
+ * bucket of their own would be no stronger. The figures come from the database (running turns from
+ * `turns`, starts from `quota_starts`, which outlives the ephemeral turns that `turns` drops), so
+ * every instance sharing it counts the same; within one process a user's starts are taken one at
+ * a time, so parallel requests cannot all slip under the limit together.
  */
 export class TurnQuota {
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly settings: TurnQuotaSettings,
+    readonly settings: TurnQuotaSettings,
   ) {}
 
-  /** Runs `start` if the caller is within quota. @throws RateLimitedError */
-  admit<T>(ctx: AgentContext, start: () => Promise<T>): Promise<T> {
-    if (ctx.userId === null) return start();
-    const key = `${ctx.tenantId}\u0000${ctx.userId}`;
+  /**
+   * Admits a model-spending request that is not a turn (`extract`): it counts as a start toward
+   * MAX_TURNS_PER_MINUTE and is refused while the caller is at MAX_CONCURRENT_TURNS_PER_USER, but
+   * holds no running slot itself. @throws RateLimitedError
+   */
+  admitRequest(ctx: AgentContext): Promise<void> {
+    return this.admit(ctx, async () => {});
+  }
+
+  /**
+   * Runs `start` if the caller is within quota and `sessionId` (the session a turn starts in) has
+   * no turn active; `start` holds the caller's place in line until it settles, so it should end
+   * with the turn stored. @throws RateLimitedError, SessionBusyError
+   */
+  admit<T>(ctx: AgentContext, start: () => Promise<T>, sessionId: string | null = null): Promise<T> {
+    const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(async () => {
-      await this.check(ctx.tenantId, ctx.userId!);
+      await this.check(ctx.tenantId, ctx.userId, sessionId);
       return start();
     });
     const settled = next.catch(() => {});
@@ -41,28 +56,50 @@ export class TurnQuota {
     return next;
   }
 
-  private async check(tenantId: string, userId: string): Promise<void> {
+  /**
+   * Checks both limits (and whether the session is busy) and, when all is clear, records this
+   * start, in one statement: it runs before every turn a user starts. The caller's starts older
+   * than a minute are pruned on the way.
+   */
+  private async check(tenantId: string, userId: string | null, sessionId: string | null): Promise<void> {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
-    // One round trip for both figures: this runs before every turn a user starts.
-    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null }[]>`
-      WITH latest AS (
-        SELECT started_at FROM turns
-        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND started_at > ${new Date(Date.now() - MINUTE_MS)}
+    // The anonymous bucket holds the tenant's rows without an owner.
+    const caller = userId === null ? Prisma.sql`tenant_id = ${tenantId} AND user_id IS NULL` : Prisma.sql`tenant_id = ${tenantId} AND user_id = ${userId}`;
+    const now = new Date();
+    const since = new Date(now.getTime() - MINUTE_MS);
+    // The database's one-active-turn index still settles a race; this answers before any model call.
+    const busy = sessionId
+      ? Prisma.sql`(SELECT id FROM turns WHERE session_id = ${sessionId}::uuid AND parent_id IS NULL AND status IN ('RUNNING', 'AWAITING_APPROVAL') LIMIT 1)`
+      : Prisma.sql`NULL::uuid`;
+    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null; busy: string | null }[]>`
+      WITH pruned AS (
+        DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
+      ), latest AS (
+        SELECT started_at FROM quota_starts
+        WHERE ${caller} AND started_at > ${since}
         ORDER BY started_at DESC LIMIT ${turnsPerMinute}
+      ), figures AS (
+        SELECT (SELECT count(*)::int FROM turns WHERE ${caller} AND parent_id IS NULL AND status = 'RUNNING') AS running,
+               (SELECT count(*)::int FROM latest) AS recent,
+               (SELECT min(started_at) FROM latest) AS oldest,
+               ${busy} AS busy
+      ), recorded AS (
+        INSERT INTO quota_starts (tenant_id, user_id, started_at)
+        SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL
       )
-      SELECT (SELECT count(*)::int FROM turns WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND parent_id IS NULL AND status = 'RUNNING') AS running,
-             (SELECT count(*)::int FROM latest) AS recent,
-             (SELECT min(started_at) FROM latest) AS oldest`;
-    const { running, recent, oldest } = figures!;
+      SELECT running, recent, oldest, busy FROM figures`;
+    const { running, recent, oldest, busy: activeTurnId } = figures!;
+    if (sessionId && activeTurnId) throw new SessionBusyError(sessionId, activeTurnId);
+    const who = userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(
-        `You have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,
+        `${who} have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,
         RETRY_WHILE_RUNNING_MS,
       );
     }
     if (recent >= turnsPerMinute) {
       throw new RateLimitedError(
-        `You started ${recent} turns in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
+        `${who} started ${recent} turns or extractions in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
         Math.max(1, new Date(oldest!).getTime() + MINUTE_MS - Date.now()),
       );
     }

@@ -98,38 +98,13 @@ export class TurnService {
       throw new ValidationError(`input.history: ${message}`, [{ path: ['input', 'history'], message }]);
     }
     const ephemeral = input.ephemeral === true;
-    const { agents, models, store } = this.deps;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
     // An ephemeral turn stores nothing, so it may read a shared session's history.
     if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
     if (!ephemeral) requireIdentity(ctx, 'store messages (send an ephemeral one)');
-    const metadata = input.metadata ?? {};
-    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true });
-    const agent = await agents.load(ctx, route.agent);
-    const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
-    const overrides = allowedOverrides(agent, input.overrides);
-
-    let started: SendMessageOutcome;
-    try {
-      started = await this.quota.admit(ctx, () =>
-        store.startTurn({
-          ctx,
-          session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
-          agent,
-          model,
-          content: input.content,
-          // What a structured preprocessor read from the content fills the fields the caller left out.
-          metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
-          ephemeral,
-          routing: { routedBy: route.routedBy, rule: route.rule },
-        }),
-      );
-    } catch (error) {
-      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
-      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
-      throw error;
-    }
+    // Admission (the quota, a busy session) comes first: a refused send calls no model, not even the routing classifier.
+    const { started, route, agent, model, overrides } = await this.quota.admit(ctx, () => this.start(ctx, input, existing), existing?.id ?? null);
 
     const { turn } = started;
     const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
@@ -141,6 +116,34 @@ export class TurnService {
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return { ...started, session };
+  }
+
+  /** Routes the message, then stores the turn and (unless ephemeral) the user message. */
+  private async start(ctx: AgentContext, input: z.output<typeof sendInput>, existing: Session | null) {
+    const { agents, models, store } = this.deps;
+    const metadata = input.metadata ?? {};
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true });
+    const agent = await agents.load(ctx, route.agent);
+    const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
+    const overrides = allowedOverrides(agent, input.overrides);
+    try {
+      const started = await store.startTurn({
+        ctx,
+        session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
+        agent,
+        model,
+        content: input.content,
+        // What a structured preprocessor read from the content fills the fields the caller left out.
+        metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
+        ephemeral: input.ephemeral === true,
+        routing: { routedBy: route.routedBy, rule: route.rule },
+      });
+      return { started, route, agent, model, overrides };
+    } catch (error) {
+      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
+      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
+      throw error;
+    }
   }
 
   /** Which agent `sendMessage` would run for this input, and why, without running or storing anything. */

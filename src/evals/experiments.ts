@@ -6,26 +6,29 @@
  * stopped by a shutdown finishes the examples it started and hands the rest back, so after a
  * restart every example has been run once. The agent runs on each example as an ephemeral eval
  * turn (eval-turn.ts): a real turn that never enters a user's sessions; evaluators are background
- * runs (no session, no turn).
+ * runs (no session, no turn). Eval turns spend the user's turn quota: an experiment runs at most
+ * MAX_CONCURRENT_TURNS_PER_USER examples at once, and a lane the quota refuses waits its turn.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { userContext, type AgentContext } from '../auth/agent-context.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Experiment, ExperimentResult, Job } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
+import type { TurnQuota } from '../engine/quota.js';
 import type { TurnService } from '../engine/turns.js';
-import { isAppError, NotFoundError, ValidationError } from '../errors.js';
+import { isAppError, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import { parseInput } from '../validation.js';
-import { runEvalTurn } from './eval-turn.js';
+import { runEvalTurn, type EvalTurnResult } from './eval-turn.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
-export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService };
+export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService; quota: TurnQuota };
 
 const runInput = z.object({
   agent: z.string().trim().min(1).max(64),
@@ -49,6 +52,12 @@ export async function runExperiment(deps: ExperimentDeps, ctx: AgentContext, raw
     }
   });
   if (input.model) deps.models.resolve(input.model);
+  // More lanes than the user may run turns would only be refused.
+  const { concurrentTurnsPerUser } = deps.quota.settings;
+  if (input.concurrency != null && input.concurrency > concurrentTurnsPerUser) {
+    const message = `must be at most ${concurrentTurnsPerUser}, the turns one user may run at once (MAX_CONCURRENT_TURNS_PER_USER)`;
+    throw new ValidationError(`input.concurrency: ${message}`, [{ path: ['input', 'concurrency'], message }]);
+  }
   const dataset = await deps.prisma.dataset.findFirst({ where: { id: input.datasetId, ...ownedBy({ ...ctx, isAdmin: false }) }, include: { examples: { select: { id: true, ord: true } } } });
   if (!dataset) throw new NotFoundError('Dataset');
   if (dataset.examples.length === 0) throw new ValidationError('input.datasetId: the dataset has no examples', [{ path: ['input', 'datasetId'], message: 'has no examples' }]);
@@ -59,7 +68,7 @@ export async function runExperiment(deps: ExperimentDeps, ctx: AgentContext, raw
       agentVersion: agent.version,
       model: input.model ?? null,
       evaluators: evaluators.map((e) => e.name),
-      concurrency: input.concurrency ?? 2,
+      concurrency: input.concurrency ?? Math.min(2, concurrentTurnsPerUser),
       total: dataset.examples.length,
       tenantId: ctx.tenantId,
       userId: ctx.userId,
@@ -101,7 +110,9 @@ export function experimentHandler(deps: ExperimentDeps) {
         const claimed = await claimExample(deps, experimentId);
         if (!claimed) return;
         const example = await deps.prisma.example.findUniqueOrThrow({ where: { id: claimed.exampleId } });
-        const outcome = await runExample(deps, ctx, run, example);
+        const outcome = await runExample(deps, ctx, run, example, signal);
+        // Stopped while waiting for the quota: the example stays claimed, and the next run takes it again.
+        if (!outcome) return;
         await storeResult(deps, claimed.id, experimentId, outcome);
         deps.pubsub.publish('experiment:progress', experimentId, { experimentId });
       }
@@ -138,11 +149,13 @@ async function runExample(
   ctx: AgentContext,
   run: { agent: string; evaluators: Awaited<ReturnType<EngineDeps['agents']['load']>>[]; model: string | null },
   example: { input: string; expected: string | null },
-): Promise<Outcome> {
+  signal: AbortSignal,
+): Promise<Outcome | null> {
   let output: string | null = null;
   const usage: { agent?: UsageTotals; evaluators: Record<string, UsageTotals> } = { evaluators: {} };
   try {
-    const answer = await runEvalTurn(deps, ctx, { agent: run.agent, model: run.model, content: example.input });
+    const answer = await whenAdmitted(signal, () => runEvalTurn(deps, ctx, { agent: run.agent, model: run.model, content: example.input }));
+    if (!answer) return null;
     if (answer.usage) usage.agent = answer.usage;
     if (!answer.ok) return { ok: false, error: answer.error, output, usage };
     output = answer.text;
@@ -157,6 +170,23 @@ async function runExample(
     if (!isAppError(error)) deps.logger.error({ err: error }, 'experiment example failed');
     const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The example could not be run' };
     return { ok: false, error: known, output, usage };
+  }
+}
+
+/**
+ * Starts the eval turn, waiting as long as the user's turn quota says (the user's own turns and
+ * the minute's starts count too) instead of recording the example as RATE_LIMITED; null when a
+ * shutdown came first.
+ */
+async function whenAdmitted(signal: AbortSignal, start: () => Promise<EvalTurnResult>): Promise<EvalTurnResult | null> {
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      await sleep(error.retryAfterMs ?? 1000, undefined, { signal }).catch(() => {});
+      if (signal.aborted) return null;
+    }
   }
 }
 

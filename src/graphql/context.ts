@@ -1,6 +1,7 @@
 import type { ApprovalService } from '../engine/approvals.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../engine/turns.js';
+import type { TurnQuota } from '../engine/quota.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
@@ -28,6 +29,8 @@ export interface AppServices {
   /** Resolves `provider:model` names to chat models (one-shot extraction calls them directly). */
   models: ModelResolver;
   turns: TurnService;
+  /** Per-user limits on model-spending requests (turns, extractions). */
+  quota: TurnQuota;
   approvals: ApprovalService;
   /** Numbers, stores and delivers turn events (turnEvents reads through it). */
   hub: EventHub;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATED_AGENT, registerAgent } from '../support/agents.js';
@@ -209,6 +210,32 @@ describe('experiments', () => {
     fake.reset();
   });
 
+  it('waits while the user’s turn quota is used up instead of recording the example as RATE_LIMITED', async () => {
+    const owner = newUser(server.url);
+    const [tenantId, userId] = [owner.headers['x-tenant-id']!, owner.headers['x-user-id']!];
+    // The user's four turns (MAX_CONCURRENT_TURNS_PER_USER) run on another instance.
+    const elsewhere: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const session = await server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
+      const id = randomUUID();
+      await server.db.prisma.turn.create({ data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], runner: 'another-instance', heartbeatAt: new Date(), tenantId, userId } });
+      elsewhere.push(id);
+    }
+    const golden = await dataset(owner, 1);
+    fake.enqueue(model(() => 1), model(() => 1));
+    const queued = await run(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 1 });
+    const claimed = await until(owner, queued.id, (e) => e.status === 'RUNNING');
+    expect(claimed.done).toBe(0);
+    await sleep(300);
+    expect(fake.chatRequests).toHaveLength(0);
+
+    await server.db.prisma.turn.updateMany({ where: { id: { in: elsewhere } }, data: { status: 'COMPLETED', runner: null } });
+    const ended = await until(owner, queued.id, (e) => e.status === 'DONE');
+    expect(ended.results.map((r) => [r.status, r.output, r.error])).toEqual([['DONE', 'the answer is A1', null]]);
+    expect(fake.pending).toBe(0);
+    fake.reset();
+  });
+
   it('refuses bad input with typed errors and keeps datasets to their owner', async () => {
     const owner = newUser(server.url);
     const stranger = newUser(server.url, owner.headers['x-tenant-id']);
@@ -224,6 +251,11 @@ describe('experiments', () => {
     expect(await code(owner, { agent: 'general', datasetId: empty.id, evaluators: ['answer-quality'] })).toEqual(['VALIDATION_FAILED', 'input.datasetId: the dataset has no examples']);
     expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 0 })).toEqual(['VALIDATION_FAILED', 'input.concurrency: Too small: expected number to be >=1']);
     expect(await code(stranger, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'] })).toEqual(['NOT_FOUND', 'Dataset not found']);
+    // More lanes than MAX_CONCURRENT_TURNS_PER_USER (4 here) would have the quota refuse the experiment's own turns.
+    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 5 })).toEqual([
+      'VALIDATION_FAILED',
+      'input.concurrency: must be at most 4, the turns one user may run at once (MAX_CONCURRENT_TURNS_PER_USER)',
+    ]);
 
     const bad = await owner.data(CreateDatasetDocument, { input: { name: ' ', examples: [{ input: '' }] } });
     expect(bad.createDataset).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED' });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { collect, newUser, wsClient, type Caller } from '../support/client.js';
-import { chat, useAgentServer } from '../support/agents.js';
-import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
+import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
+import { chat, send, useAgentServer } from '../support/agents.js';
+import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, ExtractDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
 
 const env = useAgentServer({
   MAX_CONCURRENT_TURNS_PER_USER: '2',
@@ -14,16 +15,29 @@ const env = useAgentServer({
 
 const messagesOf = (user: Caller) => env.server.db.prisma.message.count({ where: { userId: user.headers['x-user-id'] } });
 
+/** Waits until `user` has no turn rows left (an ended ephemeral turn is dropped just after its stream ends). */
+async function untilNoTurns(user: Caller) {
+  const count = () => env.server.db.prisma.turn.count({ where: { tenantId: user.headers['x-tenant-id'], userId: user.headers['x-user-id'] ?? null } });
+  for (let i = 0; i < 400 && (await count()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(await count()).toBe(0);
+}
+
+/** Asserts a RateLimitedError naming `setting`. */
+function expectRefused(payload: { __typename: string }, setting: string) {
+  expect(payload).toMatchObject({ __typename: 'RateLimitedError', code: 'RATE_LIMITED', message: expect.stringContaining(setting) });
+}
+
 /**
- * Turns of `user` running on some other instance: only the database knows about them. No runner is
- * named: one that is not a live process would be taken over (and its turns interrupted) at once.
+ * Turns of `user` running on some other instance (in new sessions, or in `inSession`): only the
+ * database knows about them. No runner is named: one that is not a live process would be taken over
+ * (and its turns interrupted) at once.
  */
-async function runningElsewhere(user: Caller, count: number): Promise<string[]> {
+async function runningElsewhere(user: Caller, count: number, inSession?: string): Promise<string[]> {
   const tenantId = user.headers['x-tenant-id']!;
-  const userId = user.headers['x-user-id']!;
+  const userId = user.headers['x-user-id'] ?? null;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const session = await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
+    const session = inSession ? { id: inSession } : await env.server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
     const id = randomUUID();
     await env.server.db.prisma.turn.create({
       data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'RUNNING', tenantId, userId },
@@ -67,6 +81,75 @@ describe('turn quotas', () => {
     expect(refused.sendMessage.retryAfterMs).toBeGreaterThan(0);
     expect(refused.sendMessage.retryAfterMs).toBeLessThanOrEqual(60_000);
     expect(await messagesOf(user)).toBe(stored);
+  });
+
+  it('counts ephemeral turns toward MAX_TURNS_PER_MINUTE, though each is dropped once it ended', async () => {
+    const user = newUser(env.server.url);
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await send(user, { content: `question ${i}`, ephemeral: true });
+      await untilNoTurns(user);
+    }
+    const refused = await user.data(SendMessageDocument, { input: { content: 'fifth', ephemeral: true } });
+    expectRefused(refused.sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
+  });
+
+  it('admits anonymous callers under one allowance per tenant, shared by all of them', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const anonymous = caller(env.server.url, { 'x-tenant-id': tenant });
+    const elsewhere = await runningElsewhere(anonymous, 2);
+    const busy = await anonymous.data(SendMessageDocument, { input: { content: 'one more', ephemeral: true } });
+    expectRefused(busy.sendMessage, 'MAX_CONCURRENT_TURNS_PER_USER');
+    await env.server.db.prisma.turn.deleteMany({ where: { id: { in: elsewhere } } });
+
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await send(anonymous, { content: `question ${i}`, ephemeral: true });
+      await untilNoTurns(anonymous);
+    }
+    // Another anonymous caller of the tenant is the same bucket; a named user of the tenant is not.
+    const another = caller(env.server.url, { 'x-tenant-id': tenant, 'x-client-id': 'another-browser' });
+    const refused = await another.data(SendMessageDocument, { input: { content: 'fifth', ephemeral: true } });
+    expectRefused(refused.sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
+    env.fake.enqueue({ text: 'Hello, named user.' });
+    expect((await chat(env.server.url, newUser(env.server.url, tenant), { content: 'hello' })).turn.status).toBe('COMPLETED');
+  });
+
+  it('counts extractions as starts and refuses one past either limit before it calls the model', async () => {
+    const user = newUser(env.server.url);
+    const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+    const extract = async () => (await user.data(ExtractDocument, { input: { agent: 'general', content: 'Invoice total: 12', schema } })).extract;
+    const elsewhere = await runningElsewhere(user, 2);
+    expectRefused(await extract(), 'MAX_CONCURRENT_TURNS_PER_USER');
+    await env.server.db.prisma.turn.updateMany({ where: { id: { in: elsewhere } }, data: { status: 'COMPLETED', runner: null } });
+
+    for (let i = 0; i < 4; i++) {
+      env.fake.enqueue({ json: { total: 12 } });
+      expect(await extract()).toMatchObject({ __typename: 'ExtractPayload', data: { total: 12 } });
+    }
+    expectRefused(await extract(), 'MAX_TURNS_PER_MINUTE');
+    // Turns and extractions draw on the same allowance.
+    expectRefused((await user.data(SendMessageDocument, { input: { content: 'and a turn?' } })).sendMessage, 'MAX_TURNS_PER_MINUTE');
+    expect(env.fake.chatRequests).toHaveLength(4);
+  });
+
+  it('refuses a send into a routing session, busy or over quota, before the routing classifier calls the model', async () => {
+    const user = newUser(env.server.url);
+    const created = await user.data(CreateSessionDocument, { input: { name: 'routed', routing: true } });
+    if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error('setup failed');
+    const sessionId = created.createSession.session.id;
+    const [running] = await runningElsewhere(user, 1, decodeGlobalID(sessionId).id);
+    const busy = await user.data(SendMessageDocument, { input: { content: 'anyone there?', sessionId } });
+    expect(busy.sendMessage).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY', sessionId });
+    await env.server.db.prisma.turn.update({ where: { id: running }, data: { status: 'COMPLETED', runner: null } });
+
+    await runningElsewhere(user, 2);
+    const limited = await user.data(SendMessageDocument, { input: { content: 'and now?', sessionId } });
+    expectRefused(limited.sendMessage, 'MAX_CONCURRENT_TURNS_PER_USER');
+    expect(env.fake.chatRequests).toHaveLength(0);
+    expect(await messagesOf(user)).toBe(0);
   });
 
   it('takes parallel sends of one user one at a time, so they cannot all slip under the limit', async () => {

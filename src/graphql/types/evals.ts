@@ -119,7 +119,7 @@ const RunExperimentInput = builder.inputType('RunExperimentInput', {
     datasetId: t.id(),
     evaluators: t.stringList({ description: 'Evaluator agents (kind: evaluator, structured output).' }),
     model: t.string({ required: false, description: 'Model for the agent (evaluators keep theirs).' }),
-    concurrency: t.int({ required: false, description: 'Examples run at once (1–10, default 2).' }),
+    concurrency: t.int({ required: false, description: 'Examples run at once: 1–10 and at most MAX_CONCURRENT_TURNS_PER_USER (default 2, or that limit if lower).' }),
   }),
 });
 
