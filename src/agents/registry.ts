@@ -212,7 +212,7 @@ async function loadFolder(dir: string, origin: AgentOrigin, deps: Pick<AgentRegi
     try {
       spec = parseAgentYaml(source);
     } catch (error) {
-      throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`);
+      throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`, { cause: error });
     }
     const missing = spec.tools.filter((tool) => !deps.toolExists(tool)).map((tool) => (tool.server ? `${tool.server}:${tool.name}` : tool.name));
     if (missing.length) {

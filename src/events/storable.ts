@@ -10,6 +10,7 @@ export function storable<T>(value: T): T {
 }
 
 const REPLACEMENT = '\uFFFD';
+// eslint-disable-next-line no-control-regex -- NUL is the one character PostgreSQL text and jsonb refuse
 const NUL = /\u0000/g;
 
 function cleanString(text: string): string {

@@ -13,7 +13,7 @@ import { offlineGraphiQL } from './graphiql.js';
 import { browserSafetyPlugins, corsFor } from './browser-safety.js';
 import type { OriginPolicy } from '../http/origin-policy.js';
 import { operationLimitPlugins } from './operation-limits.js';
-import { SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
+import { type SocketQuotas, TOO_MANY_CONNECTIONS } from './socket-quotas.js';
 import type { SecuritySettings } from '../config/security.js';
 import { schema } from './schema.js';
 import { useOperationSpans } from './tracing-plugin.js';
@@ -84,8 +84,11 @@ export function serveGraphQLOverWebSocket(
   type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout; counted?: boolean };
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
+      // graphql-ws types these args without the rootValue that onSubscribe below puts yoga's enveloped functions in.
+      /* eslint-disable @typescript-eslint/no-explicit-any */
       execute: (args: any) => args.rootValue.execute(args),
       subscribe: (args: any) => args.rootValue.subscribe(args),
+      /* eslint-enable @typescript-eslint/no-explicit-any */
       onConnect: async (ctx) => {
         const params = Object.fromEntries(
           Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]),

@@ -29,6 +29,8 @@ export class ToolRegistry {
   private readonly remoteValidators = new WeakMap<ToolDefinition, ValidateFunction | null>();
 
   constructor(
+    // Tools of every argument type: the registry validates arguments against each one's JSON Schema.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     definitions: ToolDefinition<any>[] = [],
     /** Told about tool failures that are not expected ones (the model and the user get a generic message). */
     private readonly onFailure: (error: unknown, tool: string) => void = () => {},
@@ -37,6 +39,7 @@ export class ToolRegistry {
     for (const def of definitions) this.add(def);
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see the constructor
   add(def: ToolDefinition<any>): void {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is registered twice`);
     this.tools.set(def.name, { def, validate: this.ajv.compile(def.parameters) });

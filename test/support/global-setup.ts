@@ -29,6 +29,7 @@ export default async function setup(project: TestProject) {
     throw new Error(
       `The postgres test backend cannot reach TEST_POSTGRES_URL=${adminUrl} (unset it, ` +
         `or set REMGRAPH_TEST_BACKENDS=pglite, to skip it): ${(error as Error).message}`,
+      { cause: error },
     );
   }
   await admin.query(`CREATE DATABASE "${name}"`);

@@ -1,6 +1,6 @@
 import {
   AlreadyDecidedError,
-  AppError,
+  type AppError,
   ERROR_CODES,
   ForbiddenError,
   ModelError,

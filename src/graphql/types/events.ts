@@ -43,6 +43,8 @@ const TurnEventInterface = builder.interfaceRef<AgentEvent>('TurnEvent').impleme
 function eventType<T extends AgentEvent['type']>(
   name: string,
   type: T,
+  // Pothos' own field builder and field map types, whatever the schema types: the helper serves every event type.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   fields: (t: PothosSchemaTypes.ObjectFieldBuilder<PothosSchemaTypes.ExtendDefaultTypes<any>, Of<T>>) => Record<string, any>,
 ) {
   return builder.objectRef<Of<T>>(name).implement({

@@ -230,6 +230,8 @@ const GraphEdgeInput = builder.inputType('GraphEdgeInput', {
   }),
 });
 
+// Shared by three input types, each with its own Pothos field builder type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const commonInputFields = (t: any) => ({
   key: t.string({ description: 'Natural-language label; stored normalised to kebab-case ("Sarah Chen" -> sarah-chen).' }),
   name: t.string({ required: false }),

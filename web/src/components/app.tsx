@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, loadIdentity, request, saveIdentity, type Identity } from '../api.js';
+import { type ApiError, loadIdentity, request, saveIdentity, type Identity } from '../api.js';
 import { followTurn, type Connection } from '../follow.js';
 import {
   WebAgentsDocument,
