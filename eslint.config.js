@@ -7,7 +7,7 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'src/db/generated/**', 'test/generated/**', 'node_modules/**', 'web/dist/**', '.data/**', 'test-artifacts/**'] },
+  { ignores: ['**/dist/**', 'src/db/generated/**', 'src/cli/generated/**', 'test/generated/**', 'node_modules/**', 'web/dist/**', '.data/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

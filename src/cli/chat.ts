@@ -95,7 +95,12 @@ class Chat {
       for (;;) {
         const line = await ask('› ');
         if (line === undefined) return 0;
-        if (line.trim()) await this.turn(line, ask);
+        if (!line.trim()) continue;
+        // A refused message (a busy session, a server gone for a moment) ends that turn, not the conversation.
+        await this.turn(line, ask).catch((error: unknown) => {
+          if (!(error instanceof CliError)) throw error;
+          process.stderr.write(`remgraph: ${error.message}\n`);
+        });
       }
     } finally {
       rl.close();

@@ -4,6 +4,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { GATED_AGENT, registerAgent, useAgentServer } from '../support/agents.js';
@@ -46,7 +47,7 @@ function terminal(args: string[], env: Record<string, string>) {
   const command = [process.execPath, ...CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const proc = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let raw = '';
-  const screen = () => raw.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '');
+  const screen = () => stripVTControlCharacters(raw).replace(/\r/g, '');
   const waiters = new Set<() => void>();
   proc.stdout.on('data', (chunk) => {
     raw += chunk;
@@ -123,6 +124,18 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     expect(demo.stdout).toMatch(/^\[demo model: offline, not a real LLM\] You said: and again/);
     const shown = await cli(['sessions', 'show', session], as(user));
     expect(JSON.parse(shown.stdout)).toMatchObject({ id: session, messageCount: 4, messages: [{ type: 'user', content: 'hi' }, { type: 'assistant' }, { content: 'and again' }, { type: 'assistant' }] });
+  });
+
+  it('chat shows a child agent’s stream on stderr, labelled, and prints the answer the parent passes on', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: boss\ndescription: You delegate.\ntools:\n  - name: ask_agent\n');
+    await registerAgent(user, 'name: researcher\ndescription: You research.\n');
+    const answer = 'Lisbon has 545,000 inhabitants.';
+    env.fake.enqueue({ toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'How big is Lisbon?' } }] }, { text: answer }, { text: answer });
+    const run = await cli(['chat', '--agent', 'boss'], as(user), 'How big is Lisbon?');
+    expect(run, run.stderr).toMatchObject({ code: 0, stdout: `${answer}\n` });
+    expect(run.stderr).toMatch(/→ ask_agent \{"agent_name":"researcher",/);
+    expect(run.stderr).toContain(`researcher › ${answer}\n[researcher] completed\n← ask_agent`);
   });
 
   it('chat through a pipe exits 1 with the error when the turn fails', async () => {
