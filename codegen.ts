@@ -1,8 +1,9 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
-// Typed documents for the operations of the tests (test/operations), the chat app (web/src) and the
-// typed client example (examples/). A schema change that breaks a client breaks the build;
-// test/unit/codegen.test.ts fails when the committed output is stale (`npm run codegen` refreshes it).
+// Typed documents for the operations of the tests (test/operations), the chat app (web/src), the
+// typed client example (examples/) and the CLI's client commands (src/cli). A schema change that
+// breaks a client breaks the build; test/unit/codegen.test.ts fails when the committed output is
+// stale (`npm run codegen` refreshes it).
 const typedDocuments = {
   useTypeImports: true,
   enumsAsTypes: true,
@@ -29,6 +30,12 @@ const config: CodegenConfig = {
     },
     'examples/generated/': {
       documents: ['examples/**/*.graphql'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: { ...typedDocuments, documentMode: 'string' },
+    },
+    'src/cli/generated/': {
+      documents: ['src/cli/**/*.graphql'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: { ...typedDocuments, documentMode: 'string' },

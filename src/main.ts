@@ -20,10 +20,16 @@ const USAGE = `remgraph <command>
   ingest_file <path> --user <id> [--tenant <id>] [--key <key>] [--tags a,b]
                            ingest a text, Markdown, HTML or PDF file as the user's chunked resources
                            (as the ingestFile mutation does)
+
+  chat | query | agents | sessions | approvals
+                           clients of a running server (see the README's CLI section, or
+                           remgraph <command> --help)
 `;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
+  const client = await import('./cli/commands.js');
+  if (client.isClientCommand(command)) return client.runClientCommand(command, rest);
   switch (command) {
     case 'serve':
       return serve();

@@ -37,7 +37,7 @@ import { backend } from '../support/server.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
 /** Commands a shell example may run; anything else must be taught here or marked as skipped in the README. */
-const KNOWN_COMMANDS = /^(curl|remgraph|npx tsx|node bin\/remgraph\.js)\s/;
+const KNOWN_COMMANDS = /^(curl|remgraph|npx tsx|node bin\/remgraph\.js|echo [^|]+\| *remgraph)\s/;
 /** What a newcomer's shell has; the rest of this process's environment (test settings, keys) stays out. */
 const NEWCOMER_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'TERM'];
 const EXAMPLE_TIMEOUT_MS = 240_000;

@@ -1,0 +1,48 @@
+import { agentsCommand, AGENTS_USAGE } from './agents.js';
+import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
+import { chatCommand, CHAT_USAGE } from './chat.js';
+import { CliError, DEFAULT_URL } from './client.js';
+import { queryCommand, QUERY_USAGE } from './query.js';
+import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
+
+const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
+  chat: { run: chatCommand, usage: CHAT_USAGE },
+  query: { run: queryCommand, usage: QUERY_USAGE },
+  agents: { run: agentsCommand, usage: AGENTS_USAGE },
+  sessions: { run: sessionsCommand, usage: SESSIONS_USAGE },
+  approvals: { run: approvalsCommand, usage: APPROVALS_USAGE },
+};
+
+const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:
+  --url U       its GraphQL endpoint (default REMGRAPH_URL, else ${DEFAULT_URL})
+  --token T     a JWT sent as Authorization: Bearer (default REMGRAPH_TOKEN); without one,
+  --user U      X-User-Id (default REMGRAPH_USER, else local-user, as in GraphiQL)
+  --tenant T    X-Tenant-Id (default REMGRAPH_TENANT, else the server's DEFAULT_TENANT)`;
+
+/** Whether `remgraph <command>` is one of the commands that talk to a server. */
+export function isClientCommand(command: string): boolean {
+  return Object.hasOwn(COMMANDS, command);
+}
+
+/** Runs a client command; its expected failures are one line on stderr and exit code 1 (2 for bad usage). */
+export async function runClientCommand(command: string, args: string[]): Promise<number> {
+  const { run, usage } = COMMANDS[command]!;
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${usage}\n\n${CONNECTION_USAGE}\n`);
+    return 0;
+  }
+  try {
+    return await run(args);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`remgraph: ${error.message}\n`);
+      return 1;
+    }
+    // node:util parseArgs: an unknown or malformed option.
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`remgraph ${command}: ${(error as Error).message}\n\n${usage}\n\n${CONNECTION_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,711 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+export type AgentOrigin =
+  /** Shipped with remgraph in schemas/. */
+  | 'BUILTIN'
+  /** Loaded from the operator’s AGENTS_DIR. */
+  | 'FOLDER'
+  /** Registered through registerAgent (stored in the database). */
+  | 'REGISTERED';
+
+export type ApprovalStatus =
+  | 'APPROVED'
+  | 'EXPIRED'
+  | 'PENDING'
+  | 'REJECTED';
+
+/** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
+export type ErrorCode =
+  | 'ALREADY_DECIDED'
+  | 'BAD_USER_INPUT'
+  | 'FORBIDDEN'
+  | 'INTERNAL'
+  | 'INTERRUPTED'
+  | 'LIMIT_EXCEEDED'
+  | 'MAX_ITERATIONS'
+  | 'MODEL_ERROR'
+  | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'QUERY_SYNTAX'
+  | 'RATE_LIMITED'
+  | 'SESSION_BUSY'
+  | 'TOOL_FAILED'
+  | 'UNAUTHENTICATED'
+  | 'VALIDATION_FAILED';
+
+export type MessageType =
+  | 'assistant'
+  | 'memory'
+  | 'observation'
+  | 'system'
+  | 'think'
+  | 'tool_call'
+  | 'tool_response'
+  | 'user';
+
+export type RemMode =
+  | 'FUZZY'
+  | 'LOOKUP'
+  | 'SEARCH'
+  | 'SQL'
+  | 'TRAVERSE';
+
+export type SendMessageInput = {
+  /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
+  agent?: string | null | undefined;
+  content: string;
+  /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
+  ephemeral?: boolean | null | undefined;
+  metadata?: unknown;
+  /** `provider:model`, a bare model of the default provider, or `demo`. */
+  model?: string | null | undefined;
+  overrides?: TurnOverrides | null | undefined;
+  /** Omit to start a new session. */
+  sessionId?: string | null | undefined;
+};
+
+/** Settings for one turn, within what the agent allows. */
+export type TurnOverrides = {
+  /** At most the agent’s max_tokens when it sets one. */
+  maxTokens?: number | null | undefined;
+  /** Appended to the agent’s system prompt for this turn. */
+  systemPromptSuffix?: string | null | undefined;
+  temperature?: number | null | undefined;
+  /** A subset of the agent’s tools; the others are not offered this turn. */
+  tools?: Array<string> | null | undefined;
+};
+
+export type TurnStatus =
+  | 'AWAITING_APPROVAL'
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'ERROR'
+  | 'INTERRUPTED'
+  | 'MAX_ITERATIONS'
+  | 'RUNNING';
+
+type CliError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
+
+type CliError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
+
+type CliError_ModelError_Fragment = { __typename: 'ModelError', code: ErrorCode, message: string };
+
+type CliError_NotFoundError_Fragment = { __typename: 'NotFoundError', code: ErrorCode, message: string };
+
+type CliError_PayloadTooLargeError_Fragment = { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string };
+
+type CliError_QuerySyntaxError_Fragment = { __typename: 'QuerySyntaxError', code: ErrorCode, message: string };
+
+type CliError_RateLimitedError_Fragment = { __typename: 'RateLimitedError', code: ErrorCode, message: string };
+
+type CliError_SessionBusyError_Fragment = { __typename: 'SessionBusyError', code: ErrorCode, message: string };
+
+type CliError_ValidationError_Fragment = { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> };
+
+export type CliErrorFragment =
+  | CliError_AlreadyDecidedError_Fragment
+  | CliError_ForbiddenError_Fragment
+  | CliError_ModelError_Fragment
+  | CliError_NotFoundError_Fragment
+  | CliError_PayloadTooLargeError_Fragment
+  | CliError_QuerySyntaxError_Fragment
+  | CliError_RateLimitedError_Fragment
+  | CliError_SessionBusyError_Fragment
+  | CliError_ValidationError_Fragment
+;
+
+type CliEvent_ActionEvent_Fragment = { __typename: 'ActionEvent', seq: number, agent: string, depth: number, at: string, actionType: string, payload: unknown };
+
+type CliEvent_ApprovalNeededEvent_Fragment = { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, name: string, arguments: unknown, agentPath: Array<string> };
+
+type CliEvent_ApprovalResultEvent_Fragment = { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null };
+
+type CliEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number, agent: string, depth: number, at: string };
+
+type CliEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string };
+
+type CliEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, at: string, code: string, message: string };
+
+type CliEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } };
+
+type CliEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string };
+
+type CliEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string };
+
+type CliEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string };
+
+type CliEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown };
+
+type CliEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean };
+
+export type CliEventFragment =
+  | CliEvent_ActionEvent_Fragment
+  | CliEvent_ApprovalNeededEvent_Fragment
+  | CliEvent_ApprovalResultEvent_Fragment
+  | CliEvent_ChildEvent_Fragment
+  | CliEvent_ContentEvent_Fragment
+  | CliEvent_ErrorEvent_Fragment
+  | CliEvent_FinalEvent_Fragment
+  | CliEvent_ResumeEvent_Fragment
+  | CliEvent_SourcesEvent_Fragment
+  | CliEvent_ThoughtEvent_Fragment
+  | CliEvent_ToolCallEvent_Fragment
+  | CliEvent_ToolResultEvent_Fragment
+;
+
+export type CliTurnEventsSubscriptionVariables = Exact<{
+  turnId: string;
+  after?: number | null | undefined;
+}>;
+
+
+export type CliTurnEventsSubscription = { turnEvents:
+    | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, at: string, actionType: string, payload: unknown }
+    | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, name: string, arguments: unknown, agentPath: Array<string> }
+    | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+    | { __typename: 'ChildEvent', childAgent: string, path: Array<string>, seq: number, agent: string, depth: number, at: string, event:
+        | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, at: string, actionType: string, payload: unknown }
+        | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, name: string, arguments: unknown, agentPath: Array<string> }
+        | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, at: string, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
+        | { __typename: 'ChildEvent', seq: number, agent: string, depth: number, at: string }
+        | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
+        | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, at: string, code: string, message: string }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } }
+        | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
+        | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
+        | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
+        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+        | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
+       }
+    | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
+    | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, at: string, code: string, message: string }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } }
+    | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
+    | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
+    | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
+   };
+
+export type CliSendMessageMutationVariables = Exact<{
+  input: SendMessageInput;
+}>;
+
+
+export type CliSendMessageMutation = { sendMessage:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', session: { id: string, name: string }, turn: { id: string, agent: string, model: string | null } }
+    | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliCancelTurnMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliCancelTurnMutation = { cancelTurn:
+    | { __typename: 'CancelTurnSuccess' }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliDecideApprovalMutationVariables = Exact<{
+  id: string;
+  approve: boolean;
+  reason?: string | null | undefined;
+}>;
+
+
+export type CliDecideApprovalMutation = { decideApproval:
+    | { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string }
+    | { __typename: 'DecideApprovalSuccess', approval: { id: string, status: ApprovalStatus, toolName: string, reason: string | null } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliRemQueryQueryVariables = Exact<{
+  query: string;
+}>;
+
+
+export type CliRemQueryQuery = { remQuery: { mode: RemMode, rows: unknown, truncated: boolean, hits: Array<{ key: string, entityType: string, name: string | null, summary: string | null, content: string | null, score: number | null, depth: number | null, relType: string | null, path: Array<string> | null }> } };
+
+export type CliAgentsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CliAgentsQuery = { agents: { edges: Array<{ node: { name: string, version: number | null, origin: AgentOrigin, shared: boolean, model: string | null, description: string, tools: Array<{ name: string, requiresApproval: boolean }> } }> } };
+
+export type CliAgentQueryVariables = Exact<{
+  name: string;
+  version?: number | null | undefined;
+}>;
+
+
+export type CliAgentQuery = { agent: { name: string, version: number | null, origin: AgentOrigin, shared: boolean, model: string | null, maxIterations: number, description: string, source: string, tools: Array<{ name: string, requiresApproval: boolean, server: string | null }> } | null };
+
+export type CliValidateAgentMutationVariables = Exact<{
+  yaml: string;
+}>;
+
+
+export type CliValidateAgentMutation = { validateAgent:
+    | { __typename: 'AgentValidation', name: string, tools: Array<{ name: string, requiresApproval: boolean }> }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliRegisterAgentMutationVariables = Exact<{
+  yaml: string;
+  shared?: boolean | null | undefined;
+}>;
+
+
+export type CliRegisterAgentMutation = { registerAgent:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'RegisterAgentPayload', created: boolean, agent: { name: string, version: number | null } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliSessionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CliSessionsQuery = { sessions: { edges: Array<{ node: { id: string, name: string, agent: string | null, updatedAt: string } }> } };
+
+export type CliSessionQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type CliSessionQuery = { session: { id: string, name: string, agent: string | null, createdAt: string, updatedAt: string, messages: { totalCount: number, edges: Array<{ node: { seq: number, type: MessageType, agentName: string | null, toolName: string | null, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, lastSeq: number } }> } } | null };
+
+export type CliApprovalsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  status?: ApprovalStatus | null | undefined;
+  sessionId?: string | null | undefined;
+}>;
+
+
+export type CliApprovalsQuery = { approvals: { edges: Array<{ node: { id: string, status: ApprovalStatus, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, reason: string | null, session: { id: string } } }> } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const CliErrorFragmentDoc = new TypedDocumentString(`
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}
+    `, {"fragmentName":"CliError"}) as unknown as TypedDocumentString<CliErrorFragment, unknown>;
+export const CliEventFragmentDoc = new TypedDocumentString(`
+    fragment CliEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+    at
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    usage {
+      totalTokens
+      requests
+    }
+  }
+}
+    `, {"fragmentName":"CliEvent"}) as unknown as TypedDocumentString<CliEventFragment, unknown>;
+export const CliTurnEventsDocument = new TypedDocumentString(`
+    subscription CliTurnEvents($turnId: ID!, $after: Int) {
+  turnEvents(turnId: $turnId, after: $after) {
+    ...CliEvent
+    ... on ChildEvent {
+      childAgent
+      path
+      event {
+        ...CliEvent
+      }
+    }
+  }
+}
+    fragment CliEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    agent
+    depth
+    at
+  }
+  ... on ContentEvent {
+    delta
+  }
+  ... on ThoughtEvent {
+    text
+  }
+  ... on ToolCallEvent {
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    name
+    result
+    isError
+  }
+  ... on ActionEvent {
+    actionType
+    payload
+  }
+  ... on ApprovalNeededEvent {
+    approvalId
+    name
+    arguments
+    agentPath
+  }
+  ... on ApprovalResultEvent {
+    approvalId
+    approved
+    reason
+    decidedBy
+  }
+  ... on ErrorEvent {
+    code
+    message
+  }
+  ... on FinalEvent {
+    status
+    content
+    usage {
+      totalTokens
+      requests
+    }
+  }
+}`) as unknown as TypedDocumentString<CliTurnEventsSubscription, CliTurnEventsSubscriptionVariables>;
+export const CliSendMessageDocument = new TypedDocumentString(`
+    mutation CliSendMessage($input: SendMessageInput!) {
+  sendMessage(input: $input) {
+    __typename
+    ... on SendMessagePayload {
+      session {
+        id
+        name
+      }
+      turn {
+        id
+        agent
+        model
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliSendMessageMutation, CliSendMessageMutationVariables>;
+export const CliCancelTurnDocument = new TypedDocumentString(`
+    mutation CliCancelTurn($id: ID!) {
+  cancelTurn(id: $id) {
+    __typename
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliCancelTurnMutation, CliCancelTurnMutationVariables>;
+export const CliDecideApprovalDocument = new TypedDocumentString(`
+    mutation CliDecideApproval($id: ID!, $approve: Boolean!, $reason: String) {
+  decideApproval(id: $id, approve: $approve, reason: $reason) {
+    __typename
+    ... on DecideApprovalSuccess {
+      approval {
+        id
+        status
+        toolName
+        reason
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliDecideApprovalMutation, CliDecideApprovalMutationVariables>;
+export const CliRemQueryDocument = new TypedDocumentString(`
+    query CliRemQuery($query: String!) {
+  remQuery(query: $query) {
+    mode
+    rows
+    truncated
+    hits {
+      key
+      entityType
+      name
+      summary
+      content
+      score
+      depth
+      relType
+      path
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliRemQueryQuery, CliRemQueryQueryVariables>;
+export const CliAgentsDocument = new TypedDocumentString(`
+    query CliAgents($first: Int) {
+  agents(first: $first) {
+    edges {
+      node {
+        name
+        version
+        origin
+        shared
+        model
+        description
+        tools {
+          name
+          requiresApproval
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliAgentsQuery, CliAgentsQueryVariables>;
+export const CliAgentDocument = new TypedDocumentString(`
+    query CliAgent($name: String!, $version: Int) {
+  agent(name: $name, version: $version) {
+    name
+    version
+    origin
+    shared
+    model
+    maxIterations
+    description
+    source
+    tools {
+      name
+      requiresApproval
+      server
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliAgentQuery, CliAgentQueryVariables>;
+export const CliValidateAgentDocument = new TypedDocumentString(`
+    mutation CliValidateAgent($yaml: String!) {
+  validateAgent(yaml: $yaml) {
+    __typename
+    ... on AgentValidation {
+      name
+      tools {
+        name
+        requiresApproval
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliValidateAgentMutation, CliValidateAgentMutationVariables>;
+export const CliRegisterAgentDocument = new TypedDocumentString(`
+    mutation CliRegisterAgent($yaml: String!, $shared: Boolean) {
+  registerAgent(yaml: $yaml, shared: $shared) {
+    __typename
+    ... on RegisterAgentPayload {
+      created
+      agent {
+        name
+        version
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliRegisterAgentMutation, CliRegisterAgentMutationVariables>;
+export const CliSessionsDocument = new TypedDocumentString(`
+    query CliSessions($first: Int) {
+  sessions(first: $first) {
+    edges {
+      node {
+        id
+        name
+        agent
+        updatedAt
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliSessionsQuery, CliSessionsQueryVariables>;
+export const CliSessionDocument = new TypedDocumentString(`
+    query CliSession($id: ID!, $first: Int) {
+  session(id: $id) {
+    id
+    name
+    agent
+    createdAt
+    updatedAt
+    messages(first: $first) {
+      totalCount
+      edges {
+        node {
+          seq
+          type
+          agentName
+          toolName
+          content
+          createdAt
+        }
+      }
+    }
+    turns(last: 1) {
+      edges {
+        node {
+          id
+          status
+          lastSeq
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliSessionQuery, CliSessionQueryVariables>;
+export const CliApprovalsDocument = new TypedDocumentString(`
+    query CliApprovals($first: Int, $status: ApprovalStatus, $sessionId: ID) {
+  approvals(first: $first, status: $status, sessionId: $sessionId) {
+    edges {
+      node {
+        id
+        status
+        toolName
+        arguments
+        agentPath
+        createdAt
+        reason
+        session {
+          id
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliApprovalsQuery, CliApprovalsQueryVariables>;
