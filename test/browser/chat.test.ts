@@ -249,3 +249,63 @@ describe('the chat app with JWT auth', () => {
     expect(page.problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 });
+
+/** True when the page scrolls sideways (the document wider than the window). */
+const scrollsSideways = (page: OpenPage) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+describe('the chat app’s layout and themes', () => {
+  it('fits a 390 px phone without sideways scrolling, with sessions and memory as drawers', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    await page.setViewportSize({ width: 390, height: 780 });
+    const table = '| name | role | team | notes |\n| --- | --- | --- | --- |\n| Sarah Chen | head of finance | finance | approves invoices over 10k |';
+    const wide = `A long line: ${'x'.repeat(300)}\n\n${table}\n\n\`\`\`ts\nconst veryLongIdentifier = ${'"y" + '.repeat(40)}1;\n\`\`\``;
+    env.fake.enqueue({ text: wide });
+    await say(page, 'Show me something wide');
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await page.getByTestId('session').first().isVisible()).toBe(false);
+    await browser.screenshot(page, 'layout-phone');
+
+    // Drawers slide in: screenshots wait until one is fully on screen.
+    const settled = (selector: string) => expect.poll(() => page.locator(selector).evaluate((el) => el.getAnimations().length)).toBe(0);
+    await page.getByTestId('sessions-toggle').click();
+    await page.getByTestId('session').first().waitFor({ state: 'visible' });
+    await settled('.sessions');
+    expect(await scrollsSideways(page)).toBe(false);
+    await browser.screenshot(page, 'layout-phone-sessions');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('session').first().waitFor({ state: 'hidden' });
+
+    await page.getByTestId('memory-toggle').click();
+    await page.getByTestId('rem-query').waitFor({ state: 'visible' });
+    await settled('.memory');
+    expect(await scrollsSideways(page)).toBe(false);
+    await browser.screenshot(page, 'layout-phone-memory');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('follows prefers-color-scheme: dark, and the toggle switches to light and back', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    const dark = await background();
+    expect(dark).not.toBe(light);
+    env.fake.enqueue({ text: 'Dark and **readable**, with `code`:\n\n> a quote\n\n```\nprint("hi")\n```' });
+    await say(page, 'Hello in the dark');
+    await turn(page, 'COMPLETED').waitFor();
+    await browser.screenshot(page, 'theme-dark');
+
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(background).toBe(light);
+    await page.reload();
+    await page.getByTestId('message-input').waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(background).toBe(dark);
+    expect(page.problems).toEqual([]);
+  });
+});

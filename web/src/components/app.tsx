@@ -12,6 +12,7 @@ import {
   type WebSessionFragment,
   type WebViewerQuery,
 } from '../generated/graphql.js';
+import { useTheme } from '../theme.js';
 import { TurnView } from '../turn-view.js';
 import { Composer } from './composer.js';
 import { Conversation, type Entry } from './conversation.js';
@@ -35,6 +36,9 @@ export function App() {
   const [connection, setConnection] = useState<Connection>('closed');
   const [problem, setProblem] = useState<string | null>(null);
   const [memoryQuery, setMemoryQuery] = useState<string | null>(null);
+  // On narrow screens the sessions and memory panels are drawers; at most one is open.
+  const [drawer, setDrawer] = useState<'sessions' | 'memory' | null>(null);
+  const [theme, toggleTheme] = useTheme();
   const [, setTick] = useState(0);
   const rerender = useCallback(() => setTick((t) => t + 1), []);
   const followers = useRef<(() => void)[]>([]);
@@ -74,9 +78,17 @@ export function App() {
   }, [identity, refreshSessions]);
 
   useEffect(() => {
-    const onHash = () => setSessionId(sessionFromHash());
+    const onHash = () => {
+      setSessionId(sessionFromHash());
+      setDrawer(null);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setDrawer(null);
     addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
+    addEventListener('keydown', onKey);
+    return () => {
+      removeEventListener('hashchange', onHash);
+      removeEventListener('keydown', onKey);
+    };
   }, []);
 
   // Loads the open session: past turns are rebuilt from their event logs, unfinished ones resumed.
@@ -158,8 +170,17 @@ export function App() {
   const current = sessions.find((s) => s.id === sessionId);
   const models = [...new Set([viewer.defaultModel, 'demo', ...agents.map((a) => a.model)].filter((m): m is string => Boolean(m)))];
   return (
-    <div class="app">
+    <div class={`app${drawer ? ` ${drawer}-open` : ''}`}>
       <header class="topbar">
+        <button
+          class="icon drawer-toggle sessions-toggle"
+          title="Sessions"
+          aria-expanded={drawer === 'sessions'}
+          onClick={() => setDrawer(drawer === 'sessions' ? null : 'sessions')}
+          data-testid="sessions-toggle"
+        >
+          ☰
+        </button>
         <span class="brand">remgraph</span>
         <span class="title">{current?.name ?? (sessionId ? '' : 'New chat')}</span>
         <span class={`connection ${connection}`} data-testid="connection">
@@ -167,7 +188,20 @@ export function App() {
         </span>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">GraphiQL</a>
+        <button
+          class="icon drawer-toggle memory-toggle"
+          title="Memory"
+          aria-expanded={drawer === 'memory'}
+          onClick={() => setDrawer(drawer === 'memory' ? null : 'memory')}
+          data-testid="memory-toggle"
+        >
+          ◈
+        </button>
+        <button class="icon" title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={toggleTheme} data-testid="theme-toggle">
+          {theme === 'dark' ? '☀' : '☾'}
+        </button>
       </header>
+      <div class="scrim" onClick={() => setDrawer(null)} />
       <SessionList
         sessions={sessions}
         currentId={sessionId}
@@ -182,7 +216,10 @@ export function App() {
             {problem}
           </div>
         )}
-        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={setMemoryQuery} />
+        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={(query) => {
+            setMemoryQuery(query);
+            setDrawer('memory');
+          }} />
         <Composer
           agents={agents}
           models={models}
