@@ -452,6 +452,18 @@ export type WebEntityQueryVariables = Exact<{
 
 export type WebEntityQuery = { entity: { key: string, name: string | null, entityType: string | null, summary: string | null, content: string | null, tags: Array<string>, uri: string | null, extractedData: unknown, updatedAt: string, graphEdges: Array<{ dst: string, relType: string, weight: number, target: { key: string, name: string | null, entityType: string | null } | null }> } | null };
 
+export type WebPendingApprovalFragment = { id: string, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, session: { id: string, name: string }, turn: { id: string } };
+
+export type WebPendingApprovalsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebPendingApprovalsQuery = { approvals: { edges: Array<{ node: { id: string, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, session: { id: string, name: string }, turn: { id: string } } }> } };
+
+export type WebApprovalsChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebApprovalsChangedSubscription = { approvalsChanged: { id: string, status: ApprovalStatus } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -753,6 +765,22 @@ fragment WebEvent on AgentEvent {
     }
   }
 }`, {"fragmentName":"WebTurn"}) as unknown as TypedDocumentString<WebTurnFragment, unknown>;
+export const WebPendingApprovalFragmentDoc = new TypedDocumentString(`
+    fragment WebPendingApproval on Approval {
+  id
+  toolName
+  arguments
+  agentPath
+  createdAt
+  session {
+    id
+    name
+  }
+  turn {
+    id
+  }
+}
+    `, {"fragmentName":"WebPendingApproval"}) as unknown as TypedDocumentString<WebPendingApprovalFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -765,7 +793,7 @@ export const WebViewerDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<WebViewerQuery, WebViewerQueryVariables>;
 export const WebAgentsDocument = new TypedDocumentString(`
     query WebAgents {
-  agents(first: 100) {
+  agents(first: 100, audience: CHAT) {
     edges {
       node {
         name
@@ -1278,3 +1306,35 @@ export const WebEntityDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebEntityQuery, WebEntityQueryVariables>;
+export const WebPendingApprovalsDocument = new TypedDocumentString(`
+    query WebPendingApprovals {
+  approvals(status: PENDING, first: 100) {
+    edges {
+      node {
+        ...WebPendingApproval
+      }
+    }
+  }
+}
+    fragment WebPendingApproval on Approval {
+  id
+  toolName
+  arguments
+  agentPath
+  createdAt
+  session {
+    id
+    name
+  }
+  turn {
+    id
+  }
+}`) as unknown as TypedDocumentString<WebPendingApprovalsQuery, WebPendingApprovalsQueryVariables>;
+export const WebApprovalsChangedDocument = new TypedDocumentString(`
+    subscription WebApprovalsChanged {
+  approvalsChanged {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<WebApprovalsChangedSubscription, WebApprovalsChangedSubscriptionVariables>;
