@@ -193,6 +193,23 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     expect(page.problems).toEqual([]);
   });
 
+  it('offers only chat agents, and names a new chat from its first message', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const options = await page.getByTestId('agent-picker').locator('option').allInnerTexts();
+    expect(options).toEqual(expect.arrayContaining(['general', 'sample']));
+    expect(options.filter((o) => /dreaming|router|answer-quality/.test(o))).toEqual([]);
+    await page.getByTestId('new-session').click();
+    const session = page.getByTestId('session');
+    await session.getByText('New session').waitFor();
+    env.fake.enqueue({ text: 'Happy to help.' });
+    await say(page, 'Plan the team offsite\nin Lisbon');
+    await turn(page, 'COMPLETED').waitFor();
+    await session.getByText('Plan the team offsite').waitFor();
+    expect(await session.count()).toBe(1);
+    expect(page.problems).toEqual([]);
+  });
+
   it('runs REM queries and shows an entity with its edges', async () => {
     const user = newUser(env.server.url);
     for (const input of [
@@ -252,6 +269,87 @@ describe('the chat app with JWT auth', () => {
 
 /** True when the page scrolls sideways (the document wider than the window). */
 const scrollsSideways = (page: OpenPage) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+describe('the chat app’s approvals inbox', () => {
+  it('shows a waiting turn of another session, badged, and decides it from the inbox', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'publish', payload: { post: 'launch post' } } }] });
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('careful');
+    await say(page, 'Publish the launch post');
+    await turn(page, 'AWAITING_APPROVAL').waitFor();
+    const waitingSession = await page.evaluate(() => location.hash.replace('#/session/', ''));
+
+    // Another chat: the first one's approval is still one click away.
+    await page.getByTestId('new-session').click();
+    await expect.poll(() => page.evaluate(() => location.hash.replace('#/session/', ''))).not.toBe(waitingSession);
+    const badge = page.locator('[data-testid=session]', { hasText: 'Publish the launch post' }).getByTestId('session-waiting');
+    await badge.waitFor();
+    expect(await badge.innerText()).toBe('1');
+    expect(await page.getByTestId('inbox-count').innerText()).toBe('1');
+
+    await page.getByTestId('inbox-toggle').click();
+    const item = page.getByTestId('inbox-item');
+    await item.waitFor();
+    expect(await item.getAttribute('data-session-id')).toBe(waitingSession);
+    expect(await item.innerText()).toContain('careful wants to run action');
+    expect(await item.innerText()).toContain('launch post');
+    await browser.screenshot(page, 'approvals-inbox');
+
+    env.fake.enqueue({ text: 'Published the launch post.' });
+    await item.getByPlaceholder('Reason (optional)').fill('looks good');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    await badge.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('inbox-count').count()).toBe(0);
+
+    await item.page().keyboard.press('Escape');
+    await page.locator('[data-testid=session]', { hasText: 'Publish the launch post' }).locator('a').click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('Published the launch post.');
+    expect(await page.getByTestId('approval-card').innerText()).toContain('looks good');
+    await browser.screenshot(page, 'approvals-inbox-decided');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s run inspector', () => {
+  it('shows a turn’s two model calls and its tool call as a waterfall, with the exact request body', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: noter\ndescription: You record observations.\ntools:\n  - name: action\n');
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { mood: 'curious' } } }], usage: { prompt_tokens: 120, completion_tokens: 9 } },
+      { text: 'Noted your mood.', usage: { prompt_tokens: 150, completion_tokens: 4 } },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('noter');
+    await say(page, 'Note that I am curious');
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await turn(page).locator('.usage').innerText()).toBe('283 tokens · 2 model calls');
+
+    await turn(page).getByTestId('inspect').click();
+    const inspector = page.getByTestId('inspector');
+    await inspector.getByTestId('span').first().waitFor();
+    const kinds = await inspector.getByTestId('span').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.kind));
+    expect(kinds).toEqual(['model', 'tool', 'model']);
+    const model = inspector.locator('[data-kind=model]');
+    expect(await model.first().innerText()).toContain('120+9 tokens · tool_calls');
+    expect(await model.last().innerText()).toContain('150+4 tokens · stop');
+    const tool = inspector.locator('[data-kind=tool]');
+    expect(await tool.innerText()).toContain('action');
+    expect(await tool.innerText()).toMatch(/done · \d+ ms/);
+    await model.last().locator('summary').click();
+    await tool.locator('summary').click();
+    const body = await model.last().locator('pre').innerText();
+    expect(JSON.parse(body).messages.at(-1).role).toBe('tool');
+    expect(await tool.locator('pre').first().innerText()).toContain('curious');
+    await browser.screenshot(page, 'run-inspector');
+    await page.keyboard.press('Escape');
+    await inspector.waitFor({ state: 'detached' });
+    expect(page.problems).toEqual([]);
+  });
+});
 
 describe('the chat app’s layout and themes', () => {
   it('fits a 390 px phone without sideways scrolling, with sessions and memory as drawers', async () => {

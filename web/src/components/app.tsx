@@ -17,6 +17,8 @@ import { TurnView } from '../turn-view.js';
 import { Composer } from './composer.js';
 import { Conversation, type Entry } from './conversation.js';
 import { IdentityBar, SignIn } from './identity.js';
+import { Inbox, usePendingApprovals } from './inbox.js';
+import { Inspector } from './inspector.js';
 import { MemoryPanel } from './memory.js';
 import { SessionList } from './sessions.js';
 
@@ -37,8 +39,11 @@ export function App() {
   const [problem, setProblem] = useState<string | null>(null);
   const [memoryQuery, setMemoryQuery] = useState<string | null>(null);
   // On narrow screens the sessions and memory panels are drawers; at most one is open.
-  const [drawer, setDrawer] = useState<'sessions' | 'memory' | null>(null);
+  const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
   const [theme, toggleTheme] = useTheme();
+  const [inspecting, setInspecting] = useState<string | null>(null);
+  const closeInspector = useCallback(() => setInspecting(null), []);
+  const inbox = usePendingApprovals(viewer !== null);
   const [, setTick] = useState(0);
   const rerender = useCallback(() => setTick((t) => t + 1), []);
   const followers = useRef<(() => void)[]>([]);
@@ -168,6 +173,8 @@ export function App() {
     return authError ? <SignIn identity={identity} message={authError} onChange={changeIdentity} /> : <div class="loading">Connecting…</div>;
   }
   const current = sessions.find((s) => s.id === sessionId);
+  const waiting = new Map<string, number>();
+  for (const approval of inbox.pending) waiting.set(approval.session.id, (waiting.get(approval.session.id) ?? 0) + 1);
   const models = [...new Set([viewer.defaultModel, 'demo', ...agents.map((a) => a.model)].filter((m): m is string => Boolean(m)))];
   return (
     <div class={`app${drawer ? ` ${drawer}-open` : ''}`}>
@@ -186,6 +193,15 @@ export function App() {
         <span class={`connection ${connection}`} data-testid="connection">
           {active.length ? (connection === 'reconnecting' ? 'reconnecting…' : 'live') : ''}
         </span>
+        <button
+          class="icon inbox-toggle"
+          title="Approvals inbox"
+          aria-expanded={drawer === 'inbox'}
+          onClick={() => setDrawer(drawer === 'inbox' ? null : 'inbox')}
+          data-testid="inbox-toggle"
+        >
+          Inbox{inbox.pending.length > 0 && <span class="badge" data-testid="inbox-count">{inbox.pending.length}</span>}
+        </button>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">GraphiQL</a>
         <button
@@ -202,8 +218,10 @@ export function App() {
         </button>
       </header>
       <div class="scrim" onClick={() => setDrawer(null)} />
+      {drawer === 'inbox' && <Inbox pending={inbox.pending} onDecided={inbox.refresh} onOpen={openSession} onProblem={setProblem} />}
       <SessionList
         sessions={sessions}
+        waiting={waiting}
         currentId={sessionId}
         agents={agents}
         onOpen={openSession}
@@ -219,7 +237,7 @@ export function App() {
         <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={(query) => {
             setMemoryQuery(query);
             setDrawer('memory');
-          }} />
+          }} onInspect={setInspecting} />
         <Composer
           agents={agents}
           models={models}
@@ -230,6 +248,7 @@ export function App() {
         />
       </main>
       <MemoryPanel query={memoryQuery} />
+      {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
     </div>
   );
 }

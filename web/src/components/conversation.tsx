@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebDecideApprovalDocument } from '../generated/graphql.js';
+import { plural } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
 import { isTerminal } from '../../../src/events/turn-status.js';
 import type { AgentRun, Source, Step, TurnView } from '../turn-view.js';
@@ -12,9 +13,10 @@ interface Props {
   onChanged(): void;
   onProblem(message: string): void;
   onSource(query: string): void;
+  onInspect(turnId: string): void;
 }
 
-export function Conversation({ entries, onChanged, onProblem, onSource }: Props) {
+export function Conversation({ entries, onChanged, onProblem, onSource, onInspect }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const last = entries.at(-1);
   const size = last?.kind === 'turn' ? last.view.lastSeq : entries.length;
@@ -28,7 +30,7 @@ export function Conversation({ entries, onChanged, onProblem, onSource }: Props)
             <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.content) }} />
           </div>
         ) : (
-          <TurnBlock key={entry.view.run.turnId} view={entry.view} onChanged={onChanged} onProblem={onProblem} onSource={onSource} />
+          <TurnBlock key={entry.view.run.turnId} view={entry.view} onChanged={onChanged} onProblem={onProblem} onSource={onSource} onInspect={onInspect} />
         ),
       )}
       <div ref={end} />
@@ -46,9 +48,12 @@ function TurnBlock({ view, ...rest }: { view: TurnView } & Omit<Props, 'entries'
         <span class={`status ${status.toLowerCase()}`}>{statusLabel(status)}</span>
         {view.run.usage && (
           <span class="usage">
-            {view.run.usage.inputTokens + view.run.usage.outputTokens} tokens · {view.run.usage.requests} model calls
+            {view.run.usage.inputTokens + view.run.usage.outputTokens} tokens · {plural(view.run.usage.requests, 'model call')}
           </span>
         )}
+        <button class="link inspect" onClick={() => rest.onInspect(view.run.turnId)} data-testid="inspect">
+          Inspect
+        </button>
       </div>
       <RunSteps run={view.run} {...rest} />
     </div>

@@ -5,6 +5,8 @@ import type { AgentInfo } from './app.js';
 
 interface Props {
   sessions: WebSessionFragment[];
+  /** Pending approvals per session id. */
+  waiting: Map<string, number>;
   currentId: string | null;
   agents: AgentInfo[];
   onOpen(id: string | null): void;
@@ -12,7 +14,7 @@ interface Props {
   onProblem(message: string): void;
 }
 
-export function SessionList({ sessions, currentId, agents, onOpen, onChanged, onProblem }: Props) {
+export function SessionList({ sessions, waiting, currentId, agents, onOpen, onChanged, onProblem }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [agent, setAgent] = useState('');
@@ -74,6 +76,11 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
                   {s.name}
                   {s.agent && <span class="session-agent">{s.agent}</span>}
                 </a>
+                {waiting.has(s.id) && (
+                  <span class="badge" title="Waiting for your approval" data-testid="session-waiting">
+                    {waiting.get(s.id)}
+                  </span>
+                )}
                 <span class="session-actions">
                   <button
                     title="Rename"

@@ -464,6 +464,91 @@ export type WebApprovalsChangedSubscriptionVariables = Exact<{ [key: string]: ne
 
 export type WebApprovalsChangedSubscription = { approvalsChanged: { id: string, status: ApprovalStatus } };
 
+type InspectEvent_ActionEvent_Fragment = { __typename: 'ActionEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ApprovalNeededEvent_Fragment = { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ApprovalResultEvent_Fragment = { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number, at: string, agent: string, childTurnId: string, childAgent: string, event:
+    | { __typename: 'ActionEvent' }
+    | { __typename: 'ApprovalNeededEvent' }
+    | { __typename: 'ApprovalResultEvent' }
+    | { __typename: 'ChildEvent' }
+    | { __typename: 'ContentEvent' }
+    | { __typename: 'ErrorEvent' }
+    | { __typename: 'FinalEvent', status: TurnStatus }
+    | { __typename: 'ResumeEvent' }
+    | { __typename: 'SourcesEvent' }
+    | { __typename: 'ThoughtEvent' }
+    | { __typename: 'ToolCallEvent' }
+    | { __typename: 'ToolResultEvent' }
+   };
+
+type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, at: string, agent: string, toolCallId: string, name: string, arguments: unknown };
+
+type InspectEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, at: string, agent: string, toolCallId: string, result: unknown, isError: boolean };
+
+export type InspectEventFragment =
+  | InspectEvent_ActionEvent_Fragment
+  | InspectEvent_ApprovalNeededEvent_Fragment
+  | InspectEvent_ApprovalResultEvent_Fragment
+  | InspectEvent_ChildEvent_Fragment
+  | InspectEvent_ContentEvent_Fragment
+  | InspectEvent_ErrorEvent_Fragment
+  | InspectEvent_FinalEvent_Fragment
+  | InspectEvent_ResumeEvent_Fragment
+  | InspectEvent_SourcesEvent_Fragment
+  | InspectEvent_ThoughtEvent_Fragment
+  | InspectEvent_ToolCallEvent_Fragment
+  | InspectEvent_ToolResultEvent_Fragment
+;
+
+export type WebInspectTurnQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number } }> | null, events: Array<
+      | { __typename: 'ActionEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ChildEvent', seq: number, at: string, agent: string, childTurnId: string, childAgent: string, event:
+          | { __typename: 'ActionEvent' }
+          | { __typename: 'ApprovalNeededEvent' }
+          | { __typename: 'ApprovalResultEvent' }
+          | { __typename: 'ChildEvent' }
+          | { __typename: 'ContentEvent' }
+          | { __typename: 'ErrorEvent' }
+          | { __typename: 'FinalEvent', status: TurnStatus }
+          | { __typename: 'ResumeEvent' }
+          | { __typename: 'SourcesEvent' }
+          | { __typename: 'ThoughtEvent' }
+          | { __typename: 'ToolCallEvent' }
+          | { __typename: 'ToolResultEvent' }
+         }
+      | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
+      | { __typename: 'FinalEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ResumeEvent', seq: number, at: string, agent: string }
+      | { __typename: 'SourcesEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ThoughtEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ToolCallEvent', seq: number, at: string, agent: string, toolCallId: string, name: string, arguments: unknown }
+      | { __typename: 'ToolResultEvent', seq: number, at: string, agent: string, toolCallId: string, result: unknown, isError: boolean }
+    >, approvals: Array<{ id: string, toolName: string, status: ApprovalStatus, createdAt: string, decidedAt: string | null, decidedBy: string | null }> } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -781,6 +866,36 @@ export const WebPendingApprovalFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"WebPendingApproval"}) as unknown as TypedDocumentString<WebPendingApprovalFragment, unknown>;
+export const InspectEventFragmentDoc = new TypedDocumentString(`
+    fragment InspectEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    at
+    agent
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    result
+    isError
+  }
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    event {
+      __typename
+      ... on FinalEvent {
+        status
+      }
+    }
+  }
+}
+    `, {"fragmentName":"InspectEvent"}) as unknown as TypedDocumentString<InspectEventFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -1338,3 +1453,72 @@ export const WebApprovalsChangedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebApprovalsChangedSubscription, WebApprovalsChangedSubscriptionVariables>;
+export const WebInspectTurnDocument = new TypedDocumentString(`
+    query WebInspectTurn($id: ID!) {
+  turn(id: $id) {
+    id
+    agent
+    status
+    startedAt
+    finishedAt
+    traceId
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+    llmCalls {
+      iteration
+      model
+      provider
+      latencyMs
+      createdAt
+      finishReason
+      error
+      request
+      usage {
+        inputTokens
+        outputTokens
+      }
+    }
+    events(first: 5000) {
+      ...InspectEvent
+    }
+    approvals {
+      id
+      toolName
+      status
+      createdAt
+      decidedAt
+      decidedBy
+    }
+  }
+}
+    fragment InspectEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    at
+    agent
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    result
+    isError
+  }
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    event {
+      __typename
+      ... on FinalEvent {
+        status
+      }
+    }
+  }
+}`) as unknown as TypedDocumentString<WebInspectTurnQuery, WebInspectTurnQueryVariables>;
