@@ -182,6 +182,9 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     env.fake.enqueue({ text: ['Thinking ', 'about ', 'it'], stallAfterChunks: 2 });
     await say(page, 'Plan the quarter');
     expect(await until(() => lastTurnState(page), (s) => s.answer.length > 0)).toEqual({ status: 'RUNNING', answer: 'Thinking' });
+    // Enter while a turn runs says why nothing was sent.
+    await say(page, 'And another thing');
+    expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await turn(page, 'CANCELLED').waitFor();
     await browser.screenshot(page, 'sessions-cancelled');
@@ -347,6 +350,50 @@ describe('the chat app’s run inspector', () => {
     await browser.screenshot(page, 'run-inspector');
     await page.keyboard.press('Escape');
     await inspector.waitFor({ state: 'detached' });
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s message actions and uploads', () => {
+  it('regenerates an answer as a new turn from the same user message, and puts a message back to edit', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'First take: **short**.' });
+    const page = await openApp(user);
+    await say(page, 'Summarise the roadmap');
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('First take: short.');
+
+    env.fake.enqueue({ text: 'Second take, longer:\n\n```\nQ1: search\nQ2: agents\n```' });
+    await turn(page).getByTestId('regenerate').click();
+    await expect.poll(() => page.getByTestId('turn').count()).toBe(2);
+    await turn(page, 'COMPLETED').waitFor();
+    await expect.poll(() => page.locator('[data-testid=turn][data-status=COMPLETED]').count()).toBe(2);
+    expect((await lastTurnState(page)).answer).toContain('Second take, longer:');
+    const asked = env.fake.chatRequests.slice(-2).map((r) => r.body.messages.at(-1));
+    expect(asked).toEqual([{ role: 'user', content: 'Summarise the roadmap' }, { role: 'user', content: 'Summarise the roadmap' }]);
+    expect(await turn(page).locator('[data-copy-code]').count()).toBe(1);
+    expect(await turn(page).locator('time').count()).toBe(1);
+    await browser.screenshot(page, 'regenerate');
+
+    await page.getByTestId('user-message').first().getByTestId('edit').click();
+    await expect.poll(() => page.getByTestId('message-input').inputValue()).toBe('Summarise the roadmap');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('uploads a file into memory, showing ingestFile’s progress stages', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const text = Array.from({ length: 30 }, (_, i) => `## Section ${i}\n\nThe handbook says rule ${i} applies to every invoice over ${i}k.`).join('\n\n');
+    await page.getByTestId('file-input').setInputFiles({ name: 'handbook.md', mimeType: 'text/markdown', buffer: Buffer.from(text) });
+    const upload = page.getByTestId('upload');
+    await page.locator('[data-testid=upload][data-stage=DONE]').waitFor();
+    expect(await upload.getAttribute('data-stages')).toMatch(/EXTRACTING.*EMBEDDING.*STORING/);
+    expect(await upload.innerText()).toMatch(/handbook\.md[\s\S]*done · \d+ chunks?/);
+    await browser.screenshot(page, 'upload-progress');
+
+    await page.getByTestId('rem-query').fill('SEARCH "rule 7 invoice" LIMIT 3');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('rem-hit').first().waitFor();
     expect(page.problems).toEqual([]);
   });
 });

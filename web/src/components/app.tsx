@@ -19,6 +19,7 @@ import { Conversation, type Entry } from './conversation.js';
 import { IdentityBar, SignIn } from './identity.js';
 import { Inbox, usePendingApprovals } from './inbox.js';
 import { Inspector } from './inspector.js';
+import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
 import { SessionList } from './sessions.js';
 
@@ -42,6 +43,8 @@ export function App() {
   const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
   const [theme, toggleTheme] = useTheme();
   const [inspecting, setInspecting] = useState<string | null>(null);
+  const [draft, setDraft] = useState<{ text: string } | null>(null);
+  const [uploads, startUploads] = useUploads();
   const closeInspector = useCallback(() => setInspecting(null), []);
   const inbox = usePendingApprovals(viewer !== null);
   const [, setTick] = useState(0);
@@ -110,12 +113,12 @@ export function App() {
         if (!data.session) return setProblem('This session does not exist (or is not yours).');
         const users = data.session.messages.edges
           .filter((e) => e.node.type === 'user')
-          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '' }, at: e.node.createdAt }));
+          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '', at: e.node.createdAt }, at: e.node.createdAt }));
         const turns = data.session.turns.edges.map(({ node }) => {
           const view = new TurnView(node.id, node.agent, node.status);
           for (const event of node.events) view.apply(event);
           if (!view.finished || view.lastSeq < node.lastSeq) follow(view);
-          return { entry: { kind: 'turn' as const, view }, at: node.startedAt };
+          return { entry: { kind: 'turn' as const, view, at: node.startedAt }, at: node.startedAt };
         });
         setEntries(interleave(users, turns));
       })
@@ -144,12 +147,19 @@ export function App() {
         return openSession(result.session.id);
       }
       const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
-      setEntries((list) => [...list, { kind: 'user', id: result.userMessage?.id ?? result.turn.id, content }, { kind: 'turn', view }]);
+      const at = new Date().toISOString();
+      setEntries((list) => [...list, { kind: 'user', id: result.userMessage?.id ?? result.turn.id, content, at }, { kind: 'turn', view, at }]);
       follow(view);
       await refreshSessions();
     } catch (error) {
       setProblem((error as Error).message);
     }
+  };
+
+  const regenerate = (view: TurnView) => {
+    const index = entries.findIndex((e) => e.kind === 'turn' && e.view === view);
+    const asked = entries.slice(0, index).findLast((e) => e.kind === 'user');
+    if (asked?.kind === 'user') void send(asked.content, view.run.agent, null);
   };
 
   const active = entries.flatMap((e) => (e.kind === 'turn' && !e.view.finished ? [e.view] : []));
@@ -228,7 +238,14 @@ export function App() {
         onChanged={refreshSessions}
         onProblem={setProblem}
       />
-      <main class="chat">
+      <main
+        class="chat"
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={(e) => {
+          e.preventDefault();
+          startUploads([...(e.dataTransfer?.files ?? [])]);
+        }}
+      >
         {problem && (
           <div class="problem" role="alert">
             {problem}
@@ -237,12 +254,15 @@ export function App() {
         <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={(query) => {
             setMemoryQuery(query);
             setDrawer('memory');
-          }} onInspect={setInspecting} />
+          }} onInspect={setInspecting} onRegenerate={regenerate} onEdit={(text) => setDraft({ text })} />
+        <UploadList uploads={uploads} />
         <Composer
           agents={agents}
           models={models}
           sessionAgent={current?.agent ?? null}
           busy={active.length > 0}
+          draft={draft}
+          onFiles={startUploads}
           onSend={send}
           onCancel={cancel}
         />

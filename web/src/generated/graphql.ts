@@ -42,6 +42,13 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type IngestStage =
+  | 'DONE'
+  | 'EMBEDDING'
+  | 'EXTRACTING'
+  | 'FAILED'
+  | 'STORING';
+
 export type MessageType =
   | 'assistant'
   | 'memory'
@@ -548,6 +555,25 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
       | { __typename: 'ToolCallEvent', seq: number, at: string, agent: string, toolCallId: string, name: string, arguments: unknown }
       | { __typename: 'ToolResultEvent', seq: number, at: string, agent: string, toolCallId: string, result: unknown, isError: boolean }
     >, approvals: Array<{ id: string, toolName: string, status: ApprovalStatus, createdAt: string, decidedAt: string | null, decidedBy: string | null }> } | null };
+
+export type WebIngestFileMutationVariables = Exact<{
+  file: File;
+  progressId?: string | null | undefined;
+}>;
+
+
+export type WebIngestFileMutation = { ingestFile:
+    | { __typename: 'IngestFileSuccess', chunks: number, unchanged: boolean, resource: { key: string } }
+    | { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebIngestProgressSubscriptionVariables = Exact<{
+  progressId: string;
+}>;
+
+
+export type WebIngestProgressSubscription = { ingestProgress: { stage: IngestStage, chunks: number | null } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1522,3 +1548,30 @@ export const WebInspectTurnDocument = new TypedDocumentString(`
     }
   }
 }`) as unknown as TypedDocumentString<WebInspectTurnQuery, WebInspectTurnQueryVariables>;
+export const WebIngestFileDocument = new TypedDocumentString(`
+    mutation WebIngestFile($file: File!, $progressId: String) {
+  ingestFile(file: $file, progressId: $progressId) {
+    __typename
+    ... on IngestFileSuccess {
+      chunks
+      unchanged
+      resource {
+        key
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebIngestFileMutation, WebIngestFileMutationVariables>;
+export const WebIngestProgressDocument = new TypedDocumentString(`
+    subscription WebIngestProgress($progressId: String!) {
+  ingestProgress(progressId: $progressId) {
+    stage
+    chunks
+  }
+}
+    `) as unknown as TypedDocumentString<WebIngestProgressSubscription, WebIngestProgressSubscriptionVariables>;
