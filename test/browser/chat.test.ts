@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { GATED_AGENT, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
 import type { DynamicScript, Script } from '../support/fake-openai.js';
-import { UpsertEntityDocument } from '../generated/graphql.js';
+import { CreateSessionDocument, UpsertEntityDocument } from '../generated/graphql.js';
 import { useChromium, type OpenPage } from './chromium.js';
 
 const env = useAgentServer();
@@ -187,6 +187,8 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await turn(page, 'CANCELLED').waitFor();
+    // The provider never reported usage for the cut-off call: no misleading "0 tokens".
+    expect(await turn(page).locator('.usage').innerText()).toBe('tokens not reported (stopped mid-answer) · 1 model call');
     await browser.screenshot(page, 'sessions-cancelled');
 
     page.once('dialog', (dialog) => void dialog.accept());
@@ -210,6 +212,25 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     await turn(page, 'COMPLETED').waitFor();
     await session.getByText('Plan the team offsite').waitFor();
     expect(await session.count()).toBe(1);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('searches sessions by name; the identity popover closes on Escape and on a click outside', async () => {
+    const user = newUser(env.server.url);
+    for (const name of ['Quarterly planning', 'Offsite in Lisbon', 'Quarterly invoices']) await user.data(CreateSessionDocument, { input: { name } });
+    const page = await openApp(user);
+    await expect.poll(() => page.getByTestId('session').count()).toBe(3);
+    await page.getByTestId('session-search').fill('quarterly');
+    await expect.poll(() => page.getByTestId('session').allInnerTexts()).toEqual(['Quarterly invoices', 'Quarterly planning']);
+
+    await page.getByTestId('identity').click();
+    await page.getByTestId('identity-popup').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('identity-popup').waitFor({ state: 'detached' });
+    await page.getByTestId('identity').click();
+    await page.getByTestId('identity-popup').waitFor();
+    await page.getByTestId('message-input').click();
+    await page.getByTestId('identity-popup').waitFor({ state: 'detached' });
     expect(page.problems).toEqual([]);
   });
 

@@ -28,6 +28,8 @@ describe('server process', () => {
     // without identity act as DEFAULT_USER (over SSE otherwise, see the GraphiQL unit tests).
     const server = await start({ ...(await backendEnv()), DEFAULT_USER: 'local-user' });
     const base = server.url.replace(/\/graphql$/, '');
+    // The start-up line leads with the chat app's address, the one to open.
+    expect(JSON.parse(server.output().split('\n').find((line) => line.includes('listening on'))!).msg).toMatch(new RegExp(`^chat app: ${base}/ · remgraph listening on ${server.url} `));
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);

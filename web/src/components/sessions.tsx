@@ -18,6 +18,8 @@ export function SessionList({ sessions, waiting, currentId, agents, onOpen, onCh
   const [editing, setEditing] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [agent, setAgent] = useState('');
+  const [search, setSearch] = useState('');
+  const shown = search.trim() ? sessions.filter((s) => s.name.toLowerCase().includes(search.trim().toLowerCase())) : sessions;
   const report = (error: Error) => onProblem(error.message);
 
   const create = async () => {
@@ -58,8 +60,9 @@ export function SessionList({ sessions, waiting, currentId, agents, onOpen, onCh
           ))}
         </select>
       </div>
+      <input type="search" class="session-search" placeholder="Search sessions" value={search} onInput={(e) => setSearch(e.currentTarget.value)} data-testid="session-search" />
       <ul>
-        {sessions.map((s) => (
+        {shown.map((s) => (
           <li key={s.id} class={s.id === currentId ? 'current' : ''} data-testid="session">
             {editing === s.id ? (
               <form
