@@ -28,13 +28,19 @@ const credentials: Record<string, string> = process.env.REMGRAPH_TOKEN
 const disconnectAfter = Number(process.env.DISCONNECT_AFTER ?? Infinity);
 
 async function request<R, V>(document: TypedDocumentString<R, V>, variables: V): Promise<R> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...credentials },
-    body: JSON.stringify({ query: document.toString(), variables }),
-  });
-  const body = (await res.json()) as { data?: R; errors?: { message: string }[] };
-  if (body.errors?.length || !body.data) throw new Error(body.errors?.map((e) => e.message).join('; ') ?? `HTTP ${res.status}`);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...credentials },
+      body: JSON.stringify({ query: document.toString(), variables }),
+    });
+  } catch (error) {
+    // fetch says only "fetch failed": name the address, the usual culprit (REMGRAPH_URL).
+    throw new Error(`cannot reach remgraph at ${url} (set REMGRAPH_URL): ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+  }
+  const body = (await res.json().catch(() => null)) as { data?: R; errors?: { message: string }[] } | null;
+  if (body?.errors?.length || !body?.data) throw new Error(`${url}: ${body?.errors?.map((e) => e.message).join('; ') ?? `HTTP ${res.status}`}`);
   return body.data;
 }
 
@@ -80,7 +86,7 @@ async function main(message: string): Promise<number> {
     if (event.__typename === 'FinalEvent') final = event;
   };
   for (let attempt = 0; (await follow(turnId, lastSeq, onEvent, attempt ? Infinity : disconnectAfter)) === 'dropped'; attempt++) {
-    if (attempt === 5) throw new Error('the server cannot be reached');
+    if (attempt === 5) throw new Error(`the server at ${url} cannot be reached`);
     console.error(`\n[connection lost after seq ${lastSeq}; resuming]`);
     await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
   }

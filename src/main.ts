@@ -168,7 +168,8 @@ async function serve(): Promise<number> {
   const app = await startApp(config, logger, opening);
   logger.info(
     { backend: app.db.backend, processId: app.processId, startupMs: Math.round(performance.now() - started) },
-    `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
+    // The chat app's address first: it is what someone starting the server wants to open.
+    `chat app: ${new URL('/', app.url).href} · remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
   );
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
-import { agentContentHash, parseAgentYaml, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
+import { agentContentHash, defaultAudience, parseAgentYaml, type AgentAudience, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
 
 export type AgentOrigin = 'registered' | 'builtin' | 'folder';
 
@@ -104,8 +104,8 @@ export class AgentRegistry {
     return agent;
   }
 
-  /** Latest version of every agent the caller can use, by name. */
-  async list(ctx: AgentContext, kind?: AgentKind | null): Promise<ResolvedAgent[]> {
+  /** Latest version of every agent the caller can use, by name; `audience` keeps chat or internal ones. */
+  async list(ctx: AgentContext, kind?: AgentKind | null, audience?: AgentAudience | null): Promise<ResolvedAgent[]> {
     const rows = await this.deps.prisma.agent.findMany({
       where: { ...visibleTo(ctx), ...(kind ? { kind } : {}) },
       orderBy: [{ name: 'asc' }, { userId: { sort: 'asc', nulls: 'last' } }, { version: 'desc' }],
@@ -115,7 +115,7 @@ export class AgentRegistry {
     for (const [name, agent] of this.files) {
       if (!byName.has(name) && (!kind || agent.spec.kind === kind)) byName.set(name, agent);
     }
-    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...byName.values()].filter((a) => !audience || a.spec.audience === audience).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /**
@@ -172,11 +172,13 @@ export class AgentRegistry {
 }
 
 function fromRow(row: Agent): ResolvedAgent {
+  const spec = row.spec as unknown as AgentSpec;
   return {
     name: row.name,
     version: row.version,
     origin: 'registered',
-    spec: row.spec as unknown as AgentSpec,
+    // Versions stored before agents had an audience get the default.
+    spec: spec.audience ? spec : { ...spec, audience: defaultAudience(spec.kind) },
     source: row.source,
     userId: row.userId,
     createdAt: row.createdAt,

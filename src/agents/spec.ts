@@ -7,6 +7,11 @@ import { propertiesSchemaIssues } from './properties-schema.js';
 import { failLocated, friendlyMessage, locatedZodIssues, parseLocated, type Locate, type Path } from './yaml-located.js';
 
 export type AgentKind = 'agent' | 'evaluator';
+/** Who talks to an agent: people (chat pickers list it) or remgraph itself (router, dreaming, evaluators). */
+export type AgentAudience = 'chat' | 'internal';
+
+/** An agent's audience when its YAML does not say: evaluators are internal, other agents chat. */
+export const defaultAudience = (kind: AgentKind): AgentAudience => (kind === 'evaluator' ? 'internal' : 'chat');
 
 /** One JSON Schema object, as written under an agent's `properties`. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -30,6 +35,7 @@ export interface AgentLimits {
 export interface AgentSpec {
   name: string;
   kind: AgentKind;
+  audience: AgentAudience;
   /** Informational only; registry versions are numbered separately. */
   version?: string;
   /** The system prompt. */
@@ -92,6 +98,7 @@ const legacyTool = z.preprocess(
 const configFields = {
   name: z.string().regex(AGENT_NAME, AGENT_NAME_RULE),
   kind: z.enum(['agent', 'evaluator']).default('agent'),
+  audience: z.enum(['chat', 'internal']).optional(),
   version: z.string().regex(VERSION, 'must look like a version, e.g. "1.0.0"').optional(),
   model: z.string().trim().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -228,6 +235,7 @@ function toSpec(raw: RawAgent): AgentSpec {
   return {
     name: raw.name,
     kind: raw.kind,
+    audience: raw.audience ?? defaultAudience(raw.kind),
     ...(raw.version !== undefined && { version: raw.version }),
     description: raw.description,
     properties: raw.properties,

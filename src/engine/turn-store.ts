@@ -8,6 +8,7 @@ import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
+import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
@@ -32,6 +33,8 @@ export interface NewTopLevelTurn {
   ctx: AgentContext;
   /** An existing session (already checked visible to the caller), or what a new one is called. */
   session: Session | { name: string; agent: string | null };
+  /** Names an existing session still called UNNAMED_SESSION when this is its first message. */
+  title: string;
   agent: ResolvedAgent;
   model: ChatModel;
   content: string;
@@ -96,13 +99,22 @@ export class TurnStore {
       await this.prisma.$executeRaw`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`;
       return { turn, session, userMessage: null };
     }
-    const [row] = await this.prisma.$queryRaw<{ seq: number }[]>`
-      WITH ${newSession} turn AS (${turnRow} RETURNING id)
+    // Every CTE sees the messages as they were before this statement: NOT EXISTS means "first message".
+    const naming =
+      'id' in input.session && input.session.name === UNNAMED_SESSION
+        ? Prisma.sql`named AS (
+            UPDATE sessions SET name = ${storable(input.title)} WHERE id = ${session.id}::uuid AND name = ${UNNAMED_SESSION}
+              AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = ${session.id}::uuid AND type = 'user')
+            RETURNING name
+          ),`
+        : Prisma.sql`named AS (SELECT NULL::text AS name),`;
+    const [row] = await this.prisma.$queryRaw<{ seq: number; renamed: string | null }[]>`
+      WITH ${newSession} ${naming} turn AS (${turnRow} RETURNING id)
       INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
       SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
              'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
       FROM turn
-      RETURNING seq`;
+      RETURNING seq, (SELECT name FROM named) AS renamed`;
     const userMessage: Message = {
       id: messageId,
       sessionId: session.id,
@@ -126,7 +138,7 @@ export class TurnStore {
       userId: session.userId,
       createdAt: now,
     };
-    return { turn, session, userMessage };
+    return { turn, session: row!.renamed ? { ...session, name: row!.renamed } : session, userMessage };
   }
 
   /** Stores a RUNNING child turn under `placement.parent` (same session, one level deeper). */

@@ -6,7 +6,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
 import { turnEventStream } from '../events/turn-events.js';
 import { ACTIVE_STATUSES, isTerminal } from '../events/turn-status.js';
-import { getSession } from '../sessions/sessions.js';
+import { getSession, sessionTitle } from '../sessions/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
 import { contextFor } from './history.js';
@@ -129,7 +129,8 @@ export class TurnService {
     try {
       const started = await store.startTurn({
         ctx,
-        session: existing ?? { name: input.content.slice(0, 60), agent: input.agent ?? null },
+        session: existing ?? { name: sessionTitle(input.content), agent: input.agent ?? null },
+        title: sessionTitle(input.content),
         agent,
         model,
         content: input.content,

@@ -16,6 +16,15 @@ export interface SessionDeps {
   pubsub: RemPubSub;
 }
 
+/** The name of a session created without one; its first message names it (see sessionTitle). */
+export const UNNAMED_SESSION = 'New session';
+
+/** A session's name taken from its first message: the first line, whitespace collapsed, 60 characters at most. */
+export function sessionTitle(content: string): string {
+  const line = content.trim().split('\n', 1)[0]!.replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 59).trimEnd()}…` : line || UNNAMED_SESSION;
+}
+
 const sessionName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const metadata = z
   .record(z.string(), z.unknown())
@@ -35,7 +44,7 @@ export async function createSession(deps: SessionDeps, ctx: AgentContext, input:
   requireIdentity(ctx, 'create sessions');
   return deps.prisma.session.create({
     data: {
-      name: data.name ?? 'New session',
+      name: data.name ?? UNNAMED_SESSION,
       agent: data.agent ?? null,
       routing: data.routing ?? false,
       metadata: (data.metadata ?? {}) as Prisma.InputJsonObject,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { GATED_AGENT, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
 import type { DynamicScript, Script } from '../support/fake-openai.js';
-import { UpsertEntityDocument } from '../generated/graphql.js';
+import { CreateSessionDocument, UpsertEntityDocument } from '../generated/graphql.js';
 import { useChromium, type OpenPage } from './chromium.js';
 
 const env = useAgentServer();
@@ -182,14 +182,55 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     env.fake.enqueue({ text: ['Thinking ', 'about ', 'it'], stallAfterChunks: 2 });
     await say(page, 'Plan the quarter');
     expect(await until(() => lastTurnState(page), (s) => s.answer.length > 0)).toEqual({ status: 'RUNNING', answer: 'Thinking' });
+    // Enter while a turn runs says why nothing was sent.
+    await say(page, 'And another thing');
+    expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await turn(page, 'CANCELLED').waitFor();
+    // The provider never reported usage for the cut-off call: no misleading "0 tokens".
+    expect(await turn(page).locator('.usage').innerText()).toBe('tokens not reported (stopped mid-answer) · 1 model call');
     await browser.screenshot(page, 'sessions-cancelled');
 
     page.once('dialog', (dialog) => void dialog.accept());
     await session.hover();
     await session.getByTitle('Delete').click();
     await expect.poll(() => session.count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('offers only chat agents, and names a new chat from its first message', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const options = await page.getByTestId('agent-picker').locator('option').allInnerTexts();
+    expect(options).toEqual(expect.arrayContaining(['general', 'sample']));
+    expect(options.filter((o) => /dreaming|router|answer-quality/.test(o))).toEqual([]);
+    await page.getByTestId('new-session').click();
+    const session = page.getByTestId('session');
+    await session.getByText('New session').waitFor();
+    env.fake.enqueue({ text: 'Happy to help.' });
+    await say(page, 'Plan the team offsite\nin Lisbon');
+    await turn(page, 'COMPLETED').waitFor();
+    await session.getByText('Plan the team offsite').waitFor();
+    expect(await session.count()).toBe(1);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('searches sessions by name; the identity popover closes on Escape and on a click outside', async () => {
+    const user = newUser(env.server.url);
+    for (const name of ['Quarterly planning', 'Offsite in Lisbon', 'Quarterly invoices']) await user.data(CreateSessionDocument, { input: { name } });
+    const page = await openApp(user);
+    await expect.poll(() => page.getByTestId('session').count()).toBe(3);
+    await page.getByTestId('session-search').fill('quarterly');
+    await expect.poll(() => page.getByTestId('session').allInnerTexts()).toEqual(['Quarterly invoices', 'Quarterly planning']);
+
+    await page.getByTestId('identity').click();
+    await page.getByTestId('identity-popup').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('identity-popup').waitFor({ state: 'detached' });
+    await page.getByTestId('identity').click();
+    await page.getByTestId('identity-popup').waitFor();
+    await page.getByTestId('message-input').click();
+    await page.getByTestId('identity-popup').waitFor({ state: 'detached' });
     expect(page.problems).toEqual([]);
   });
 
@@ -247,5 +288,190 @@ describe('the chat app with JWT auth', () => {
     expect(jwt.fake.pending).toBe(0);
     // The 401 before signing in is the only expected failure.
     expect(page.problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+});
+
+/** True when the page scrolls sideways (the document wider than the window). */
+const scrollsSideways = (page: OpenPage) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+describe('the chat app’s approvals inbox', () => {
+  it('shows a waiting turn of another session, badged, and decides it from the inbox', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, GATED_AGENT);
+    env.fake.enqueue({ toolCalls: [{ id: 'g1', name: 'action', arguments: { type: 'publish', payload: { post: 'launch post' } } }] });
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('careful');
+    await say(page, 'Publish the launch post');
+    await turn(page, 'AWAITING_APPROVAL').waitFor();
+    const waitingSession = await page.evaluate(() => location.hash.replace('#/session/', ''));
+
+    // Another chat: the first one's approval is still one click away.
+    await page.getByTestId('new-session').click();
+    await expect.poll(() => page.evaluate(() => location.hash.replace('#/session/', ''))).not.toBe(waitingSession);
+    const badge = page.locator('[data-testid=session]', { hasText: 'Publish the launch post' }).getByTestId('session-waiting');
+    await badge.waitFor();
+    expect(await badge.innerText()).toBe('1');
+    expect(await page.getByTestId('inbox-count').innerText()).toBe('1');
+
+    await page.getByTestId('inbox-toggle').click();
+    const item = page.getByTestId('inbox-item');
+    await item.waitFor();
+    expect(await item.getAttribute('data-session-id')).toBe(waitingSession);
+    expect(await item.innerText()).toContain('careful wants to run action');
+    expect(await item.innerText()).toContain('launch post');
+    await browser.screenshot(page, 'approvals-inbox');
+
+    env.fake.enqueue({ text: 'Published the launch post.' });
+    await item.getByPlaceholder('Reason (optional)').fill('looks good');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    await badge.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('inbox-count').count()).toBe(0);
+
+    await item.page().keyboard.press('Escape');
+    await page.locator('[data-testid=session]', { hasText: 'Publish the launch post' }).locator('a').click();
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('Published the launch post.');
+    expect(await page.getByTestId('approval-card').innerText()).toContain('looks good');
+    await browser.screenshot(page, 'approvals-inbox-decided');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s run inspector', () => {
+  it('shows a turn’s two model calls and its tool call as a waterfall, with the exact request body', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: noter\ndescription: You record observations.\ntools:\n  - name: action\n');
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { mood: 'curious' } } }], usage: { prompt_tokens: 120, completion_tokens: 9 } },
+      { text: 'Noted your mood.', usage: { prompt_tokens: 150, completion_tokens: 4 } },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('noter');
+    await say(page, 'Note that I am curious');
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await turn(page).locator('.usage').innerText()).toBe('283 tokens · 2 model calls');
+
+    await turn(page).getByTestId('inspect').click();
+    const inspector = page.getByTestId('inspector');
+    await inspector.getByTestId('span').first().waitFor();
+    const kinds = await inspector.getByTestId('span').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.kind));
+    expect(kinds).toEqual(['model', 'tool', 'model']);
+    const model = inspector.locator('[data-kind=model]');
+    expect(await model.first().innerText()).toContain('120+9 tokens · tool_calls');
+    expect(await model.last().innerText()).toContain('150+4 tokens · stop');
+    const tool = inspector.locator('[data-kind=tool]');
+    expect(await tool.innerText()).toContain('action');
+    expect(await tool.innerText()).toMatch(/done · \d+ ms/);
+    await model.last().locator('summary').click();
+    await tool.locator('summary').click();
+    const body = await model.last().locator('pre').innerText();
+    expect(JSON.parse(body).messages.at(-1).role).toBe('tool');
+    expect(await tool.locator('pre').first().innerText()).toContain('curious');
+    await browser.screenshot(page, 'run-inspector');
+    await page.keyboard.press('Escape');
+    await inspector.waitFor({ state: 'detached' });
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s message actions and uploads', () => {
+  it('regenerates an answer as a new turn from the same user message, and puts a message back to edit', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'First take: **short**.' });
+    const page = await openApp(user);
+    await say(page, 'Summarise the roadmap');
+    await turn(page, 'COMPLETED').waitFor();
+    expect((await lastTurnState(page)).answer).toBe('First take: short.');
+
+    env.fake.enqueue({ text: 'Second take, longer:\n\n```\nQ1: search\nQ2: agents\n```' });
+    await turn(page).getByTestId('regenerate').click();
+    await expect.poll(() => page.getByTestId('turn').count()).toBe(2);
+    await turn(page, 'COMPLETED').waitFor();
+    await expect.poll(() => page.locator('[data-testid=turn][data-status=COMPLETED]').count()).toBe(2);
+    expect((await lastTurnState(page)).answer).toContain('Second take, longer:');
+    const asked = env.fake.chatRequests.slice(-2).map((r) => r.body.messages.at(-1));
+    expect(asked).toEqual([{ role: 'user', content: 'Summarise the roadmap' }, { role: 'user', content: 'Summarise the roadmap' }]);
+    expect(await turn(page).locator('[data-copy-code]').count()).toBe(1);
+    expect(await turn(page).locator('time').count()).toBe(1);
+    await browser.screenshot(page, 'regenerate');
+
+    await page.getByTestId('user-message').first().getByTestId('edit').click();
+    await expect.poll(() => page.getByTestId('message-input').inputValue()).toBe('Summarise the roadmap');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('uploads a file into memory, showing ingestFile’s progress stages', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const text = Array.from({ length: 30 }, (_, i) => `## Section ${i}\n\nThe handbook says rule ${i} applies to every invoice over ${i}k.`).join('\n\n');
+    await page.getByTestId('file-input').setInputFiles({ name: 'handbook.md', mimeType: 'text/markdown', buffer: Buffer.from(text) });
+    const upload = page.getByTestId('upload');
+    await page.locator('[data-testid=upload][data-stage=DONE]').waitFor();
+    expect(await upload.getAttribute('data-stages')).toMatch(/EXTRACTING.*EMBEDDING.*STORING/);
+    expect(await upload.innerText()).toMatch(/handbook\.md[\s\S]*done · \d+ chunks?/);
+    await browser.screenshot(page, 'upload-progress');
+
+    await page.getByTestId('rem-query').fill('SEARCH "rule 7 invoice" LIMIT 3');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('rem-hit').first().waitFor();
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s layout and themes', () => {
+  it('fits a 390 px phone without sideways scrolling, with sessions and memory as drawers', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    await page.setViewportSize({ width: 390, height: 780 });
+    const table = '| name | role | team | notes |\n| --- | --- | --- | --- |\n| Sarah Chen | head of finance | finance | approves invoices over 10k |';
+    const wide = `A long line: ${'x'.repeat(300)}\n\n${table}\n\n\`\`\`ts\nconst veryLongIdentifier = ${'"y" + '.repeat(40)}1;\n\`\`\``;
+    env.fake.enqueue({ text: wide });
+    await say(page, 'Show me something wide');
+    await turn(page, 'COMPLETED').waitFor();
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(await page.getByTestId('session').first().isVisible()).toBe(false);
+    await browser.screenshot(page, 'layout-phone');
+
+    // Drawers slide in: screenshots wait until one is fully on screen.
+    const settled = (selector: string) => expect.poll(() => page.locator(selector).evaluate((el) => el.getAnimations().length)).toBe(0);
+    await page.getByTestId('sessions-toggle').click();
+    await page.getByTestId('session').first().waitFor({ state: 'visible' });
+    await settled('.sessions');
+    expect(await scrollsSideways(page)).toBe(false);
+    await browser.screenshot(page, 'layout-phone-sessions');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('session').first().waitFor({ state: 'hidden' });
+
+    await page.getByTestId('memory-toggle').click();
+    await page.getByTestId('rem-query').waitFor({ state: 'visible' });
+    await settled('.memory');
+    expect(await scrollsSideways(page)).toBe(false);
+    await browser.screenshot(page, 'layout-phone-memory');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('follows prefers-color-scheme: dark, and the toggle switches to light and back', async () => {
+    const user = newUser(env.server.url);
+    const page = await openApp(user);
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    const dark = await background();
+    expect(dark).not.toBe(light);
+    env.fake.enqueue({ text: 'Dark and **readable**, with `code`:\n\n> a quote\n\n```\nprint("hi")\n```' });
+    await say(page, 'Hello in the dark');
+    await turn(page, 'COMPLETED').waitFor();
+    await browser.screenshot(page, 'theme-dark');
+
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(background).toBe(light);
+    await page.reload();
+    await page.getByTestId('message-input').waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(background).toBe(dark);
+    expect(page.problems).toEqual([]);
   });
 });

@@ -35,6 +35,11 @@ describe('agent registry', () => {
     expect(dreaming).toMatchObject({ origin: 'BUILTIN', version: null, shared: true, structuredOutput: true });
     const evaluators = await user.data(AgentsDocument, { kind: 'EVALUATOR' });
     expect(evaluators.agents.edges.map((e) => e.node.name)).toEqual(['answer-quality']);
+    // Chat pickers list chat agents: remgraph's own router, dreaming and evaluators are internal.
+    const chat = await user.data(AgentsDocument, { audience: 'CHAT', first: 50 });
+    expect(chat.agents.edges.map((e) => e.node.name)).toEqual(['general', 'sample']);
+    const internal = await user.data(AgentsDocument, { audience: 'INTERNAL', first: 50 });
+    expect(internal.agents.edges.map((e) => e.node.name)).toEqual(['answer-quality', 'dreaming', 'router']);
   });
 
   it('registers immutable versions: same content keeps the version, new content gets the next', async () => {

@@ -29,4 +29,10 @@ describe('examples/chat-client.ts (the typed client example)', () => {
     expect(code).toBe(0);
     expect(env.fake.chatRequests.at(-1)?.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Tell me a story' });
   });
+
+  it('names the URL it could not reach', async () => {
+    const { code, stderr } = await runExample('Hello', { REMGRAPH_URL: 'http://127.0.0.1:9/graphql' });
+    expect(stderr).toMatch(/^cannot reach remgraph at http:\/\/127\.0\.0\.1:9\/graphql \(set REMGRAPH_URL\): /);
+    expect(code).toBe(1);
+  });
 });

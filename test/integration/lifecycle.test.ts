@@ -26,6 +26,8 @@ describe('server process', () => {
   it('serves health, readiness and GraphiQL (with SSE subscriptions)', async () => {
     const server = await start(await backendEnv());
     const base = server.url.replace(/\/graphql$/, '');
+    // The start-up line leads with the chat app's address, the one to open.
+    expect(JSON.parse(server.output().split('\n').find((line) => line.includes('listening on'))!).msg).toMatch(new RegExp(`^chat app: ${base}/ · remgraph listening on ${server.url} `));
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);

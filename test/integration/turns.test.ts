@@ -2,7 +2,7 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
-import { CancelTurnDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -42,6 +42,28 @@ describe('a chat turn', () => {
     const calls = await env.server.db.prisma.llmCall.findMany({ where: { session: { turns: { some: {} } }, turnId: (await env.server.db.prisma.turn.findFirst({ where: { finalMessage: { content: 'Hello there, how can I help?' } } }))!.id } });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ provider: 'openai', model: 'fake-model', inputTokens: 42, outputTokens: 7, finishReason: 'stop' });
+  });
+
+  it('names a session from its first message, whether sendMessage or createSession made it', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'ok' }, { text: 'ok' }, { text: 'ok' }, { text: 'ok' });
+    const fresh = await chat(env.server.url, user, { content: '  Plan   the offsite\nfor the whole team' });
+    expect(fresh.sent.session.name).toBe('Plan the offsite');
+
+    const created = await user.data(CreateSessionDocument, { input: {} });
+    if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error(JSON.stringify(created));
+    const unnamed = created.createSession.session;
+    expect(unnamed.name).toBe('New session');
+    const first = await chat(env.server.url, user, { sessionId: unnamed.id, content: `Budget review ${'for Q3 '.repeat(12)}` });
+    expect(first.sent.session.name).toBe(`Budget review ${'for Q3 '.repeat(12)}`.slice(0, 59).trimEnd() + '…');
+    // Only the first message names it.
+    const second = await chat(env.server.url, user, { sessionId: unnamed.id, content: 'Something else' });
+    expect(second.sent.session.name).toBe(first.sent.session.name);
+
+    const named = await user.data(CreateSessionDocument, { input: { name: 'Kept' } });
+    if (named.createSession.__typename !== 'CreateSessionSuccess') throw new Error(JSON.stringify(named));
+    const kept = await chat(env.server.url, user, { sessionId: named.createSession.session.id, content: 'Hello' });
+    expect(kept.sent.session.name).toBe('Kept');
   });
 
   it('runs one tool call and continues to the answer', async () => {

@@ -89,6 +89,7 @@ describe('parseAgentYaml', () => {
     expect(parseAgentYaml(flatYaml)).toEqual({
       name: 'researcher',
       kind: 'agent',
+      audience: 'chat',
       version: '1.2.0',
       description: 'You are a research assistant. Search before answering.',
       properties: {
@@ -122,6 +123,7 @@ describe('parseAgentYaml', () => {
     expect(spec).toEqual({
       name: 'tiny',
       kind: 'agent',
+      audience: 'chat',
       description: 'Be brief.',
       properties: {},
       required: [],

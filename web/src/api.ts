@@ -54,13 +54,22 @@ function identityChanged(next: Identity): void {
 }
 
 export async function request<R, V>(document: TypedDocumentString<R, V>, ...[variables]: V extends Record<string, never> ? [] : [V]): Promise<R> {
+  return send<R>({ 'content-type': 'application/json' }, JSON.stringify({ query: document.toString(), variables }));
+}
+
+/** A GraphQL multipart request carrying `file` as the variable `file` (yoga wants the CSRF header on it). */
+export async function upload<R, V extends { file: File }>(document: TypedDocumentString<R, V>, variables: V): Promise<R> {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({ query: document.toString(), variables: { ...variables, file: null } }));
+  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.append('0', variables.file, variables.file.name);
+  return send<R>({ 'x-graphql-yoga-csrf': '1' }, form);
+}
+
+async function send<R>(headers: Record<string, string>, payload: string | FormData): Promise<R> {
   let res: Response;
   try {
-    res = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...credentials(identity) },
-      body: JSON.stringify({ query: document.toString(), variables }),
-    });
+    res = await fetch(endpoint, { method: 'POST', headers: { accept: 'application/graphql-response+json', ...headers, ...credentials(identity) }, body: payload });
   } catch (error) {
     throw new ApiError(`The server cannot be reached (${(error as Error).message})`, 'NETWORK');
   }

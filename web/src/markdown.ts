@@ -11,4 +11,9 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
+// Each code block gets a copy button; the conversation handles its clicks.
+const defaultFence = md.renderer.rules.fence!;
+md.renderer.rules.fence = (tokens, idx, options, env, self) =>
+  `<div class="code-block"><button type="button" class="copy-code" data-copy-code>Copy</button>${defaultFence(tokens, idx, options, env, self)}</div>`;
+
 export const renderMarkdown = (text: string): string => md.render(text);

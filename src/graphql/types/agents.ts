@@ -6,6 +6,12 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { builder } from '../builder.js';
 
 const AgentKindEnum = builder.enumType('AgentKind', { values: { AGENT: { value: 'agent' }, EVALUATOR: { value: 'evaluator' } } as const });
+const AgentAudienceEnum = builder.enumType('AgentAudience', {
+  values: {
+    CHAT: { value: 'chat', description: 'People chat with it; chat pickers list it.' },
+    INTERNAL: { value: 'internal', description: 'remgraph runs it itself (routing, dreaming, evaluation).' },
+  } as const,
+});
 const AgentOriginEnum = builder.enumType('AgentOrigin', {
   values: {
     REGISTERED: { value: 'registered', description: 'Registered through registerAgent (stored in the database).' },
@@ -27,6 +33,7 @@ const AgentDefinition = builder.interfaceRef<{ spec: AgentSpec }>('AgentDefiniti
   description: 'What a YAML agent declares.',
   fields: (t) => ({
     kind: t.field({ type: AgentKindEnum, resolve: (a) => a.spec.kind }),
+    audience: t.field({ type: AgentAudienceEnum, resolve: (a) => a.spec.audience }),
     description: t.string({ resolve: (a) => a.spec.description }),
     systemPrompt: t.string({
       description: 'The assembled system prompt (description, Tool Notes, Thinking Structure).',
@@ -70,10 +77,10 @@ builder.queryFields((t) => ({
   agents: t.connection({
     type: AgentRef,
     description: 'Agents the caller can use (latest version of each name), by name.',
-    args: { kind: t.arg({ type: AgentKindEnum, required: false }) },
+    args: { kind: t.arg({ type: AgentKindEnum, required: false }), audience: t.arg({ type: AgentAudienceEnum, required: false }) },
     resolve: async (_root, args, ctx) => {
       if ((args.first ?? 0) > 100) throw new ValidationError('first: must be between 0 and 100', [{ path: ['first'], message: 'must be between 0 and 100' }]);
-      return resolveArrayConnection({ args }, await ctx.agents.list(ctx.viewer, args.kind));
+      return resolveArrayConnection({ args }, await ctx.agents.list(ctx.viewer, args.kind, args.audience));
     },
   }),
   agent: t.field({

@@ -12,10 +12,14 @@ import {
   type WebSessionFragment,
   type WebViewerQuery,
 } from '../generated/graphql.js';
+import { useTheme } from '../theme.js';
 import { TurnView } from '../turn-view.js';
 import { Composer } from './composer.js';
 import { Conversation, type Entry } from './conversation.js';
 import { IdentityBar, SignIn } from './identity.js';
+import { Inbox, usePendingApprovals } from './inbox.js';
+import { Inspector } from './inspector.js';
+import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
 import { SessionList } from './sessions.js';
 
@@ -35,6 +39,14 @@ export function App() {
   const [connection, setConnection] = useState<Connection>('closed');
   const [problem, setProblem] = useState<string | null>(null);
   const [memoryQuery, setMemoryQuery] = useState<string | null>(null);
+  // On narrow screens the sessions and memory panels are drawers; at most one is open.
+  const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
+  const [theme, toggleTheme] = useTheme();
+  const [inspecting, setInspecting] = useState<string | null>(null);
+  const [draft, setDraft] = useState<{ text: string } | null>(null);
+  const [uploads, startUploads] = useUploads();
+  const closeInspector = useCallback(() => setInspecting(null), []);
+  const inbox = usePendingApprovals(viewer !== null);
   const [, setTick] = useState(0);
   const rerender = useCallback(() => setTick((t) => t + 1), []);
   const followers = useRef<(() => void)[]>([]);
@@ -74,9 +86,17 @@ export function App() {
   }, [identity, refreshSessions]);
 
   useEffect(() => {
-    const onHash = () => setSessionId(sessionFromHash());
+    const onHash = () => {
+      setSessionId(sessionFromHash());
+      setDrawer(null);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setDrawer(null);
     addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
+    addEventListener('keydown', onKey);
+    return () => {
+      removeEventListener('hashchange', onHash);
+      removeEventListener('keydown', onKey);
+    };
   }, []);
 
   // Loads the open session: past turns are rebuilt from their event logs, unfinished ones resumed.
@@ -93,12 +113,12 @@ export function App() {
         if (!data.session) return setProblem('This session does not exist (or is not yours).');
         const users = data.session.messages.edges
           .filter((e) => e.node.type === 'user')
-          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '' }, at: e.node.createdAt }));
+          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '', at: e.node.createdAt }, at: e.node.createdAt }));
         const turns = data.session.turns.edges.map(({ node }) => {
           const view = new TurnView(node.id, node.agent, node.status);
           for (const event of node.events) view.apply(event);
           if (!view.finished || view.lastSeq < node.lastSeq) follow(view);
-          return { entry: { kind: 'turn' as const, view }, at: node.startedAt };
+          return { entry: { kind: 'turn' as const, view, at: node.startedAt }, at: node.startedAt };
         });
         setEntries(interleave(users, turns));
       })
@@ -127,12 +147,19 @@ export function App() {
         return openSession(result.session.id);
       }
       const view = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
-      setEntries((list) => [...list, { kind: 'user', id: result.userMessage?.id ?? result.turn.id, content }, { kind: 'turn', view }]);
+      const at = new Date().toISOString();
+      setEntries((list) => [...list, { kind: 'user', id: result.userMessage?.id ?? result.turn.id, content, at }, { kind: 'turn', view, at }]);
       follow(view);
       await refreshSessions();
     } catch (error) {
       setProblem((error as Error).message);
     }
+  };
+
+  const regenerate = (view: TurnView) => {
+    const index = entries.findIndex((e) => e.kind === 'turn' && e.view === view);
+    const asked = entries.slice(0, index).findLast((e) => e.kind === 'user');
+    if (asked?.kind === 'user') void send(asked.content, view.run.agent, null);
   };
 
   const active = entries.flatMap((e) => (e.kind === 'turn' && !e.view.finished ? [e.view] : []));
@@ -156,43 +183,92 @@ export function App() {
     return authError ? <SignIn identity={identity} message={authError} onChange={changeIdentity} /> : <div class="loading">Connecting…</div>;
   }
   const current = sessions.find((s) => s.id === sessionId);
+  const waiting = new Map<string, number>();
+  for (const approval of inbox.pending) waiting.set(approval.session.id, (waiting.get(approval.session.id) ?? 0) + 1);
   const models = [...new Set([viewer.defaultModel, 'demo', ...agents.map((a) => a.model)].filter((m): m is string => Boolean(m)))];
   return (
-    <div class="app">
+    <div class={`app${drawer ? ` ${drawer}-open` : ''}`}>
       <header class="topbar">
+        <button
+          class="icon drawer-toggle sessions-toggle"
+          title="Sessions"
+          aria-expanded={drawer === 'sessions'}
+          onClick={() => setDrawer(drawer === 'sessions' ? null : 'sessions')}
+          data-testid="sessions-toggle"
+        >
+          ☰
+        </button>
         <span class="brand">remgraph</span>
         <span class="title">{current?.name ?? (sessionId ? '' : 'New chat')}</span>
         <span class={`connection ${connection}`} data-testid="connection">
           {active.length ? (connection === 'reconnecting' ? 'reconnecting…' : 'live') : ''}
         </span>
+        <button
+          class="icon inbox-toggle"
+          title="Approvals inbox"
+          aria-expanded={drawer === 'inbox'}
+          onClick={() => setDrawer(drawer === 'inbox' ? null : 'inbox')}
+          data-testid="inbox-toggle"
+        >
+          Inbox{inbox.pending.length > 0 && <span class="badge" data-testid="inbox-count">{inbox.pending.length}</span>}
+        </button>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">GraphiQL</a>
+        <button
+          class="icon drawer-toggle memory-toggle"
+          title="Memory"
+          aria-expanded={drawer === 'memory'}
+          onClick={() => setDrawer(drawer === 'memory' ? null : 'memory')}
+          data-testid="memory-toggle"
+        >
+          ◈
+        </button>
+        <button class="icon" title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={toggleTheme} data-testid="theme-toggle">
+          {theme === 'dark' ? '☀' : '☾'}
+        </button>
       </header>
+      <div class="scrim" onClick={() => setDrawer(null)} />
+      {drawer === 'inbox' && <Inbox pending={inbox.pending} onDecided={inbox.refresh} onOpen={openSession} onProblem={setProblem} />}
       <SessionList
         sessions={sessions}
+        waiting={waiting}
         currentId={sessionId}
         agents={agents}
         onOpen={openSession}
         onChanged={refreshSessions}
         onProblem={setProblem}
       />
-      <main class="chat">
+      <main
+        class="chat"
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={(e) => {
+          e.preventDefault();
+          startUploads([...(e.dataTransfer?.files ?? [])]);
+        }}
+      >
         {problem && (
           <div class="problem" role="alert">
             {problem}
           </div>
         )}
-        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={setMemoryQuery} />
+        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={(query) => {
+            setMemoryQuery(query);
+            setDrawer('memory');
+          }} onInspect={setInspecting} onRegenerate={regenerate} onEdit={(text) => setDraft({ text })} />
+        <UploadList uploads={uploads} />
         <Composer
           agents={agents}
           models={models}
           sessionAgent={current?.agent ?? null}
           busy={active.length > 0}
+          draft={draft}
+          onFiles={startUploads}
           onSend={send}
           onCancel={cancel}
         />
       </main>
       <MemoryPanel query={memoryQuery} />
+      {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AgentInfo } from './app.js';
 
 interface Props {
@@ -7,20 +7,32 @@ interface Props {
   /** The session's own agent, preselected. */
   sessionAgent: string | null;
   busy: boolean;
+  /** Text to put in the box (a message being edited to send again). */
+  draft: { text: string } | null;
+  onFiles(files: File[]): void;
   onSend(content: string, agent: string | null, model: string | null): Promise<void>;
   onCancel(): Promise<void>;
 }
 
-export function Composer({ agents, models, sessionAgent, busy, onSend, onCancel }: Props) {
+export function Composer({ agents, models, sessionAgent, busy, draft, onFiles, onSend, onCancel }: Props) {
   const [text, setText] = useState('');
   const [agent, setAgent] = useState<string>(sessionAgent ?? '');
   const [model, setModel] = useState('');
   const [sending, setSending] = useState(false);
+  const [hint, setHint] = useState<string | null>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
   useEffect(() => setAgent(sessionAgent ?? ''), [sessionAgent]);
+  useEffect(() => {
+    if (!draft) return;
+    setText(draft.text);
+    input.current?.focus();
+  }, [draft]);
+  useEffect(() => setHint(null), [busy]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const content = text.trim();
+    if (busy && content) return setHint('A turn is still running: wait for it, or cancel it, then send.');
     if (!content || busy || sending) return;
     setSending(true);
     try {
@@ -56,8 +68,21 @@ export function Composer({ agents, models, sessionAgent, busy, onSend, onCancel 
           </datalist>
         </label>
       </div>
+      {hint && (
+        <div class="hint" role="status" data-testid="composer-hint">
+          {hint}
+        </div>
+      )}
       <div class="input-row">
+        <label class="attach" title="Add files to memory (or drop them on the chat)">
+          <input type="file" multiple onChange={(e) => {
+            onFiles([...(e.currentTarget.files ?? [])]);
+            e.currentTarget.value = '';
+          }} data-testid="file-input" />
+          +
+        </label>
         <textarea
+          ref={input}
           value={text}
           placeholder="Message (Enter to send, Shift+Enter for a new line)"
           rows={2}

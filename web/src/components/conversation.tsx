@@ -1,34 +1,63 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebDecideApprovalDocument } from '../generated/graphql.js';
+import { plural } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
 import { isTerminal } from '../../../src/events/turn-status.js';
 import type { AgentRun, Source, Step, TurnView } from '../turn-view.js';
 
-export type Entry = { kind: 'user'; id: string; content: string } | { kind: 'turn'; view: TurnView };
+/** `at`: when the message was sent or the turn started (ISO). */
+export type Entry = { kind: 'user'; id: string; content: string; at: string } | { kind: 'turn'; view: TurnView; at: string };
 
 interface Props {
   entries: Entry[];
   onChanged(): void;
   onProblem(message: string): void;
   onSource(query: string): void;
+  onInspect(turnId: string): void;
+  /** A new turn from the user message before this one (regenerate, or retry after an error). */
+  onRegenerate(view: TurnView): void;
+  /** Puts a message back in the composer to edit and send again. */
+  onEdit(content: string): void;
 }
 
-export function Conversation({ entries, onChanged, onProblem, onSource }: Props) {
+const copy = (text: string) => void navigator.clipboard?.writeText(text).catch(() => {});
+const time = (at: string) => new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** The turn's answer as written (its text steps). */
+const answerOf = (run: AgentRun) => run.steps.flatMap((s) => (s.kind === 'text' ? [s.text] : [])).join('\n\n');
+
+type Handlers = Omit<Props, 'entries' | 'onEdit' | 'onRegenerate'>;
+
+export function Conversation({ entries, onEdit, onRegenerate, ...handlers }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const last = entries.at(-1);
   const size = last?.kind === 'turn' ? last.view.lastSeq : entries.length;
   useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [entries.length, size]);
   if (!entries.length) return <div class="conversation empty">Ask something to start.</div>;
   return (
-    <div class="conversation">
+    <div
+      class="conversation"
+      onClick={(e) => {
+        const button = (e.target as HTMLElement).closest('[data-copy-code]');
+        if (button) copy(button.parentElement?.querySelector('pre')?.innerText ?? '');
+      }}
+    >
       {entries.map((entry) =>
         entry.kind === 'user' ? (
-          <div class="message user" key={entry.id}>
+          <div class="message user" key={entry.id} data-testid="user-message">
             <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.content) }} />
+            <div class="message-actions">
+              <time dateTime={entry.at}>{time(entry.at)}</time>
+              <button class="link" onClick={() => copy(entry.content)}>
+                Copy
+              </button>
+              <button class="link" onClick={() => onEdit(entry.content)} data-testid="edit">
+                Edit
+              </button>
+            </div>
           </div>
         ) : (
-          <TurnBlock key={entry.view.run.turnId} view={entry.view} onChanged={onChanged} onProblem={onProblem} onSource={onSource} />
+          <TurnBlock key={entry.view.run.turnId} view={entry.view} at={entry.at} onRegenerate={onRegenerate} {...handlers} />
         ),
       )}
       <div ref={end} />
@@ -36,7 +65,7 @@ export function Conversation({ entries, onChanged, onProblem, onSource }: Props)
   );
 }
 
-function TurnBlock({ view, ...rest }: { view: TurnView } & Omit<Props, 'entries'>) {
+function TurnBlock({ view, at, onRegenerate, ...rest }: { view: TurnView; at: string; onRegenerate: Props['onRegenerate'] } & Handlers) {
   const waiting = view.pendingApprovals().length > 0;
   const status = waiting && !view.finished ? 'AWAITING_APPROVAL' : view.run.status;
   return (
@@ -46,16 +75,30 @@ function TurnBlock({ view, ...rest }: { view: TurnView } & Omit<Props, 'entries'
         <span class={`status ${status.toLowerCase()}`}>{statusLabel(status)}</span>
         {view.run.usage && (
           <span class="usage">
-            {view.run.usage.inputTokens + view.run.usage.outputTokens} tokens · {view.run.usage.requests} model calls
+            {tokensLabel(view.run.usage, status)} · {plural(view.run.usage.requests, 'model call')}
           </span>
         )}
+        <button class="link inspect" onClick={() => rest.onInspect(view.run.turnId)} data-testid="inspect">
+          Inspect
+        </button>
       </div>
       <RunSteps run={view.run} {...rest} />
+      {view.finished && (
+        <div class="message-actions">
+          <time dateTime={at}>{time(at)}</time>
+          <button class="link" onClick={() => copy(answerOf(view.run))}>
+            Copy
+          </button>
+          <button class="link" onClick={() => onRegenerate(view)} data-testid="regenerate">
+            {view.run.status === 'COMPLETED' ? 'Regenerate' : 'Retry'}
+          </button>
+        </div>
+      )}
     </div>
   );
 }
 
-function RunSteps({ run, ...rest }: { run: AgentRun } & Omit<Props, 'entries'>) {
+function RunSteps({ run, ...rest }: { run: AgentRun } & Handlers) {
   const running = !isTerminal(run.status);
   return (
     <div class="run">
@@ -79,7 +122,7 @@ function gateOf(run: AgentRun, toolCallId: string) {
   return run.steps.find((s): s is Extract<Step, { kind: 'approval' }> => s.kind === 'approval' && s.toolCallId === toolCallId);
 }
 
-type StepProps = { step: Step; streaming: boolean; gate?: Extract<Step, { kind: 'approval' }> } & Omit<Props, 'entries'>;
+type StepProps = { step: Step; streaming: boolean; gate?: Extract<Step, { kind: 'approval' }> } & Handlers;
 
 function StepView({ step, streaming, gate, ...rest }: StepProps) {
   switch (step.kind) {
@@ -139,7 +182,7 @@ function ToolState({ step, gate }: { step: Extract<Step, { kind: 'tool' }>; gate
   return <span class="pending">running…</span>;
 }
 
-function ApprovalCard({ step, onChanged, onProblem }: { step: Extract<Step, { kind: 'approval' }> } & Omit<Props, 'entries' | 'onSource'>) {
+function ApprovalCard({ step, onChanged, onProblem }: { step: Extract<Step, { kind: 'approval' }> } & Omit<Handlers, 'onSource'>) {
   const [reason, setReason] = useState('');
   const [sending, setSending] = useState(false);
   const decide = async (approve: boolean) => {
@@ -205,6 +248,12 @@ function Json({ label, value, open = false }: { label: string; value: unknown; o
       <pre class={open ? 'open' : ''}>{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>
     </div>
   );
+}
+
+/** A call cut off mid-stream never gets the provider's usage report: say so rather than show 0. */
+function tokensLabel(usage: { inputTokens: number; outputTokens: number; requests: number }, status: string): string {
+  const total = usage.inputTokens + usage.outputTokens;
+  return total === 0 && usage.requests > 0 && status !== 'COMPLETED' ? 'tokens not reported (stopped mid-answer)' : plural(total, 'token');
 }
 
 function statusLabel(status: string): string {

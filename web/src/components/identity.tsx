@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Identity } from '../api.js';
 import type { WebViewerQuery } from '../generated/graphql.js';
 
@@ -15,13 +15,26 @@ export function SignIn({ identity, message, onChange }: { identity: Identity; me
 
 export function IdentityBar({ viewer, identity, onChange }: { viewer: WebViewerQuery['viewer']; identity: Identity; onChange(identity: Identity): void }) {
   const [open, setOpen] = useState(false);
+  const root = useRef<HTMLSpanElement>(null);
+  // Escape and a click anywhere else close it, as popovers do.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    const onPointer = (e: PointerEvent) => root.current?.contains(e.target as Node) || setOpen(false);
+    addEventListener('keydown', onKey);
+    addEventListener('pointerdown', onPointer);
+    return () => {
+      removeEventListener('keydown', onKey);
+      removeEventListener('pointerdown', onPointer);
+    };
+  }, [open]);
   return (
-    <span class="identity">
+    <span class="identity" ref={root}>
       <button class="link" onClick={() => setOpen(!open)} data-testid="identity">
         {viewer.userId ?? 'anonymous'}@{viewer.tenantId} · {viewer.authMode === 'JWT' ? 'JWT' : 'headers'}
       </button>
       {open && (
-        <div class="identity-popup">
+        <div class="identity-popup" data-testid="identity-popup">
           <IdentityForm
             identity={identity}
             onChange={(next) => {

@@ -65,7 +65,9 @@ export function MemoryPanel({ query: requested }: { query: string | null }) {
               {result.hits.map((hit) => (
                 <li key={hit.id} class={selected?.hit.id === hit.id ? 'current' : ''}>
                   <button onClick={() => void open(hit)} data-testid="rem-hit">
-                    <span class="key">{hit.name ?? hit.key}</span>
+                    {/* Titled by key in every mode: only LOOKUP hits carry a name, shown beside it. */}
+                    <span class="key">{hit.key}</span>
+                    {hit.name && hit.name !== hit.key && <span class="name">{hit.name}</span>}
                     <span class="type">{hit.entityType}</span>
                     {hit.score != null && <span class="score">{hit.score.toFixed(2)}</span>}
                     {hit.summary && <span class="summary">{hit.summary}</span>}

@@ -5,6 +5,8 @@ import type { AgentInfo } from './app.js';
 
 interface Props {
   sessions: WebSessionFragment[];
+  /** Pending approvals per session id. */
+  waiting: Map<string, number>;
   currentId: string | null;
   agents: AgentInfo[];
   onOpen(id: string | null): void;
@@ -12,10 +14,12 @@ interface Props {
   onProblem(message: string): void;
 }
 
-export function SessionList({ sessions, currentId, agents, onOpen, onChanged, onProblem }: Props) {
+export function SessionList({ sessions, waiting, currentId, agents, onOpen, onChanged, onProblem }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [agent, setAgent] = useState('');
+  const [search, setSearch] = useState('');
+  const shown = search.trim() ? sessions.filter((s) => s.name.toLowerCase().includes(search.trim().toLowerCase())) : sessions;
   const report = (error: Error) => onProblem(error.message);
 
   const create = async () => {
@@ -56,8 +60,9 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
           ))}
         </select>
       </div>
+      <input type="search" class="session-search" placeholder="Search sessions" value={search} onInput={(e) => setSearch(e.currentTarget.value)} data-testid="session-search" />
       <ul>
-        {sessions.map((s) => (
+        {shown.map((s) => (
           <li key={s.id} class={s.id === currentId ? 'current' : ''} data-testid="session">
             {editing === s.id ? (
               <form
@@ -74,6 +79,11 @@ export function SessionList({ sessions, currentId, agents, onOpen, onChanged, on
                   {s.name}
                   {s.agent && <span class="session-agent">{s.agent}</span>}
                 </a>
+                {waiting.has(s.id) && (
+                  <span class="badge" title="Waiting for your approval" data-testid="session-waiting">
+                    {waiting.get(s.id)}
+                  </span>
+                )}
                 <span class="session-actions">
                   <button
                     title="Rename"

@@ -42,6 +42,13 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type IngestStage =
+  | 'DONE'
+  | 'EMBEDDING'
+  | 'EXTRACTING'
+  | 'FAILED'
+  | 'STORING';
+
 export type MessageType =
   | 'assistant'
   | 'memory'
@@ -452,6 +459,122 @@ export type WebEntityQueryVariables = Exact<{
 
 export type WebEntityQuery = { entity: { key: string, name: string | null, entityType: string | null, summary: string | null, content: string | null, tags: Array<string>, uri: string | null, extractedData: unknown, updatedAt: string, graphEdges: Array<{ dst: string, relType: string, weight: number, target: { key: string, name: string | null, entityType: string | null } | null }> } | null };
 
+export type WebPendingApprovalFragment = { id: string, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, session: { id: string, name: string }, turn: { id: string } };
+
+export type WebPendingApprovalsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebPendingApprovalsQuery = { approvals: { edges: Array<{ node: { id: string, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, session: { id: string, name: string }, turn: { id: string } } }> } };
+
+export type WebApprovalsChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebApprovalsChangedSubscription = { approvalsChanged: { id: string, status: ApprovalStatus } };
+
+type InspectEvent_ActionEvent_Fragment = { __typename: 'ActionEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ApprovalNeededEvent_Fragment = { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ApprovalResultEvent_Fragment = { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number, at: string, agent: string, childTurnId: string, childAgent: string, event:
+    | { __typename: 'ActionEvent' }
+    | { __typename: 'ApprovalNeededEvent' }
+    | { __typename: 'ApprovalResultEvent' }
+    | { __typename: 'ChildEvent' }
+    | { __typename: 'ContentEvent' }
+    | { __typename: 'ErrorEvent' }
+    | { __typename: 'FinalEvent', status: TurnStatus }
+    | { __typename: 'ResumeEvent' }
+    | { __typename: 'SourcesEvent' }
+    | { __typename: 'ThoughtEvent' }
+    | { __typename: 'ToolCallEvent' }
+    | { __typename: 'ToolResultEvent' }
+   };
+
+type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, at: string, agent: string, toolCallId: string, name: string, arguments: unknown };
+
+type InspectEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, at: string, agent: string, toolCallId: string, result: unknown, isError: boolean };
+
+export type InspectEventFragment =
+  | InspectEvent_ActionEvent_Fragment
+  | InspectEvent_ApprovalNeededEvent_Fragment
+  | InspectEvent_ApprovalResultEvent_Fragment
+  | InspectEvent_ChildEvent_Fragment
+  | InspectEvent_ContentEvent_Fragment
+  | InspectEvent_ErrorEvent_Fragment
+  | InspectEvent_FinalEvent_Fragment
+  | InspectEvent_ResumeEvent_Fragment
+  | InspectEvent_SourcesEvent_Fragment
+  | InspectEvent_ThoughtEvent_Fragment
+  | InspectEvent_ToolCallEvent_Fragment
+  | InspectEvent_ToolResultEvent_Fragment
+;
+
+export type WebInspectTurnQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number } }> | null, events: Array<
+      | { __typename: 'ActionEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ChildEvent', seq: number, at: string, agent: string, childTurnId: string, childAgent: string, event:
+          | { __typename: 'ActionEvent' }
+          | { __typename: 'ApprovalNeededEvent' }
+          | { __typename: 'ApprovalResultEvent' }
+          | { __typename: 'ChildEvent' }
+          | { __typename: 'ContentEvent' }
+          | { __typename: 'ErrorEvent' }
+          | { __typename: 'FinalEvent', status: TurnStatus }
+          | { __typename: 'ResumeEvent' }
+          | { __typename: 'SourcesEvent' }
+          | { __typename: 'ThoughtEvent' }
+          | { __typename: 'ToolCallEvent' }
+          | { __typename: 'ToolResultEvent' }
+         }
+      | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
+      | { __typename: 'FinalEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ResumeEvent', seq: number, at: string, agent: string }
+      | { __typename: 'SourcesEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ThoughtEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ToolCallEvent', seq: number, at: string, agent: string, toolCallId: string, name: string, arguments: unknown }
+      | { __typename: 'ToolResultEvent', seq: number, at: string, agent: string, toolCallId: string, result: unknown, isError: boolean }
+    >, approvals: Array<{ id: string, toolName: string, status: ApprovalStatus, createdAt: string, decidedAt: string | null, decidedBy: string | null }> } | null };
+
+export type WebIngestFileMutationVariables = Exact<{
+  file: File;
+  progressId?: string | null | undefined;
+}>;
+
+
+export type WebIngestFileMutation = { ingestFile:
+    | { __typename: 'IngestFileSuccess', chunks: number, unchanged: boolean, resource: { key: string } }
+    | { __typename: 'PayloadTooLargeError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebIngestProgressSubscriptionVariables = Exact<{
+  progressId: string;
+}>;
+
+
+export type WebIngestProgressSubscription = { ingestProgress: { stage: IngestStage, chunks: number | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -753,6 +876,52 @@ fragment WebEvent on AgentEvent {
     }
   }
 }`, {"fragmentName":"WebTurn"}) as unknown as TypedDocumentString<WebTurnFragment, unknown>;
+export const WebPendingApprovalFragmentDoc = new TypedDocumentString(`
+    fragment WebPendingApproval on Approval {
+  id
+  toolName
+  arguments
+  agentPath
+  createdAt
+  session {
+    id
+    name
+  }
+  turn {
+    id
+  }
+}
+    `, {"fragmentName":"WebPendingApproval"}) as unknown as TypedDocumentString<WebPendingApprovalFragment, unknown>;
+export const InspectEventFragmentDoc = new TypedDocumentString(`
+    fragment InspectEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    at
+    agent
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    result
+    isError
+  }
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    event {
+      __typename
+      ... on FinalEvent {
+        status
+      }
+    }
+  }
+}
+    `, {"fragmentName":"InspectEvent"}) as unknown as TypedDocumentString<InspectEventFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -765,7 +934,7 @@ export const WebViewerDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<WebViewerQuery, WebViewerQueryVariables>;
 export const WebAgentsDocument = new TypedDocumentString(`
     query WebAgents {
-  agents(first: 100) {
+  agents(first: 100, audience: CHAT) {
     edges {
       node {
         name
@@ -1278,3 +1447,131 @@ export const WebEntityDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebEntityQuery, WebEntityQueryVariables>;
+export const WebPendingApprovalsDocument = new TypedDocumentString(`
+    query WebPendingApprovals {
+  approvals(status: PENDING, first: 100) {
+    edges {
+      node {
+        ...WebPendingApproval
+      }
+    }
+  }
+}
+    fragment WebPendingApproval on Approval {
+  id
+  toolName
+  arguments
+  agentPath
+  createdAt
+  session {
+    id
+    name
+  }
+  turn {
+    id
+  }
+}`) as unknown as TypedDocumentString<WebPendingApprovalsQuery, WebPendingApprovalsQueryVariables>;
+export const WebApprovalsChangedDocument = new TypedDocumentString(`
+    subscription WebApprovalsChanged {
+  approvalsChanged {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<WebApprovalsChangedSubscription, WebApprovalsChangedSubscriptionVariables>;
+export const WebInspectTurnDocument = new TypedDocumentString(`
+    query WebInspectTurn($id: ID!) {
+  turn(id: $id) {
+    id
+    agent
+    status
+    startedAt
+    finishedAt
+    traceId
+    usage {
+      inputTokens
+      outputTokens
+      requests
+    }
+    llmCalls {
+      iteration
+      model
+      provider
+      latencyMs
+      createdAt
+      finishReason
+      error
+      request
+      usage {
+        inputTokens
+        outputTokens
+      }
+    }
+    events(first: 5000) {
+      ...InspectEvent
+    }
+    approvals {
+      id
+      toolName
+      status
+      createdAt
+      decidedAt
+      decidedBy
+    }
+  }
+}
+    fragment InspectEvent on AgentEvent {
+  __typename
+  ... on TurnEvent {
+    seq
+    at
+    agent
+  }
+  ... on ToolCallEvent {
+    toolCallId
+    name
+    arguments
+  }
+  ... on ToolResultEvent {
+    toolCallId
+    result
+    isError
+  }
+  ... on ChildEvent {
+    childTurnId
+    childAgent
+    event {
+      __typename
+      ... on FinalEvent {
+        status
+      }
+    }
+  }
+}`) as unknown as TypedDocumentString<WebInspectTurnQuery, WebInspectTurnQueryVariables>;
+export const WebIngestFileDocument = new TypedDocumentString(`
+    mutation WebIngestFile($file: File!, $progressId: String) {
+  ingestFile(file: $file, progressId: $progressId) {
+    __typename
+    ... on IngestFileSuccess {
+      chunks
+      unchanged
+      resource {
+        key
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebIngestFileMutation, WebIngestFileMutationVariables>;
+export const WebIngestProgressDocument = new TypedDocumentString(`
+    subscription WebIngestProgress($progressId: String!) {
+  ingestProgress(progressId: $progressId) {
+    stage
+    chunks
+  }
+}
+    `) as unknown as TypedDocumentString<WebIngestProgressSubscription, WebIngestProgressSubscriptionVariables>;
