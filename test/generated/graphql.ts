@@ -229,7 +229,7 @@ export type RoutedBy =
 
 export type RunExperimentInput = {
   agent: string;
-  /** Examples run at once (1–10, default 2). */
+  /** Examples run at once: 1–10 and at most MAX_CONCURRENT_TURNS_PER_USER (default 2, or that limit if lower). */
   concurrency?: number | null | undefined;
   datasetId: string;
   /** Evaluator agents (kind: evaluator, structured output). */
