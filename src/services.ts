@@ -144,7 +144,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     agents,
     models,
     tools,
-    store: new TurnStore(db.prisma, processId),
+    store: new TurnStore(db.prisma, db.sql, processId),
     lease: new TreeLease(db.prisma, processId, await db.liveness(processId, (err) => logger.error({ err }, 'this process may look stopped to others, who then take over its turn trees'))),
     settings: config.agents,
   };

@@ -19,11 +19,15 @@ const TRANSIENT_CLASSES = ['08', '40', '53', '57', '58'];
 
 /**
  * The PostgreSQL SQLSTATE of a failed query (e.g. `23503` for a foreign key violation), as Prisma's
- * driver adapters report it for both backends; undefined for failures that are not the database's.
+ * driver adapters report it for both backends, or as the drivers themselves do for a direct
+ * statement (sql-client.ts: a DatabaseError with a severity and a code); undefined for failures
+ * that are not the database's.
  */
 export function sqlStateOf(error: unknown): string | undefined {
   const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
-  return typeof cause?.originalCode === 'string' ? cause.originalCode : undefined;
+  if (typeof cause?.originalCode === 'string') return cause.originalCode;
+  const direct = error as { severity?: unknown; code?: unknown } | null;
+  return typeof direct?.severity === 'string' && typeof direct.code === 'string' ? direct.code : undefined;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -1,8 +1,7 @@
 import type { AgentContext } from '../auth/agent-context.js';
-import { visibleTo } from '../auth/scope.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
-import { compressMessage, loadConversation } from '../sessions/messages.js';
+import { compressMessage, CONTEXT_TYPES, contextRow, type ContextRow } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
@@ -46,11 +45,12 @@ export interface TurnContext {
  * breadcrumb for agents that can look them up (they have the `search` tool); a caller's own
  * history has nothing to look up, so it is never compressed.
  */
-export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
+export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
   const { settings } = deps;
   const { agent, ctx, sessionId } = input;
-  const counter = await tokenCounterFor(input.model.id);
-  const memory = input.withMemory ? await memoryBlocks(deps, ctx, sessionId, counter) : [];
+  const withMemory = input.withMemory && settings.memoryTokenBudget > 0;
+  const [counter, stored] = await Promise.all([tokenCounterFor(input.model.id), readStored(deps, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq })]);
+  const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : [];
   const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
   const tools = deps.tools.specsFor(offeredTools(agent, input.overrides));
   const fixed = requestOverhead(counter, {
@@ -67,7 +67,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
   const newestFirst = input.history
     ? input.history.toReversed()
-    : (await loadConversation(deps.prisma, sessionId, input.beforeSeq)).map((row): ChatMessage => {
+    : stored.conversation.map((row): ChatMessage => {
         const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
         return { role: row.role, content };
       });
@@ -82,18 +82,45 @@ export async function contextFor(deps: Pick<EngineDeps, 'prisma' | 'settings' | 
   return { messages: [...memoryMessages, ...history.reverse()] };
 }
 
+interface StoredContext {
+  profile: { name: string | null; summary: string | null; content: string | null } | null;
+  /** Newest first. */
+  moments: { key: string; name: string | null; summary: string | null; content: string | null; startsAt: string | null; endsAt: string | null }[];
+  /** Newest first. */
+  conversation: ContextRow[];
+}
+
+/**
+ * What a turn's context reads from the database, in one direct statement (a turn's start is the
+ * hot path): the user's profile entity and the session's recent moments (when `withMemory`), and
+ * the conversation so far, newest first (when `withHistory`).
+ */
+async function readStored(deps: Pick<EngineDeps, 'sql'>, ctx: AgentContext, sessionId: string, want: { withMemory: boolean; withHistory: boolean; beforeSeq?: number }): Promise<StoredContext> {
+  const key = ctx.userId ? profileKey(ctx.userId) : null;
+  // An anonymous caller's NULL matches no owner, only shared rows (visibleTo).
+  const [row] = await deps.sql.query<{ profile: StoredContext['profile']; moments: StoredContext['moments']; conversation: { type: ContextRow['type']; content: string; seq: number }[] }>(
+    `SELECT
+       (SELECT json_build_object('name', e.name, 'summary', e.summary, 'content', e.content) FROM entities e
+         WHERE $1 AND e.tenant_id = $2 AND e.user_id = $3 AND e.key = $4 LIMIT 1) AS profile,
+       (SELECT COALESCE(json_agg(m ORDER BY m.created_at DESC, m.id DESC), '[]') FROM (
+          SELECT key, name, summary, content, starts_at AS "startsAt", ends_at AS "endsAt", created_at, id FROM moments
+          WHERE $1 AND session_id = $5::uuid AND tenant_id = $2 AND (user_id = $3 OR user_id IS NULL)
+          ORDER BY created_at DESC, id DESC LIMIT ${RECENT_MOMENTS}) m) AS moments,
+       (SELECT COALESCE(json_agg(h ORDER BY h.seq DESC), '[]') FROM (
+          SELECT type::text AS type, content, seq FROM messages
+          WHERE $6 AND session_id = $5::uuid AND type::text = ANY($7::text[]) AND content IS NOT NULL AND seq < COALESCE($8::int, 2147483647)
+          ORDER BY seq DESC LIMIT 500) h) AS conversation`,
+    [want.withMemory, ctx.tenantId, ctx.userId, key, sessionId, want.withHistory, CONTEXT_TYPES, want.beforeSeq ?? null],
+  );
+  return { profile: row!.profile, moments: row!.moments, conversation: row!.conversation.map(contextRow) };
+}
+
 /**
  * The user's profile entity and the session's recent moments, each a labelled block cut to its
  * share of MEMORY_TOKEN_BUDGET (the profile gets half, the moments the rest).
  */
-async function memoryBlocks(deps: Pick<EngineDeps, 'prisma' | 'settings'>, ctx: AgentContext, sessionId: string, counter: TokenCounter): Promise<string[]> {
-  const total = deps.settings.memoryTokenBudget;
-  if (total <= 0) return [];
+function memoryBlocks(total: number, ctx: AgentContext, { profile, moments }: StoredContext, counter: TokenCounter): string[] {
   const key = ctx.userId ? profileKey(ctx.userId) : null;
-  const [profile, moments] = await Promise.all([
-    key ? deps.prisma.entity.findFirst({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key } }) : null,
-    deps.prisma.moment.findMany({ where: { sessionId, ...visibleTo(ctx) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: RECENT_MOMENTS }),
-  ]);
   const blocks: string[] = [];
   const profileBudget = moments.length ? Math.floor(total / 2) : total;
   if (profile) {
@@ -102,12 +129,17 @@ async function memoryBlocks(deps: Pick<EngineDeps, 'prisma' | 'settings'>, ctx: 
   }
   if (moments.length) {
     const lines = moments.map((m) => {
-      const when = m.startsAt ? ` (${m.startsAt.toISOString().slice(0, 16).replace('T', ' ')}${m.endsAt ? ` to ${m.endsAt.toISOString().slice(0, 16).replace('T', ' ')}` : ''})` : '';
+      const when = m.startsAt ? ` (${minute(m.startsAt)}${m.endsAt ? ` to ${minute(m.endsAt)}` : ''})` : '';
       return `- ${m.name ?? m.key}${when}: ${(m.summary ?? m.content ?? '').trim()} [REM LOOKUP "${m.key}"]`;
     });
     blocks.push(fit(counter, '[Memory: recent moments of this session, newest first]', lines, total - (profile ? counter.text(blocks[0]!) : 0)));
   }
   return blocks;
+}
+
+/** A timestamp as JSON gives it (any offset) in UTC to the minute: `2025-01-31 14:05`. */
+function minute(at: string): string {
+  return new Date(at).toISOString().slice(0, 16).replace('T', ' ');
 }
 
 /** The label and as many whole lines as fit `budget` tokens; a first line too long is cut. */

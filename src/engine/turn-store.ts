@@ -9,6 +9,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
 import { UNNAMED_SESSION } from '../sessions/sessions.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
@@ -54,6 +55,8 @@ export interface NewTopLevelTurn {
 export class TurnStore {
   constructor(
     private readonly prisma: PrismaClient,
+    /** The hot path's statements (a turn's start, its model calls) skip Prisma's client (see db/sql-client.ts). */
+    private readonly sql: SqlClient,
     private readonly processId: string,
   ) {}
 
@@ -96,7 +99,7 @@ export class TurnStore {
         VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
                 ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now})`;
     if (input.ephemeral) {
-      await this.prisma.$executeRaw`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`;
+      await this.run(Prisma.sql`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`);
       return { turn, session, userMessage: null };
     }
     // Every CTE sees the messages as they were before this statement: NOT EXISTS means "first message".
@@ -108,13 +111,13 @@ export class TurnStore {
             RETURNING name
           ),`
         : Prisma.sql`named AS (SELECT NULL::text AS name),`;
-    const [row] = await this.prisma.$queryRaw<{ seq: number; renamed: string | null }[]>`
+    const [row] = await this.run<{ seq: number; renamed: string | null }>(Prisma.sql`
       WITH ${newSession} ${naming} turn AS (${turnRow} RETURNING id)
       INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
       SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
              'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
       FROM turn
-      RETURNING seq, (SELECT name FROM named) AS renamed`;
+      RETURNING seq, (SELECT name FROM named) AS renamed`);
     const userMessage: Message = {
       id: messageId,
       sessionId: session.id,
@@ -218,23 +221,15 @@ export class TurnStore {
 
   /** Stores one model call of a turn, with the request body as sent. */
   async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
-    await this.prisma.llmCall.create({
-      data: {
-        turnId: turn.id,
-        sessionId: turn.sessionId,
-        provider: call.provider,
-        model: call.model,
-        iteration: call.iteration,
-        inputTokens: call.inputTokens,
-        outputTokens: call.outputTokens,
-        latencyMs: call.latencyMs,
-        finishReason: call.finishReason,
-        error: call.error,
-        request: call.request === null ? null : storable(call.request),
-        tenantId: turn.tenantId,
-        userId: turn.userId,
-      },
-    });
+    await this.run(Prisma.sql`
+      INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, request, tenant_id, user_id)
+      VALUES (${turn.id}::uuid, ${turn.sessionId}::uuid, ${call.provider}, ${call.model}, ${call.iteration}, ${call.inputTokens}, ${call.outputTokens}, ${call.latencyMs},
+              ${call.finishReason}, ${call.error}, ${call.request === null ? null : storable(call.request)}, ${turn.tenantId}, ${turn.userId})`);
+  }
+
+  /** A statement built with Prisma.sql, run directly (its `$n` text and values). */
+  private run<T>(statement: Prisma.Sql): Promise<T[]> {
+    return this.sql.query<T>(statement.text, statement.values);
   }
 
   /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */

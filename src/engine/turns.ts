@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
+import { ownedBy, requireIdentity } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
@@ -18,6 +18,7 @@ import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './quota.js';
 import type { ResponseFormat } from '../llm/chat-model.js';
 import { schemaProblem } from './structured-output.js';
+import { TURN_COLUMNS } from './turn-columns.js';
 
 const text = z.string().max(100_000, 'must be at most 100000 characters');
 const historyMessage = z.discriminatedUnion('role', [
@@ -163,7 +164,11 @@ export class TurnService {
 
   /** A turn the caller can see; NOT_FOUND otherwise. */
   async getTurn(ctx: AgentContext, id: string): Promise<Turn> {
-    const turn = await this.deps.prisma.turn.findFirst({ where: { id, ...visibleTo(ctx) } });
+    // One direct statement: every turnEvents subscription starts here. An anonymous caller's NULL matches no owner, only shared rows.
+    const [turn] = await this.deps.sql.query<Turn>(
+      `SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid AND "tenant_id" = $2 AND ("user_id" = $3 OR "user_id" IS NULL)`,
+      [id, ctx.tenantId, ctx.userId],
+    );
     if (!turn) throw new NotFoundError('Turn');
     return turn;
   }

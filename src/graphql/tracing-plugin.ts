@@ -1,15 +1,17 @@
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { inSpan } from '../telemetry/tracing.js';
+import { inSpan, isTracing } from '../telemetry/tracing.js';
 
 /**
  * Executes each query and mutation inside a `graphql.<type> <name>` span, so the work it starts
  * (a turn launched by sendMessage, REM queries) nests under it. Subscriptions are long-lived
- * streams, not operations with a duration, and are left out.
+ * streams, not operations with a duration, and are left out. While tracing is off it does nothing
+ * (not even finding the operation), so it costs a request nothing.
  */
 export function useOperationSpans(): Plugin {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
+      if (!isTracing()) return;
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
       const name = operation.name?.value ?? 'anonymous';

@@ -49,23 +49,12 @@ export interface ContextRow {
   seq: number;
 }
 
-/** The conversation so far as the model sees it, newest first (see CONTEXT_ROLE). */
-export async function loadConversation(prisma: PrismaClient, sessionId: string, beforeSeq?: number): Promise<ContextRow[]> {
-  const rows = await prisma.message.findMany({
-    where: {
-      sessionId,
-      type: { in: Object.keys(CONTEXT_ROLE) as ContextType[] },
-      content: { not: null },
-      ...(beforeSeq ? { seq: { lt: beforeSeq } } : {}),
-    },
-    orderBy: { seq: 'desc' },
-    take: 500,
-    select: { type: true, content: true, seq: true },
-  });
-  return rows.map((row) => {
-    const type = row.type as ContextType;
-    return { type, role: CONTEXT_ROLE[type], content: type === 'observation' ? `[Observation] ${row.content}` : row.content!, seq: row.seq };
-  });
+/** The stored message types a model's context reads (see CONTEXT_ROLE). */
+export const CONTEXT_TYPES = Object.keys(CONTEXT_ROLE) as ContextType[];
+
+/** A stored message of a context type (its content not null) as the model sees it. */
+export function contextRow(row: { type: ContextType; content: string; seq: number }): ContextRow {
+  return { type: row.type, role: CONTEXT_ROLE[row.type], content: row.type === 'observation' ? `[Observation] ${row.content}` : row.content, seq: row.seq };
 }
 
 /**

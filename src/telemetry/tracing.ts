@@ -16,6 +16,12 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** Whether `startTracing` registered a provider: work done only for spans can be skipped while it is not. */
+let tracingOn = false;
+export function isTracing(): boolean {
+  return tracingOn;
+}
+
 /**
  * Registers the process's tracer provider when tracing is configured (or an exporter is handed in,
  * as tests do with an in-memory one). The OTLP exporter reads the standard OTEL_EXPORTER_OTLP_*
@@ -32,8 +38,10 @@ export function startTracing(settings: Config['telemetry'], exporter?: SpanExpor
     spanProcessors: [exporter ? new SimpleSpanProcessor({ exporter: chosen }) : new BatchSpanProcessor({ exporter: chosen })],
   });
   if (!trace.setGlobalTracerProvider(provider)) return { shutdown: () => provider.shutdown() };
+  tracingOn = true;
   return {
     shutdown: async () => {
+      tracingOn = false;
       await provider.shutdown();
       trace.disable();
       context.disable();

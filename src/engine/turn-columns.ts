@@ -1,0 +1,36 @@
+/**
+ * Every column of a turn row, named as Prisma names its fields, for direct statements
+ * (db/sql-client.ts) that return turns as Prisma would.
+ */
+export const TURN_COLUMNS = [
+  '"id"::text AS "id"',
+  '"session_id"::text AS "sessionId"',
+  '"parent_id"::text AS "parentId"',
+  '"root_id"::text AS "rootId"',
+  '"agent"',
+  '"agent_version" AS "agentVersion"',
+  '"routed_by"::text AS "routedBy"',
+  '"routing_rule" AS "routingRule"',
+  '"model"',
+  '"status"::text AS "status"',
+  '"depth"',
+  '"agent_path" AS "agentPath"',
+  '"iterations"',
+  '"final_message_id"::text AS "finalMessageId"',
+  '"error"',
+  '"tool_calls_log" AS "toolCallsLog"',
+  '"usage"',
+  '"checkpoint"',
+  '"last_seq" AS "lastSeq"',
+  '"runner"',
+  '"heartbeat_at" AS "heartbeatAt"',
+  '"is_eval" AS "isEval"',
+  '"client_id" AS "clientId"',
+  '"ephemeral"',
+  '"tenant_id" AS "tenantId"',
+  '"user_id" AS "userId"',
+  '"started_at" AS "startedAt"',
+  '"finished_at" AS "finishedAt"',
+  '"trace_id" AS "traceId"',
+  '"span_id" AS "spanId"',
+].join(', ');
