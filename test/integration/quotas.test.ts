@@ -6,7 +6,10 @@ import { caller, collect, newUser, wsClient, type Caller } from '../support/clie
 import { chat, send, useAgentServer } from '../support/agents.js';
 import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, ExtractDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
 
+// Ephemeral turns are dropped as soon as they end here (no retention), so the tests can show that
+// a dropped turn still counts.
 const env = useAgentServer({
+  EPHEMERAL_TURN_RETENTION_MS: '0',
   MAX_CONCURRENT_TURNS_PER_USER: '2',
   MAX_TURNS_PER_MINUTE: '4',
   MAX_WS_CONNECTIONS_PER_USER: '2',
