@@ -53,7 +53,7 @@ async function backend(label: string, entry: CliEntry, fresh: () => Promise<{ en
   }
 }
 
-await ensureBuilt(['server', 'web']);
+await ensureBuilt(['server', 'web', 'database']);
 for (const entry of ['compiled', 'tsx'] as const) {
   if (backends.includes('pglite')) {
     await backend('pglite', entry, async () => {

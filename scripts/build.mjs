@@ -1,15 +1,16 @@
 // Builds what `npm start` runs: the server (src/ → dist/, TypeScript transpiled by esbuild, one
 // file per module, so paths relative to import.meta.url stay the same) and the chat app
-// (web/ → web/dist/, by Vite). Each part is rebuilt only when its sources changed since its last
-// build, so calling this on every start costs a few milliseconds.
+// (web/ → web/dist/, by Vite), plus the pristine database a new PGlite data directory starts from
+// (→ .pglite-template/). Each part is rebuilt only when its sources changed since its last build,
+// so calling this on every start costs a few milliseconds.
 //
-//   node scripts/build.mjs            both parts, when stale
-//   node scripts/build.mjs server     one part (server | web); add --force to rebuild anyway
+//   node scripts/build.mjs            every part, when stale
+//   node scripts/build.mjs server     one part (server | web | database); add --force to rebuild anyway
 //
 // Type checking is `npm run typecheck` (and `npm test`); this build only strips types.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,6 +32,12 @@ export const parts = {
       ...['web/index.html', 'web/vite.config.ts', 'src/events/turn-status.ts', 'scripts/build.mjs', 'package-lock.json'].map((f) => join(root, f)),
     ],
     build: buildWeb,
+  },
+  // A pristine PGlite database (initdb only) that a new data directory starts as a copy of (src/db/pglite.ts).
+  database: {
+    out: join(root, '.pglite-template'),
+    inputs: () => [join(root, 'scripts/build.mjs'), join(root, 'package-lock.json')],
+    build: buildDatabaseTemplate,
   },
 };
 
@@ -86,6 +93,15 @@ async function buildWeb(outdir) {
     stdio: 'inherit',
   });
   if (result.status !== 0) throw new Error(`vite build failed (exit ${result.status})`);
+}
+
+async function buildDatabaseTemplate(outdir) {
+  const require = createRequire(import.meta.url);
+  const { PGlite } = await import(pathToFileURL(require.resolve('@electric-sql/pglite')).href);
+  const dataDir = join(outdir, 'data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = await PGlite.create({ dataDir });
+  await db.close();
 }
 
 function swapIn(tmp, out) {

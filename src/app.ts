@@ -42,8 +42,7 @@ export async function startApp(
   // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
   spanExporter?: SpanExporter,
 ): Promise<App> {
-  const tracing = startTracing(config.telemetry, spanExporter);
-  const db = await opening;
+  const [tracing, db] = await Promise.all([startTracing(config.telemetry, spanExporter), opening]);
   const { services, close } = await openServices(config, db, logger);
   const { identify } = services;
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);

@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -156,6 +157,10 @@ async function ingestFileCommand(args: string[]): Promise<number> {
 }
 
 async function serve(): Promise<number> {
+  // Under load V8 lets the heap grow to about four times what is live before collecting it (most
+  // of a busy server's resident memory: 500 concurrent turns peaked near 400 MB of heap for some
+  // 150 MB live). A growth of 30 % bounds that at a similar CPU cost per turn.
+  setFlagsFromString('--heap-growing-percent=30');
   const config = loadConfig();
   const logger = createLogger(config.log.level);
   const started = performance.now();

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
 
@@ -59,6 +58,7 @@ const HISTORY_TTL_SECONDS = 3600;
  * after it subscribed).
  */
 export async function openRedisRelay(url: string, logger: Logger): Promise<EventRelay> {
+  const { Redis } = await import('ioredis');
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
   const writer = new Redis(url, { ...options, enableAutoPipelining: true });
   const reader = new Redis(url, options);

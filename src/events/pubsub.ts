@@ -1,6 +1,4 @@
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
-import { Redis } from 'ioredis';
 import type { Session } from '../db/generated/client.js';
 
 /**
@@ -52,6 +50,8 @@ export interface PubSubHandle {
  */
 export async function openPubSub(redisUrl?: string): Promise<PubSubHandle> {
   if (!redisUrl) return { pubsub: createPubSub<Topics>(), kind: 'in-process', close: async () => {} };
+  // Loaded only for Redis: an in-process start does not pay for the client.
+  const [{ Redis }, { createRedisEventTarget }] = await Promise.all([import('ioredis'), import('@graphql-yoga/redis-event-target')]);
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
   const publishClient = new Redis(redisUrl, options);
   const subscribeClient = new Redis(redisUrl, options);

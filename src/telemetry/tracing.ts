@@ -1,9 +1,5 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span, type SpanOptions } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/config.js';
 
 /**
@@ -26,11 +22,19 @@ export function isTracing(): boolean {
  * Registers the process's tracer provider when tracing is configured (or an exporter is handed in,
  * as tests do with an in-memory one). The OTLP exporter reads the standard OTEL_EXPORTER_OTLP_*
  * variables itself (endpoint, headers, timeout). One provider per process: a second call while one
- * is registered changes nothing.
+ * is registered changes nothing. The SDK is loaded only then: with tracing off (the default) a
+ * start does not pay for loading it.
  */
-export function startTracing(settings: Config['telemetry'], exporter?: SpanExporter): Tracing {
-  const chosen = exporter ?? (settings.exporter === 'otlp' ? new OTLPTraceExporter() : settings.exporter === 'console' ? new ConsoleSpanExporter() : undefined);
-  if (!chosen) return { shutdown: async () => {} };
+export async function startTracing(settings: Config['telemetry'], exporter?: SpanExporter): Promise<Tracing> {
+  if (!exporter && !settings.exporter) return { shutdown: async () => {} };
+  const [{ AsyncLocalStorageContextManager }, { resourceFromAttributes }, { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, TracerProvider }, { ATTR_SERVICE_NAME }] =
+    await Promise.all([
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/semantic-conventions'),
+    ]);
+  const chosen = exporter ?? (settings.exporter === 'otlp' ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter() : new ConsoleSpanExporter());
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),

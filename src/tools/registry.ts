@@ -23,7 +23,8 @@ export interface ToolOutcome {
  * ending the turn.
  */
 export class ToolRegistry {
-  private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
+  /** Each tool's validator is compiled by its first call: compiling them all would slow every start. */
+  private readonly tools = new Map<string, { def: ToolDefinition; validate?: ValidateFunction }>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
   /** Validators of remote tools' schemas, dropped with the definition when a server lists its tools again. */
   private readonly remoteValidators = new WeakMap<ToolDefinition, ValidateFunction | null>();
@@ -42,7 +43,7 @@ export class ToolRegistry {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see the constructor
   add(def: ToolDefinition<any>): void {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is registered twice`);
-    this.tools.set(def.name, { def, validate: this.ajv.compile(def.parameters) });
+    this.tools.set(def.name, { def });
   }
 
   has(name: string): boolean {
@@ -98,7 +99,7 @@ export class ToolRegistry {
   }
 
   private async run(name: string, args: Record<string, unknown>, ctx: ToolContext, ref?: ToolRef): Promise<ToolOutcome> {
-    const tool = ref?.server ? this.remoteTool(ref.server, name) : this.tools.get(name);
+    const tool = ref?.server ? this.remoteTool(ref.server, name) : this.localTool(name);
     if (!tool) {
       const error = ref?.server ? `Tool "${name}" is not available from MCP server ${ref.server}` : `Unknown tool "${name}"`;
       return { result: { error }, isError: true };
@@ -116,6 +117,12 @@ export class ToolRegistry {
       this.onFailure(error, name);
       return { result: { error: `The ${name} tool failed unexpectedly`, code: 'TOOL_FAILED' }, isError: true };
     }
+  }
+
+  private localTool(name: string): { def: ToolDefinition; validate: ValidateFunction } | undefined {
+    const tool = this.tools.get(name);
+    if (tool) tool.validate ??= this.ajv.compile(tool.def.parameters);
+    return tool as { def: ToolDefinition; validate: ValidateFunction } | undefined;
   }
 
   private remoteTool(server: string, name: string): { def: ToolDefinition; validate: ValidateFunction | null } | undefined {

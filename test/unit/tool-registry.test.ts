@@ -1,5 +1,7 @@
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
+import { builtinTools } from '../../src/tools/builtin/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
 
@@ -19,5 +21,12 @@ describe('tool failures', () => {
   it('pass expected failures on with their own message and code', async () => {
     const registry = new ToolRegistry([tool(async () => { throw new ValidationError('query: must not be empty'); })]);
     expect(await registry.execute('probe', {}, ctx)).toEqual({ isError: true, result: { error: 'query: must not be empty', code: 'VALIDATION_FAILED' } });
+  });
+});
+
+describe('built-in tools', () => {
+  it('have parameter schemas that compile (the registry compiles each on the tool’s first call)', () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    for (const def of builtinTools) expect(() => ajv.compile(def.parameters), def.name).not.toThrow();
   });
 });

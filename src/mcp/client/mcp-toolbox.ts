@@ -1,7 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode as McpErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/mcp.js';
 import { ToolFailedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -12,6 +10,23 @@ const CLIENT_INFO = { name: 'remgraph', version: '0.1.0' };
 const CONNECT_TIMEOUT_MS = 20_000;
 /** Least time between two attempts to reach a server that is down, when its tools are asked for. */
 const RETRY_MS = 30_000;
+
+let loadedSdk: ReturnType<typeof importSdk> | undefined;
+
+/** The MCP SDK, loaded on the first connection: without MCP servers a start does not pay for it. */
+function sdk() {
+  return (loadedSdk ??= importSdk());
+}
+
+async function importSdk() {
+  const [{ Client }, { getDefaultEnvironment, StdioClientTransport }, { StreamableHTTPClientTransport }, { ErrorCode, McpError }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, ErrorCode, McpError };
+}
 
 /**
  * The tools of the configured MCP servers, for agents whose tool references name a `server`. Each
@@ -84,6 +99,7 @@ class McpConnection {
 
   private async open(): Promise<Client> {
     await this.client?.close().catch(() => {});
+    const { Client, ...transports } = await sdk();
     const client = new Client(CLIENT_INFO, {
       // Listed here rather than by the SDK, so that a call can wait for a change it caused (below).
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void this.relist(client) } },
@@ -92,7 +108,7 @@ class McpConnection {
       if (this.client === client) this.client = undefined;
     };
     try {
-      await client.connect(this.transport(), { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(this.transport(transports), { timeout: CONNECT_TIMEOUT_MS });
       const tools = await listAll(client);
       if (this.closed) throw new Error('closed');
       this.setTools(tools);
@@ -117,7 +133,7 @@ class McpConnection {
     this.listing = listing;
   }
 
-  private transport() {
+  private transport({ getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport }: Omit<Awaited<ReturnType<typeof sdk>>, 'Client'>) {
     const config = this.config;
     if (config.transport === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     // The SDK's default environment (PATH, HOME, …) rather than all of ours, so secrets stay here; plus what the config gives.
@@ -144,7 +160,8 @@ class McpConnection {
       result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeoutMs, signal })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
-      if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+      const { McpError, ErrorCode } = await sdk();
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new ToolFailedError(`${tool} (MCP server ${this.name}) did not answer within ${this.config.timeoutMs} ms`);
       }
       if (error instanceof McpError) throw new ToolFailedError(`${tool} (MCP server ${this.name}) failed: ${error.message}`);

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Identify } from '../../auth/identify.js';
 import { ForbiddenError, httpStatusOf, isAppError } from '../../errors.js';
 import type { OriginPolicy } from '../../http/origin-policy.js';
 import { readJsonBody, sendJson } from '../../http/json-body.js';
-import { createRemgraphMcpServer, type RemgraphMcpDeps } from './remgraph-server.js';
+import type { RemgraphMcpDeps } from './remgraph-server.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -48,6 +47,11 @@ async function serve(deps: McpRouteDeps, req: IncomingMessage, res: ServerRespon
   if (!deps.origins.allows(header('origin'), header('host'))) throw new ForbiddenError('Origin not allowed (CORS_ORIGINS)');
   const ctx = await deps.identify(header);
   const body = await readJsonBody(req, res, deps.maxRequestBytes);
+  // Loaded by the first request: a start does not pay for the MCP SDK.
+  const [{ StreamableHTTPServerTransport }, { createRemgraphMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./remgraph-server.js'),
+  ]);
   const server = createRemgraphMcpServer(deps, ctx);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once('close', () => {
