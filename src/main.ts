@@ -149,7 +149,7 @@ async function serve(args: string[]): Promise<number> {
   }
   const config = loadConfig(workers === undefined ? process.env : { ...process.env, WORKERS: workers });
   // A worker's lines name it: several processes write to the same output.
-  const logger = cluster.isWorker ? createLogger(config.log.level).child({ pid: process.pid }) : createLogger(config.log.level);
+  const logger = cluster.isWorker ? createLogger(config.log.level).child({ worker: process.pid }) : createLogger(config.log.level);
   const started = performance.now();
   if (cluster.isPrimary && config.workers.count > 1) {
     const { startPrimary } = await import('./cluster/primary.js');
@@ -169,7 +169,7 @@ async function serve(args: string[]): Promise<number> {
   const app = await startApp(config, logger, opening);
   const startupMs = Math.round(performance.now() - started);
   if (cluster.isWorker) {
-    logger.info({ worker: cluster.worker!.id, processId: app.processId, startupMs }, 'worker serving');
+    logger.info({ processId: app.processId, startupMs }, 'worker serving');
     process.send!({ remgraph: 'ready', url: app.url } satisfies WorkerReady);
   } else {
     logger.info({ backend: app.db.backend, processId: app.processId, startupMs }, `remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`);
