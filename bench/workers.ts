@@ -2,7 +2,7 @@
 // sent at once, each by its own user, each followed by a fresh graphql-ws client subscribing with
 // `after: 0` right after sendMessage returns (as bench/turn-streaming.ts does), the fake OpenAI
 // server streaming each answer. Reports the burst's wall time (first sendMessage → last final event),
-// failed turns, and the CPU time the server's processes used. Worker counts alternate over the
+// failed turns, and the CPU time the server's processes and this one (clients and fake model) used. Worker counts alternate over the
 // rounds so that load from elsewhere on the machine falls on both alike.
 // Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2]
 // Needs PostgreSQL (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
@@ -91,14 +91,16 @@ try {
         fake.enqueue(...Array.from({ length: TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x '), delayMs: GAP_MS })));
         const pids = serverPids(server);
         const cpuBefore = await totalCpuMs(pids);
+        const clientBefore = process.cpuUsage();
         const started = performance.now();
         const results = await Promise.allSettled(Array.from({ length: TURNS }, (_, i) => runTurn(server.url, `bench-${workers}-${round}-${i}`)));
         const ms = performance.now() - started;
         const serverCpuMs = (await totalCpuMs(pids)) - cpuBefore;
+        const client = process.cpuUsage(clientBefore);
         const failed = results.filter((r) => r.status === 'rejected' || r.value !== 'COMPLETED');
         const firstFailure = failed[0] && (failed[0].status === 'rejected' ? String(failed[0].reason) : `status ${(failed[0] as PromiseFulfilledResult<unknown>).value}`);
         wallMs.set(workers, [...(wallMs.get(workers) ?? []), ms]);
-        console.log(JSON.stringify({ bench: `${TURNS}-turn burst`, workers, round, wallMs: Math.round(ms), failed: failed.length, ...(firstFailure ? { firstFailure: firstFailure.slice(0, 200) } : {}), serverCpuMs: Math.round(serverCpuMs) }));
+        console.log(JSON.stringify({ bench: `${TURNS}-turn burst`, workers, round, wallMs: Math.round(ms), failed: failed.length, ...(firstFailure ? { firstFailure: firstFailure.slice(0, 200) } : {}), serverCpuMs: Math.round(serverCpuMs), clientCpuMs: Math.round((client.user + client.system) / 1000) }));
       } finally {
         await server.stop();
         fake.reset();
