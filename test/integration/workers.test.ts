@@ -61,7 +61,10 @@ afterEach(async () => {
   fake.reset();
 });
 
-/** A graphql-ws client on a connection of its own, and the pid of the worker that accepted it. */
+/**
+ * A graphql-ws client on a connection of its own, and the pid of the worker that accepted it (NaN
+ * when the connection failed: one handed to a worker just killed is reset).
+ */
 async function socket(url: string, user: Caller): Promise<{ client: Client; worker: number }> {
   let accepted!: (pid: number) => void;
   const worker = new Promise<number>((resolve) => (accepted = resolve));
@@ -69,9 +72,10 @@ async function socket(url: string, user: Caller): Promise<{ client: Client; work
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
       this.once('upgrade', (res) => accepted(Number(res.headers['x-remgraph-worker'])));
+      this.once('close', () => accepted(NaN));
     }
   }
-  const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: Tracked, connectionParams: user.headers, retryAttempts: 0, lazy: false });
+  const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: Tracked, connectionParams: user.headers, retryAttempts: 0, lazy: false, onNonLazyError: () => {} });
   return { client, worker: await worker };
 }
 
@@ -114,8 +118,8 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
       ['--workers', '2'],
     );
     const user = newUser(server.url);
-    const a = await socket(server.url, user);
-    const b = await socketOn(server.url, user, (pid) => pid !== a.worker);
+    const a = await socketOn(server.url, user, (pid) => pid > 0);
+    const b = await socketOn(server.url, user, (pid) => pid > 0 && pid !== a.worker);
     expect(server.output()).toContain(`"workers":[`);
 
     // Started on A (the worker that takes the mutation runs the turn), followed from B.
@@ -136,7 +140,7 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
     await Promise.all([a.client.dispose(), b.client.dispose()]);
     process.kill(a.worker, 'SIGKILL');
 
-    const replacement = await socketOn(server.url, user, (pid) => pid !== a.worker && pid !== b.worker);
+    const replacement = await socketOn(server.url, user, (pid) => pid > 0 && pid !== a.worker && pid !== b.worker);
     expect(server.output()).toContain('worker died: starting a replacement');
     fake.enqueue({ text: 'Done after the worker died.' });
     const decided = await over(replacement.client, DecideApprovalDocument, { id: paused.approvals[0]!.id, approve: true });
@@ -156,7 +160,7 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
     server = await spawnServer({ DATABASE_URL: inject('databaseUrl'), REDIS_URL: REDIS_URL!, WORKERS: '2' }, 180_000, 'compiled');
     const pids = JSON.parse(/"workers":(\[[\d,]+\])/.exec(server.output())![1]!) as number[];
     expect(pids).toHaveLength(2);
-    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(await server.stop('SIGTERM'), server.output()).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   }, 240_000);
 });
