@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import cluster from 'node:cluster';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { WebSocketServer } from 'ws';
@@ -68,6 +69,12 @@ export async function startApp(
     verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string) => void) =>
       origins.allows(req.headers.origin, req.headers.host) ? done(true) : done(false, 403, 'Origin not allowed (CORS_ORIGINS)'),
   });
+  if (cluster.isWorker) {
+    // Which worker of `serve --workers N` answered, for an operator following a request (and the tests).
+    const worker = String(process.pid);
+    httpServer.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('x-remgraph-worker', worker));
+    wsServer.on('headers', (headers: string[]) => headers.push(`x-remgraph-worker: ${worker}`));
+  }
   const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
 
   let stopping: Promise<void> | undefined;

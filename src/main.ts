@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
@@ -7,12 +9,14 @@ import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase, type Database } from './db/database.js';
 import { applyMigrations, createMigration } from './db/migrations.js';
 import { isAppError, PayloadTooLargeError } from './errors.js';
-import { createLogger } from './logger.js';
+import type { WorkerReady } from './cluster/primary.js';
+import { createLogger, type Logger } from './logger.js';
 import { installProcessGuards } from './process-guards.js';
 
 const USAGE = `remgraph <command>
 
-  serve                    start the server (default)
+  serve [--workers N]      start the server (default); --workers N runs N server processes on one
+                           port (overrides WORKERS; more than one needs DATABASE_URL and REDIS_URL)
   migrate                  apply pending database migrations and exit
   migrate:create <name>    write a migration for changes in prisma/schema.prisma (offline)
   schema:print [file]      print the GraphQL schema (SDL), or write it to a file
@@ -33,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   if (client.isClientCommand(command)) return client.runClientCommand(command, rest);
   switch (command) {
     case 'serve':
-      return serve();
+      return serve(rest);
     case 'migrate': {
       const config = loadConfig();
       const db = await openDatabase(config.database);
@@ -156,14 +160,32 @@ async function ingestFileCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-async function serve(): Promise<number> {
+async function serve(args: string[]): Promise<number> {
   // Under load V8 lets the heap grow to about four times what is live before collecting it (most
   // of a busy server's resident memory: 500 concurrent turns peaked near 400 MB of heap for some
   // 150 MB live). A growth of 30 % bounds that at a similar CPU cost per turn.
   setFlagsFromString('--heap-growing-percent=30');
-  const config = loadConfig();
-  const logger = createLogger(config.log.level);
+  let workers: string | undefined;
+  try {
+    workers = parseArgs({ args, options: { workers: { type: 'string' } } }).values.workers;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const config = loadConfig(workers === undefined ? process.env : { ...process.env, WORKERS: workers });
+  // A worker's lines name it: several processes write to the same output.
+  const logger = cluster.isWorker ? createLogger(config.log.level).child({ worker: process.pid }) : createLogger(config.log.level);
   const started = performance.now();
+  if (cluster.isPrimary && config.workers.count > 1) {
+    const { startPrimary } = await import('./cluster/primary.js');
+    const primary = await startPrimary(config, logger, fileURLToPath(import.meta.url));
+    logger.info(
+      { backend: 'postgres', workers: primary.pids(), startupMs: Math.round(performance.now() - started) },
+      // The chat app's address first: it is what someone starting the server wants to open.
+      `chat app: ${new URL('/', primary.url).href} · remgraph listening on ${primary.url} with ${config.workers.count} workers (GraphiQL in a browser, websockets on the same path)`,
+    );
+    return untilStopped(logger, () => primary.stop());
+  }
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
   // modules while it runs.
   const opening = openDatabase(config.database);
@@ -171,18 +193,28 @@ async function serve(): Promise<number> {
   opening.catch(() => {});
   const { startApp } = await import('./app.js');
   const app = await startApp(config, logger, opening);
-  logger.info(
-    { backend: app.db.backend, processId: app.processId, startupMs: Math.round(performance.now() - started) },
-    // The chat app's address first: it is what someone starting the server wants to open.
-    `chat app: ${new URL('/', app.url).href} · remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
-  );
+  const startupMs = Math.round(performance.now() - started);
+  if (cluster.isWorker) {
+    logger.info({ processId: app.processId, startupMs }, 'worker serving');
+    process.send!({ remgraph: 'ready', url: app.url } satisfies WorkerReady);
+  } else {
+    logger.info(
+      { backend: app.db.backend, processId: app.processId, startupMs },
+      `chat app: ${new URL('/', app.url).href} · remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
+    );
+  }
+  return untilStopped(logger, () => app.stop());
+}
+
+/** Runs until SIGTERM or SIGINT (exit code 0) or an uncaught exception (1), then `stop()`s. */
+function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
     const shutdown = (signal: string, code = 0) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
-      app.stop().then(
+      stop().then(
         () => resolve(code),
         (error) => {
           logger.error({ err: error }, 'error during shutdown');

@@ -11,6 +11,7 @@ import { logSettings, serverSettings } from './server.js';
 import { securitySettings } from './security.js';
 import { telemetrySettings } from './telemetry.js';
 import { workflowSettings } from './workflow.js';
+import { workerSettings } from './workers.js';
 
 /**
  * Every setting remgraph reads, validated once at boot: one model per concern, each reading the
@@ -31,6 +32,7 @@ const sections = {
   mcp: mcpSettings,
   telemetry: telemetrySettings,
   ingest: ingestSettings,
+  workers: workerSettings,
 };
 
 const configModel = z.preprocess((env) => Object.fromEntries(Object.keys(sections).map((name) => [name, env])), z.object(sections));

@@ -25,6 +25,8 @@ afterEach(async () => {
 
 async function instance(env: Record<string, string> = {}) {
   const server = await spawnServer({
+    // Each instance one process: these tests are about separate instances (test/integration/workers.test.ts runs several workers).
+    WORKERS: '1',
     ...env,
     DATABASE_URL: inject('databaseUrl'),
     REDIS_URL: REDIS_URL!,

@@ -51,9 +51,9 @@ export function runCli(
   return { proc, exit };
 }
 
-/** Starts `remgraph serve` in its own process on a random port and waits until it listens. */
-export async function spawnServer(env: ChildEnv, timeoutMs = 120_000, entry: CliEntry = 'tsx'): Promise<ServerProcess> {
-  const { proc, exit } = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env }, entry);
+/** Starts `remgraph serve [args]` in its own process on a random port and waits until it listens. */
+export async function spawnServer(env: ChildEnv, timeoutMs = 120_000, entry: CliEntry = 'tsx', args: string[] = []): Promise<ServerProcess> {
+  const { proc, exit } = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env }, entry);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
