@@ -1,6 +1,6 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
-import type { ChatMessage, ResponseFormat } from '../llm/chat-model.js';
+import type { ChatMessage, ResponseFormat, SamplingOptions } from '../llm/chat-model.js';
 import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
@@ -56,15 +56,8 @@ export type Resolution =
   | { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null }
   | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
 
-/** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows. */
-export interface TurnOverrides {
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  stop?: string[];
-  seed?: number;
-  /** How a conversational agent answers this turn; the reply is validated like a structured agent's. */
-  responseFormat?: ResponseFormat;
+/** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows; a conversational agent answering in `responseFormat` is validated like a structured one. */
+export interface TurnOverrides extends SamplingOptions {
   /** Appended to the agent's system prompt for this turn. */
   systemPromptSuffix?: string;
   /** A subset of the agent's tools; the others are not offered (nor run) this turn. */

@@ -31,9 +31,8 @@ export interface JsonSchemaResponseFormat {
 /** `json_object` asks for any JSON object; `json_schema` for one matching the schema. */
 export type ResponseFormat = JsonSchemaResponseFormat | { type: 'json_object' };
 
-export interface ChatRequest {
-  messages: ChatMessage[];
-  tools?: ToolSpec[];
+/** How the model samples and shapes one answer: what a request and a turn's overrides both carry. */
+export interface SamplingOptions {
   temperature?: number;
   topP?: number;
   maxTokens?: number;
@@ -42,6 +41,11 @@ export interface ChatRequest {
   /** Asks the provider for repeatable sampling, where it supports it. */
   seed?: number;
   responseFormat?: ResponseFormat;
+}
+
+export interface ChatRequest extends SamplingOptions {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
   signal?: AbortSignal;
 }
 
