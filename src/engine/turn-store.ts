@@ -44,6 +44,8 @@ export interface NewTopLevelTurn {
   ephemeral: boolean;
   /** How the agent was chosen (and by which rule). */
   routing: { routedBy: RoutedBy; rule: string | null };
+  /** A stored user message this turn answers again (regenerate): no new message row is written. */
+  answering?: Message;
 }
 
 /**
@@ -98,9 +100,9 @@ export class TurnStore {
     const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, routed_by, routing_rule, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
         VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
                 ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now})`;
-    if (input.ephemeral) {
+    if (input.ephemeral || input.answering) {
       await this.run(Prisma.sql`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`);
-      return { turn, session, userMessage: null };
+      return { turn, session, userMessage: input.answering ?? null };
     }
     // Every CTE sees the messages as they were before this statement: NOT EXISTS means "first message".
     const naming =

@@ -16,7 +16,7 @@ import type { RouteDecision, Router } from '../routing/router.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './quota.js';
-import type { ResponseFormat } from '../llm/chat-model.js';
+import type { ChatMessage, ChatModel, ResponseFormat } from '../llm/chat-model.js';
 import { schemaProblem } from './structured-output.js';
 import { TURN_COLUMNS } from './turn-columns.js';
 
@@ -107,16 +107,79 @@ export class TurnService {
     // Admission (the quota, a busy session) comes first: a refused send calls no model, not even the routing classifier.
     const { started, route, agent, model, overrides } = await this.quota.admit(ctx, () => this.start(ctx, input, existing), existing?.id ?? null);
 
-    const { turn } = started;
     const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
+    return this.launch(ctx, { ...started, session }, { agent, model, overrides, content: route.content, history: input.history ?? undefined });
+  }
+
+  /**
+   * Starts a new turn that answers a finished turn's user message again, in the same session and
+   * with the same agent and model: no message is stored twice, the model reads the conversation
+   * up to that message (not the old answer), and the old answer stays where it is.
+   */
+  async regenerate(ctx: AgentContext, turnId: string): Promise<SendMessageOutcome> {
+    const { prisma, agents, models } = this.deps;
+    requireIdentity(ctx, 'store messages');
+    const old = await prisma.turn.findFirst({ where: { id: turnId, parentId: null, ...ownedBy(ctx) } });
+    if (!old) throw new NotFoundError('Turn');
+    if (!isTerminal(old.status)) throw new SessionBusyError(old.sessionId, old.id);
+    if (old.ephemeral) throw new ValidationError('turnId: an ephemeral turn stored no message to answer again', [{ path: ['turnId'], message: 'is an ephemeral turn: it stored no message to answer again' }]);
+    const existing = await getSession(this.deps, ctx, old.sessionId);
+    // The message a turn answers is the session's last one stored when it started (its own row, or
+    // for a regenerated turn the row it answered again): a session runs one top-level turn at a time.
+    const asked = await prisma.message.findFirst({ where: { sessionId: old.sessionId, type: 'user', createdAt: { lte: old.startedAt } }, orderBy: { seq: 'desc' } });
+    if (!asked?.content) throw new NotFoundError('Message');
+    const content = asked.content;
+    const agent = await agents.load(ctx, old.agent);
+    const model = models.resolve(old.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
+    const started = await this.quota.admit(
+      ctx,
+      () =>
+        this.stored(existing, () =>
+          this.deps.store.startTurn({
+            ctx,
+            session: existing,
+            title: sessionTitle(content),
+            agent,
+            model,
+            content,
+            metadata: {},
+            ephemeral: false,
+            routing: { routedBy: old.routedBy ?? 'SESSION', rule: old.routingRule },
+            answering: asked,
+          }),
+        ),
+      existing.id,
+    );
+    return this.launch(ctx, started, { agent, model, overrides: undefined, content });
+  }
+
+  /** Runs a stored turn on the supervisor: its context is read as the run starts. */
+  private launch(
+    ctx: AgentContext,
+    started: SendMessageOutcome,
+    run: { agent: ResolvedAgent; model: ChatModel; overrides: TurnOverrides | undefined; content: string; history?: ChatMessage[] },
+  ): SendMessageOutcome {
+    const { turn, session, userMessage } = started;
+    const { agent, model, overrides, content } = run;
     const tree = this.supervisor.adopt(turn);
-    const run: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], route.content, [], overrides), signal: tree.controller.signal };
-    this.supervisor.launch(tree, run, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: route.content, beforeSeq: started.userMessage?.seq, history: input.history ?? undefined, withMemory: true, overrides });
-      run.state = freshState(agent, ctx, context.messages, route.content, [], overrides);
+    const turnRun: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], content, [], overrides), signal: tree.controller.signal };
+    this.supervisor.launch(tree, turnRun, async () => {
+      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: content, beforeSeq: userMessage?.seq, history: run.history, withMemory: true, overrides });
+      turnRun.state = freshState(agent, ctx, context.messages, content, [], overrides);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
-    return { ...started, session };
+    return started;
+  }
+
+  /** Stores a turn in an existing session, reporting a concurrent turn as SESSION_BUSY and a deleted session as NOT_FOUND. */
+  private async stored<T>(existing: Session | null, store: () => Promise<T>): Promise<T> {
+    try {
+      return await store();
+    } catch (error) {
+      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
+      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
+      throw error;
+    }
   }
 
   /** Routes the message, then stores the turn and (unless ephemeral) the user message. */
@@ -127,8 +190,8 @@ export class TurnService {
     const agent = await agents.load(ctx, route.agent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
     const overrides = allowedOverrides(agent, input.overrides);
-    try {
-      const started = await store.startTurn({
+    const started = await this.stored(existing, () =>
+      store.startTurn({
         ctx,
         session: existing ?? { name: sessionTitle(input.content), agent: input.agent ?? null },
         title: sessionTitle(input.content),
@@ -139,13 +202,9 @@ export class TurnService {
         metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
         ephemeral: input.ephemeral === true,
         routing: { routedBy: route.routedBy, rule: route.rule },
-      });
-      return { started, route, agent, model, overrides };
-    } catch (error) {
-      if (existing && isUniqueViolation(error)) throw new SessionBusyError(existing.id, (await this.activeTurn(existing.id))?.id);
-      if (existing && isForeignKeyViolation(error)) throw new NotFoundError('Session');
-      throw error;
-    }
+      }),
+    );
+    return { started, route, agent, model, overrides };
   }
 
   /** Which agent `sendMessage` would run for this input, and why, without running or storing anything. */

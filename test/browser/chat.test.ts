@@ -384,7 +384,7 @@ describe('the chat app’s message actions and uploads', () => {
     await turn(page, 'COMPLETED').waitFor();
     expect((await lastTurnState(page)).answer).toBe('First take: short.');
 
-    env.fake.enqueue({ text: 'Second take, longer:\n\n```\nQ1: search\nQ2: agents\n```' });
+    env.fake.enqueue({ text: 'Second take, longer:\n\n```ts\nconst plan = { q1: "search", q2: "agents" };\n```' });
     await turn(page).getByTestId('regenerate').click();
     await expect.poll(() => page.getByTestId('turn').count()).toBe(2);
     await turn(page, 'COMPLETED').waitFor();
@@ -392,6 +392,11 @@ describe('the chat app’s message actions and uploads', () => {
     expect((await lastTurnState(page)).answer).toContain('Second take, longer:');
     const asked = env.fake.chatRequests.slice(-2).map((r) => r.body.messages.at(-1));
     expect(asked).toEqual([{ role: 'user', content: 'Summarise the roadmap' }, { role: 'user', content: 'Summarise the roadmap' }]);
+    // The same stored message is answered again: shown once, and the model does not read the old answer.
+    expect(JSON.stringify(env.fake.chatRequests.at(-1)!.body.messages)).not.toContain('First take');
+    expect(await page.getByTestId('user-message').count()).toBe(1);
+    expect(await turn(page).locator('pre code .hljs-keyword').first().innerText()).toBe('const');
+    expect(await turn(page).locator('pre code .hljs-string').count()).toBe(2);
     expect(await turn(page).locator('[data-copy-code]').count()).toBe(1);
     expect(await turn(page).locator('time').count()).toBe(1);
     await browser.screenshot(page, 'regenerate');

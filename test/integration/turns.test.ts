@@ -1,8 +1,8 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
-import { CancelTurnDocument, CreateSessionDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
+import { CancelTurnDocument, CreateSessionDocument, RegenerateDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -215,6 +215,61 @@ required: [name]
       { role: 'assistant', content: 'First answer.' },
       { role: 'user', content: 'Second question' },
     ]);
+  });
+});
+
+describe('regenerate', () => {
+  it('answers the same user message again: stored once, sent once, without the old answer, and the old answer kept', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'First answer.' }, { text: 'Old answer.' }, { text: 'New answer.' }, { text: 'Newest answer.' });
+    const first = await chat(env.server.url, user, { content: 'First question' });
+    const second = await chat(env.server.url, user, { content: 'Second question', sessionId: first.sent.session.id });
+
+    const regenerated = (await user.data(RegenerateDocument, { turnId: second.sent.turn.id })).regenerate;
+    if (regenerated.__typename !== 'SendMessagePayload') throw new Error(JSON.stringify(regenerated));
+    expect(regenerated.session.id).toBe(first.sent.session.id);
+    expect(regenerated.userMessage).toEqual(second.sent.userMessage);
+    expect(regenerated.turn).toMatchObject({ agent: 'general', model: 'openai:fake-model' });
+    expect(regenerated.turn.id).not.toBe(second.sent.turn.id);
+    const events = await followTurn(env.server.url, user, regenerated.turn.id);
+    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'New answer.' });
+
+    const sent = env.fake.chatRequests[2]!.body.messages.filter((m: any) => m.role !== 'system');
+    expect(sent).toEqual([
+      { role: 'user', content: 'First question' },
+      { role: 'assistant', content: 'First answer.' },
+      { role: 'user', content: 'Second question' },
+    ]);
+    const turn = (await user.data(TurnDocument, { id: regenerated.turn.id })).turn!;
+    expect(turn.finalMessage).toMatchObject({ content: 'New answer.' });
+    expect(turn.session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([
+      ['user', 'First question'],
+      ['assistant', 'First answer.'],
+      ['user', 'Second question'],
+      ['assistant', 'Old answer.'],
+      ['assistant', 'New answer.'],
+    ]);
+
+    // A regenerated turn answers the same message again in turn.
+    const again = (await user.data(RegenerateDocument, { turnId: regenerated.turn.id })).regenerate;
+    if (again.__typename !== 'SendMessagePayload') throw new Error(JSON.stringify(again));
+    expect(again.userMessage).toEqual(second.sent.userMessage);
+    await followTurn(env.server.url, user, again.turn.id);
+    expect(env.fake.chatRequests[3]!.body.messages.filter((m: any) => m.role !== 'system')).toEqual(sent);
+  });
+
+  it('refuses a running turn (SESSION_BUSY), an unknown one and another user’s (NOT_FOUND)', async () => {
+    const alice = newUser(env.server.url);
+    const mallory = newUser(env.server.url);
+    env.fake.enqueue({ text: ['Working'], hang: true });
+    const running = await send(alice, { content: 'one' });
+    expect((await alice.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY', sessionId: running.session.id });
+    expect((await mallory.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
+    await alice.data(CancelTurnDocument, { id: running.turn.id });
+    expect((await mallory.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await alice.data(RegenerateDocument, { turnId: encodeGlobalID('Turn', '00000000-0000-4000-8000-000000000000') })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
+    const turn = (await alice.data(TurnDocument, { id: running.turn.id })).turn!;
+    expect(turn.session.messages.edges.map((e) => e.node.content)).toEqual(['one']);
   });
 });
 

@@ -173,6 +173,14 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, ctx) =>
       ctx.turns.sendMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
   }),
+  regenerate: t.field({
+    type: SendMessagePayload,
+    description:
+      'Answers a finished turn’s user message again with a new turn in the same session (same agent and model): the message is not stored twice, the model reads the conversation up to it (not the old answer), and the old answer stays stored. `userMessage` is that message.',
+    errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError, RateLimitedError], directResult: true },
+    args: { turnId: t.arg.id() },
+    resolve: (_root, args, ctx) => ctx.turns.regenerate(ctx.viewer, rowId(String(args.turnId), 'Turn', 'turnId')),
+  }),
   cancelTurn: t.field({
     type: TurnRef,
     description: 'Stops a running turn (status CANCELLED); a finished turn is returned unchanged.',

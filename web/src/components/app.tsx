@@ -5,6 +5,7 @@ import {
   WebAgentsDocument,
   WebCancelTurnDocument,
   WebConversationDocument,
+  WebRegenerateDocument,
   WebSendMessageDocument,
   WebSessionsDocument,
   WebViewerDocument,
@@ -156,10 +157,19 @@ export function App() {
     }
   };
 
-  const regenerate = (view: TurnView) => {
-    const index = entries.findIndex((e) => e.kind === 'turn' && e.view === view);
-    const asked = entries.slice(0, index).findLast((e) => e.kind === 'user');
-    if (asked?.kind === 'user') void send(asked.content, view.run.agent, null);
+  // The server answers the same stored message again: the conversation gains a turn, not a message.
+  const regenerate = async (view: TurnView) => {
+    setProblem(null);
+    try {
+      const result = (await request(WebRegenerateDocument, { turnId: view.run.turnId })).regenerate;
+      if (result.__typename !== 'SendMessagePayload') return setProblem(result.message);
+      const next = new TurnView(result.turn.id, result.turn.agent, result.turn.status);
+      setEntries((list) => [...list, { kind: 'turn', view: next, at: result.turn.startedAt }]);
+      follow(next);
+      await refreshSessions();
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
   };
 
   const active = entries.flatMap((e) => (e.kind === 'turn' && !e.view.finished ? [e.view] : []));

@@ -386,6 +386,20 @@ export type WebSendMessageMutation = { sendMessage:
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
 
+export type WebRegenerateMutationVariables = Exact<{
+  turnId: string;
+}>;
+
+
+export type WebRegenerateMutation = { regenerate:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', turn: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number } }
+    | { __typename: 'SessionBusyError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
 export type WebCancelTurnMutationVariables = Exact<{
   id: string;
 }>;
@@ -1280,6 +1294,28 @@ fragment WebSession on Session {
   agent
   updatedAt
 }`) as unknown as TypedDocumentString<WebSendMessageMutation, WebSendMessageMutationVariables>;
+export const WebRegenerateDocument = new TypedDocumentString(`
+    mutation WebRegenerate($turnId: ID!) {
+  regenerate(turnId: $turnId) {
+    __typename
+    ... on SendMessagePayload {
+      turn {
+        id
+        status
+        agent
+        model
+        startedAt
+        lastSeq
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebRegenerateMutation, WebRegenerateMutationVariables>;
 export const WebCancelTurnDocument = new TypedDocumentString(`
     mutation WebCancelTurn($id: ID!) {
   cancelTurn(id: $id) {
