@@ -434,8 +434,9 @@ describe('the chat app’s layout and themes', () => {
     env.fake.enqueue({ text: wide });
     await say(page, 'Show me something wide');
     await turn(page, 'COMPLETED').waitFor();
+    // The session list slides out of view when the page narrows (a 0.2 s transition).
+    await page.getByTestId('session').first().waitFor({ state: 'hidden' });
     expect(await scrollsSideways(page)).toBe(false);
-    expect(await page.getByTestId('session').first().isVisible()).toBe(false);
     await browser.screenshot(page, 'layout-phone');
 
     // Drawers slide in: screenshots wait until one is fully on screen.
