@@ -7,7 +7,7 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/generated/**', 'node_modules/**', 'web/dist/**', '.data/**', 'test-artifacts/**'] },
+  { ignores: ['**/dist/**', '**/generated/**', 'node_modules/**', 'web/dist/**', '.data/**', 'test-artifacts/**', '.pglite-template/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

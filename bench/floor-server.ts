@@ -12,7 +12,9 @@ import { useServer } from 'graphql-ws/use/ws';
 import OpenAI from 'openai';
 import { WebSocketServer } from 'ws';
 
-type FloorEvent = { __typename: 'ContentEvent'; seq: number; turnId: string; delta: string } | { __typename: 'FinalEvent'; seq: number; turnId: string; status: 'COMPLETED' | 'ERROR'; content: string | null };
+type FloorEvent =
+  | { __typename: 'ContentEvent'; seq: number; turnId: string; delta: string }
+  | { __typename: 'FinalEvent'; seq: number; turnId: string; status: 'COMPLETED' | 'ERROR'; content: string | null };
 
 interface Turn {
   events: FloorEvent[];
@@ -32,7 +34,12 @@ function append(turn: Turn, event: FloorEvent) {
 async function stream(turnId: string, turn: Turn, content: string) {
   let text = '';
   try {
-    const chunks = await model.chat.completions.create({ model: modelName, messages: [{ role: 'user', content }], stream: true, stream_options: { include_usage: true } });
+    const chunks = await model.chat.completions.create({
+      model: modelName,
+      messages: [{ role: 'user', content }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     for await (const chunk of chunks) {
       const delta = chunk.choices[0]?.delta?.content;
       if (!delta) continue;
@@ -46,7 +53,7 @@ async function stream(turnId: string, turn: Turn, content: string) {
 }
 
 async function* follow(turn: Turn, after: number) {
-  for (let next = after; ; ) {
+  for (let next = after; ;) {
     while (next < turn.events.length) {
       const event = turn.events[next++]!;
       yield { turnEvents: event };
@@ -59,19 +66,49 @@ async function* follow(turn: Turn, after: number) {
 const yoga = createYoga({
   schema: createSchema({
     typeDefs: /* GraphQL */ `
-      type Query { ok: Boolean }
-      interface Error { code: String! message: String! }
-      type NotFoundError implements Error { code: String! message: String! }
-      type Turn { id: ID! }
-      type SendMessagePayload { turn: Turn! }
+      type Query {
+        ok: Boolean
+      }
+      interface Error {
+        code: String!
+        message: String!
+      }
+      type NotFoundError implements Error {
+        code: String!
+        message: String!
+      }
+      type Turn {
+        id: ID!
+      }
+      type SendMessagePayload {
+        turn: Turn!
+      }
       union SendMessageResult = SendMessagePayload | NotFoundError
-      input SendMessageInput { content: String! }
-      enum TurnStatus { COMPLETED ERROR }
-      type ContentEvent { seq: Int! turnId: ID! delta: String! }
-      type FinalEvent { seq: Int! turnId: ID! status: TurnStatus! content: String }
+      input SendMessageInput {
+        content: String!
+      }
+      enum TurnStatus {
+        COMPLETED
+        ERROR
+      }
+      type ContentEvent {
+        seq: Int!
+        turnId: ID!
+        delta: String!
+      }
+      type FinalEvent {
+        seq: Int!
+        turnId: ID!
+        status: TurnStatus!
+        content: String
+      }
       union AgentEvent = ContentEvent | FinalEvent
-      type Mutation { sendMessage(input: SendMessageInput!): SendMessageResult! }
-      type Subscription { turnEvents(turnId: ID!, after: Int): AgentEvent! }
+      type Mutation {
+        sendMessage(input: SendMessageInput!): SendMessageResult!
+      }
+      type Subscription {
+        turnEvents(turnId: ID!, after: Int): AgentEvent!
+      }
     `,
     resolvers: {
       Mutation: {
@@ -101,8 +138,20 @@ useServer(
     execute: (args: any) => args.rootValue.execute(args),
     subscribe: (args: any) => args.rootValue.subscribe(args),
     onSubscribe: async (ctx, _id, payload) => {
-      const { schema, execute, subscribe, contextFactory, parse } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params: payload });
-      return { schema, operationName: payload.operationName, document: parse(payload.query), variableValues: payload.variables, contextValue: await contextFactory(), rootValue: { execute, subscribe } };
+      const { schema, execute, subscribe, contextFactory, parse } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        socket: ctx.extra.socket,
+        params: payload,
+      });
+      return {
+        schema,
+        operationName: payload.operationName,
+        document: parse(payload.query),
+        variableValues: payload.variables,
+        contextValue: await contextFactory(),
+        rootValue: { execute, subscribe },
+      };
     },
   },
   new WebSocketServer({ server, path: '/graphql' }),

@@ -35,7 +35,9 @@ for (const url of URLS) {
   await client.connect();
   await admin.connect();
   const size = Number((await client.query('SELECT count(*) AS n FROM kv_store WHERE tenant_id = $1', [TENANT])).rows[0].n);
-  const keys = (await client.query('SELECT entity_key AS k FROM kv_store TABLESAMPLE SYSTEM (1) WHERE tenant_id = $1 LIMIT 500', [TENANT])).rows.map((r) => r.k as string);
+  const keys = (await client.query('SELECT entity_key AS k FROM kv_store TABLESAMPLE SYSTEM (1) WHERE tenant_id = $1 LIMIT 500', [TENANT])).rows.map(
+    (r) => r.k as string,
+  );
   const words = [...new Set(keys.flatMap((k) => k.split('-').filter((w) => !/^\d+$/.test(w))))];
   const random = rng(7);
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
@@ -44,12 +46,12 @@ for (const url of URLS) {
   const vector = async () => vectorLiteral((await embedder.embed([`${pick(words)} ${pick(words)} ${pick(words)}`]))[0]!);
   const searchVectors = await Promise.all(Array.from({ length: CALLS + 5 }, vector));
   const modes: Record<string, () => [string, unknown[]]> = {
-    LOOKUP: () => ['SELECT * FROM kv_store kv WHERE kv.entity_key = ANY($3::text[]) AND kv.tenant_id = $1 AND (kv.user_id = $2 OR kv.user_id IS NULL)', [TENANT, USER, [pick(keys)]]],
-    FUZZY: () => ['SELECT * FROM rem_fuzzy_custom($1, $2, $3, 0.5, 10, 200)', [TENANT, USER, `${typo(pick(words))} ${pick(words)}`]],
-    SEARCH: () => [
-      `SELECT * FROM rem_search_custom($1, $2, $3, 384, 'hashed-lexical-v1', ARRAY['entities'], 10, 0.9)`,
-      [TENANT, USER, pick(searchVectors)],
+    LOOKUP: () => [
+      'SELECT * FROM kv_store kv WHERE kv.entity_key = ANY($3::text[]) AND kv.tenant_id = $1 AND (kv.user_id = $2 OR kv.user_id IS NULL)',
+      [TENANT, USER, [pick(keys)]],
     ],
+    FUZZY: () => ['SELECT * FROM rem_fuzzy_custom($1, $2, $3, 0.5, 10, 200)', [TENANT, USER, `${typo(pick(words))} ${pick(words)}`]],
+    SEARCH: () => [`SELECT * FROM rem_search_custom($1, $2, $3, 384, 'hashed-lexical-v1', ARRAY['entities'], 10, 0.9)`, [TENANT, USER, pick(searchVectors)]],
     TRAVERSE: () => ['SELECT * FROM rem_traverse_custom($1, $2, $3, NULL, 3, 100)', [TENANT, USER, pick(keys)]],
   };
   for (const [mode, make] of Object.entries(modes)) {
@@ -69,7 +71,17 @@ for (const url of URLS) {
     await new Promise((r) => setTimeout(r, 200));
     const touched = (await pages(admin, db)) - before;
     times.sort((a, b) => a - b);
-    console.log(JSON.stringify({ bench: 'rem-work', entities: size, mode, calls: CALLS, pagesPerCall: Math.round(touched / CALLS), dbExecMsP50: +times[Math.floor(CALLS / 2)]!.toFixed(2), dbExecMsP99: +times[Math.ceil(CALLS * 0.99) - 1]!.toFixed(2) }));
+    console.log(
+      JSON.stringify({
+        bench: 'rem-work',
+        entities: size,
+        mode,
+        calls: CALLS,
+        pagesPerCall: Math.round(touched / CALLS),
+        dbExecMsP50: +times[Math.floor(CALLS / 2)]!.toFixed(2),
+        dbExecMsP99: +times[Math.ceil(CALLS * 0.99) - 1]!.toFixed(2),
+      }),
+    );
   }
   await client.end();
   await admin.end();

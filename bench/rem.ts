@@ -30,7 +30,9 @@ import { freshPostgres, startBareServer, summarize } from './support.js';
 
 if (process.argv.includes('--help')) {
   // The usage is the comment above: a bare run starts the whole bench, minutes of work on both backends.
-  console.log('Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_WARMUP=300] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://… | BENCH_DATA_DIR=dir] [BENCH_KEEP=1] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.');
+  console.log(
+    'Usage: [BENCH_BACKENDS=pglite,postgres] [BENCH_SIZES=10000,100000] [BENCH_ITERATIONS=200] [BENCH_WARMUP=300] [BENCH_CONCURRENCY=32]\n       [BENCH_READ_SECONDS=5] [BENCH_DATABASE_URL=postgresql://… | BENCH_DATA_DIR=dir] [BENCH_KEEP=1] npx tsx bench/rem.ts\nSee the comment at the top of bench/rem.ts for what it prints.',
+  );
   process.exit(0);
 }
 
@@ -84,7 +86,11 @@ function entity(i: number, size: number): MemoryItemInput {
       name,
       content: `${name} ${Array.from({ length: 12 }, pick).join(' ')}`,
       tags: ['bench'],
-      graphEdges: ['knows', 'cites', 'part_of'].map((relType) => ({ dst: keyOf(Math.floor(random() * size)), relType, weight: +(0.5 + random() / 2).toFixed(2) })),
+      graphEdges: ['knows', 'cites', 'part_of'].map((relType) => ({
+        dst: keyOf(Math.floor(random() * size)),
+        relType,
+        weight: +(0.5 + random() / 2).toFixed(2),
+      })),
     },
   };
 }
@@ -110,13 +116,24 @@ async function grow(db: Database, backend: string, from: number, size: number) {
   const ingestS = (performance.now() - started) / 1000;
   const indexStarted = performance.now();
   // The fast path for bulk loads: one in-memory index build instead of one graph insert per row.
-  await db.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${backend === 'postgres' ? '2GB' : '512MB'}'`);
-    await tx.$executeRawUnsafe(HNSW);
-  }, { timeout: 4 * 3600_000 });
+  await db.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${backend === 'postgres' ? '2GB' : '512MB'}'`);
+      await tx.$executeRawUnsafe(HNSW);
+    },
+    { timeout: 4 * 3600_000 },
+  );
   const hnswBuildS = (performance.now() - indexStarted) / 1000;
   await db.prisma.$executeRawUnsafe('ANALYZE');
-  print({ bench: 'rem-ingest', phase: 'bulk, index dropped', backend, entities: size, written: size - from, ratePerS: Math.round((size - from) / ingestS), hnswBuildS: +hnswBuildS.toFixed(1) });
+  print({
+    bench: 'rem-ingest',
+    phase: 'bulk, index dropped',
+    backend,
+    entities: size,
+    written: size - from,
+    ratePerS: Math.round((size - from) / ingestS),
+    hnswBuildS: +hnswBuildS.toFixed(1),
+  });
 }
 
 function queries(size: number, seed: number, keys?: string[]) {
@@ -158,13 +175,21 @@ async function latencies(url: string, backend: string, size: number, keys?: stri
 async function liveIngest(url: string, backend: string, size: number) {
   const mutation = 'mutation ($items: [MemoryItemInput!]!) { ingest(items: $items) { __typename ... on IngestSuccess { count } } }';
   const batches = 2;
-  const items = (b: number) => Array.from({ length: 500 }, (_, j) => ({ entity: { ...entity(size + b * 500 + j, size).entity!, key: `live ${size} ${b} ${j}` } }));
+  const items = (b: number) =>
+    Array.from({ length: 500 }, (_, j) => ({ entity: { ...entity(size + b * 500 + j, size).entity!, key: `live ${size} ${b} ${j}` } }));
   const started = performance.now();
   for (let b = 0; b < batches; b++) {
     const data = await post(url, mutation, { items: items(b) });
     if (data.ingest.__typename !== 'IngestSuccess') throw new Error(JSON.stringify(data.ingest));
   }
-  print({ bench: 'rem-ingest', phase: 'over HTTP, index live', backend, entities: size, written: batches * 500, ratePerS: Math.round((batches * 500) / ((performance.now() - started) / 1000)) });
+  print({
+    bench: 'rem-ingest',
+    phase: 'over HTTP, index live',
+    backend,
+    entities: size,
+    written: batches * 500,
+    ratePerS: Math.round((batches * 500) / ((performance.now() - started) / 1000)),
+  });
 }
 
 /** Requests/s of `query` at CONCURRENCY clients, each sending its next request when the last answered. */
@@ -210,7 +235,15 @@ async function reads(url: string, backend: string) {
   const bare = await startBareServer('bench/bare-yoga-server.ts');
   try {
     const baseline = await throughput(bare.url, query, variables);
-    print({ bench: 'rem-reads', backend, query: 'session(id)', clients: CONCURRENCY, remgraphPerS: remgraph, bareYogaPerS: baseline, ratio: +(remgraph / baseline).toFixed(2) });
+    print({
+      bench: 'rem-reads',
+      backend,
+      query: 'session(id)',
+      clients: CONCURRENCY,
+      remgraphPerS: remgraph,
+      bareYogaPerS: baseline,
+      ratio: +(remgraph / baseline).toFixed(2),
+    });
     // The same query answered by a bare yoga server with a constant: the HTTP floor of this machine now.
     print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'bare yoga, sequential', ...(await floor(bare.url, query, variables)) });
     print({ bench: 'rem-floor', backend, query: 'session(id)', via: 'remgraph, sequential', ...(await floor(url, query, variables)) });
@@ -271,16 +304,30 @@ async function benchExisting(existing: { url: string } | { dataDir: string }) {
   try {
     await applyMigrations(db);
     size = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "kv_store" WHERE "tenant_id" = $1`, TENANT))[0]!.n);
-    keys = (await db.prisma.$queryRawUnsafe<{ k: string }[]>(`SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 AND "entity_key" NOT LIKE 'live %' LIMIT 2000`, TENANT)).map((r) => r.k);
+    keys = (
+      await db.prisma.$queryRawUnsafe<{ k: string }[]>(
+        `SELECT "entity_key" AS k FROM "kv_store" TABLESAMPLE SYSTEM (1) WHERE "tenant_id" = $1 AND "entity_key" NOT LIKE 'live %' LIMIT 2000`,
+        TENANT,
+      )
+    ).map((r) => r.k);
     vectors = Number((await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM (SELECT 1 FROM "embeddings" LIMIT 1) e`))[0]!.n);
   } finally {
     await db.close();
   }
-  const server = await spawnServer(url ? { DATABASE_URL: url, LOG_LEVEL: 'info' } : { DATA_DIR: (existing as { dataDir: string }).dataDir, LOG_LEVEL: 'info' }, 600_000);
+  const server = await spawnServer(
+    url ? { DATABASE_URL: url, LOG_LEVEL: 'info' } : { DATA_DIR: (existing as { dataDir: string }).dataDir, LOG_LEVEL: 'info' },
+    600_000,
+  );
   try {
     await latencies(server.url, backend, size, keys, vectors ? undefined : ['LOOKUP', 'FUZZY', 'TRAVERSE']);
     await reads(server.url, backend);
-    print({ bench: 'rem-floor', backend, query: '{ viewer { userId } } (no database)', via: 'remgraph, sequential', ...(await floor(server.url, '{ viewer { userId } }', {})) });
+    print({
+      bench: 'rem-floor',
+      backend,
+      query: '{ viewer { userId } } (no database)',
+      via: 'remgraph, sequential',
+      ...(await floor(server.url, '{ viewer { userId } }', {})),
+    });
   } finally {
     await server.stop();
   }

@@ -64,7 +64,10 @@ function ws(url: string, headers: Record<string, string>): Client {
 
 function subscribe(client: Client, query: string, variables: Record<string, unknown>, onNext: (data: any) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    client.subscribe({ query, variables }, { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onNext(r.data)), error: reject, complete: resolve });
+    client.subscribe(
+      { query, variables },
+      { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onNext(r.data)), error: reject, complete: resolve },
+    );
   });
 }
 
@@ -186,7 +189,13 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     let postgresCpuMs = 0;
     for (const [pid, used] of last) if (pid !== target.pid) postgresCpuMs += used - first.get(pid)!;
     const { user, system } = process.cpuUsage(client);
-    return { result, serverCpuMs: last.get(target.pid)! - first.get(target.pid)!, postgresCpuMs, clientCpuMs: (user + system) / 1000, peakRssMb: Math.round(peakKb / 1024) };
+    return {
+      result,
+      serverCpuMs: last.get(target.pid)! - first.get(target.pid)!,
+      postgresCpuMs,
+      clientCpuMs: (user + system) / 1000,
+      peakRssMb: Math.round(peakKb / 1024),
+    };
   } finally {
     clearInterval(timer);
   }
@@ -246,10 +255,14 @@ async function burst(target: Target, fake: FakeOpenAI, turns: number): Promise<F
   fake.enqueue(...Array.from({ length: turns }, () => script));
   const run = `${target.name}-${turns}-${Date.now()}`;
   const startedAt = now();
-  const usage = await measure(target, () => Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(target, `bench-${run}-${i}`, `go ${run} ${i}`))));
+  const usage = await measure(target, () =>
+    Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(target, `bench-${run}-${i}`, `go ${run} ${i}`))),
+  );
   const settled = usage.result;
   const ok = settled.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));
-  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [String(r.reason).slice(0, 200)] : r.value.status !== 'COMPLETED' ? [`status ${r.value.status}`] : []));
+  const failures = settled.flatMap((r) =>
+    r.status === 'rejected' ? [String(r.reason).slice(0, 200)] : r.value.status !== 'COMPLETED' ? [`status ${r.value.status}`] : [],
+  );
   const lag = ok.flatMap(({ turn }) => turn.tokens.map((t) => t.at - Number(t.delta.trim())));
   const ttft = ok.map(({ turn }) => turn.firstTokenAt - turn.sentAt);
   // The model's own share of the wait for the first token: request arrival → first token written.
@@ -281,21 +294,32 @@ interface Row {
   label: string;
   value: (f: any) => number;
   /** `mb: null`: shown above the floor, with no target. */
-  target: { kind: 'at most ×'; factor: number } | { kind: 'at least ×'; factor: number } | { kind: 'at most floor +'; mb: number | null } | { kind: 'zero' } | null;
+  target:
+    { kind: 'at most ×'; factor: number } | { kind: 'at least ×'; factor: number } | { kind: 'at most floor +'; mb: number | null } | { kind: 'zero' } | null;
 }
 
 function rows(turnCounts: number[]): Row[] {
   const list: Row[] = [
     { phase: 'rate', label: 'one turn, model at full speed: content events/s', value: (f) => f.eventsPerS, target: { kind: 'at least ×', factor: 0.8 } },
     { phase: 'rate', label: 'one turn, model at full speed: CPU µs/event', value: (f) => f.cpuUsPerEvent, target: null },
-    { phase: 'sequential', label: 'one at a time: CPU ms/turn (server + PostgreSQL)', value: (f) => f.cpuMsPerTurn, target: { kind: 'at most ×', factor: 1.5 } },
+    {
+      phase: 'sequential',
+      label: 'one at a time: CPU ms/turn (server + PostgreSQL)',
+      value: (f) => f.cpuMsPerTurn,
+      target: { kind: 'at most ×', factor: 1.5 },
+    },
     { phase: 'sequential', label: 'one at a time: sendMessage → final p50 ms', value: (f) => f.turnMs.p50, target: null },
   ];
   for (const n of turnCounts) {
     const phase = `burst ${n}`;
     const big = n >= 100;
     list.push(
-      { phase, label: `${n} at once: CPU ms/turn (server + PostgreSQL)`, value: (f) => f.cpuMsPerTurn, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      {
+        phase,
+        label: `${n} at once: CPU ms/turn (server + PostgreSQL)`,
+        value: (f) => f.cpuMsPerTurn,
+        target: big ? { kind: 'at most ×', factor: 1.5 } : null,
+      },
       { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
       { phase, label: `${n} at once: token lag p99 ms`, value: (f) => f.tokenLagMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
       { phase, label: `${n} at once: all done ms`, value: (f) => f.allDoneMs, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
@@ -345,7 +369,8 @@ function ratios(figures: Figures, floor: Figures): Record<string, unknown> {
     const base = floor[key];
     if (key === 'peakRssMb') out.peakRssAboveFloorMb = (value as number) - (base as number);
     else if (typeof value === 'number' && typeof base === 'number' && base !== 0 && key !== 'turns' && key !== 'events') out[key] = +(value / base).toFixed(2);
-    else if (typeof value === 'object' && typeof base === 'object') out[key] = { p50: +(value.p50! / base.p50!).toFixed(2), p99: +(value.p99! / base.p99!).toFixed(2) };
+    else if (typeof value === 'object' && typeof base === 'object')
+      out[key] = { p50: +(value.p50! / base.p50!).toFixed(2), p99: +(value.p99! / base.p99!).toFixed(2) };
   }
   return out;
 }
@@ -391,7 +416,15 @@ try {
       results.set(target.name, byPhase);
       byPhase.set(phase, figures);
       const floor = results.get('floor')!.get(phase)!;
-      console.log(JSON.stringify({ bench: 'turn-streaming', phase, server: target.name, ...figures, ...(target.name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }) }));
+      console.log(
+        JSON.stringify({
+          bench: 'turn-streaming',
+          phase,
+          server: target.name,
+          ...figures,
+          ...(target.name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }),
+        }),
+      );
     }
   }
   console.log(`\n${table(results, backends, turnCounts)}`);

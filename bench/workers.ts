@@ -56,7 +56,11 @@ async function runTurn(url: string, user: string): Promise<string | null> {
     await new Promise<void>((resolve, reject) => {
       client.subscribe(
         { query: EVENTS, variables: { t: sent.sendMessage.turn.id } },
-        { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : (status = (r.data as any).turnEvents.status ?? status)), error: reject, complete: resolve },
+        {
+          next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : (status = (r.data as any).turnEvents.status ?? status)),
+          error: reject,
+          complete: resolve,
+        },
       );
     });
   } finally {
@@ -86,7 +90,10 @@ const wallMs = new Map<number, number[]>();
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const workers of args.workers.split(',').map(Number)) {
-      const server = await spawnServer({ ...modelEnv, ...UNLIMITED, DATABASE_URL: db.url, REDIS_URL, WEB_APP: 'false' }, 180_000, 'compiled', ['--workers', String(workers)]);
+      const server = await spawnServer({ ...modelEnv, ...UNLIMITED, DATABASE_URL: db.url, REDIS_URL, WEB_APP: 'false' }, 180_000, 'compiled', [
+        '--workers',
+        String(workers),
+      ]);
       try {
         fake.enqueue(...Array.from({ length: TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x '), delayMs: GAP_MS })));
         const pids = serverPids(server);
@@ -98,9 +105,21 @@ try {
         const serverCpuMs = (await totalCpuMs(pids)) - cpuBefore;
         const client = process.cpuUsage(clientBefore);
         const failed = results.filter((r) => r.status === 'rejected' || r.value !== 'COMPLETED');
-        const firstFailure = failed[0] && (failed[0].status === 'rejected' ? String(failed[0].reason) : `status ${(failed[0] as PromiseFulfilledResult<unknown>).value}`);
+        const firstFailure =
+          failed[0] && (failed[0].status === 'rejected' ? String(failed[0].reason) : `status ${(failed[0] as PromiseFulfilledResult<unknown>).value}`);
         wallMs.set(workers, [...(wallMs.get(workers) ?? []), ms]);
-        console.log(JSON.stringify({ bench: `${TURNS}-turn burst`, workers, round, wallMs: Math.round(ms), failed: failed.length, ...(firstFailure ? { firstFailure: firstFailure.slice(0, 200) } : {}), serverCpuMs: Math.round(serverCpuMs), clientCpuMs: Math.round((client.user + client.system) / 1000) }));
+        console.log(
+          JSON.stringify({
+            bench: `${TURNS}-turn burst`,
+            workers,
+            round,
+            wallMs: Math.round(ms),
+            failed: failed.length,
+            ...(firstFailure ? { firstFailure: firstFailure.slice(0, 200) } : {}),
+            serverCpuMs: Math.round(serverCpuMs),
+            clientCpuMs: Math.round((client.user + client.system) / 1000),
+          }),
+        );
       } finally {
         await server.stop();
         fake.reset();
@@ -110,7 +129,14 @@ try {
   const [base, ...others] = [...wallMs.entries()];
   for (const [workers, samples] of others) {
     const ratio = summarize(samples).p50 / summarize(base![1]).p50;
-    console.log(JSON.stringify({ bench: `${TURNS}-turn burst, median wall time ratio`, workers: `${workers} vs ${base![0]}`, ratio: +ratio.toFixed(3), medianMs: { [base![0]]: Math.round(summarize(base![1]).p50), [workers]: Math.round(summarize(samples).p50) } }));
+    console.log(
+      JSON.stringify({
+        bench: `${TURNS}-turn burst, median wall time ratio`,
+        workers: `${workers} vs ${base![0]}`,
+        ratio: +ratio.toFixed(3),
+        medianMs: { [base![0]]: Math.round(summarize(base![1]).p50), [workers]: Math.round(summarize(samples).p50) },
+      }),
+    );
   }
 } finally {
   await db.drop();

@@ -37,7 +37,9 @@ async function request<R, V>(document: TypedDocumentString<R, V>, variables: V):
     });
   } catch (error) {
     // fetch says only "fetch failed": name the address, the usual culprit (REMGRAPH_URL).
-    throw new Error(`cannot reach remgraph at ${url} (set REMGRAPH_URL): ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+    throw new Error(`cannot reach remgraph at ${url} (set REMGRAPH_URL): ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`, {
+      cause: error,
+    });
   }
   const body = (await res.json().catch(() => null)) as { data?: R; errors?: { message: string }[] } | null;
   if (body?.errors?.length || !body?.data) throw new Error(`${url}: ${body?.errors?.map((e) => e.message).join('; ') ?? `HTTP ${res.status}`}`);

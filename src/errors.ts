@@ -80,7 +80,10 @@ export class ValidationError extends AppError {
 
 export class SessionBusyError extends AppError {
   readonly code = 'SESSION_BUSY';
-  constructor(readonly sessionId: string, readonly runningTurnId?: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly runningTurnId?: string,
+  ) {
     super(`Session ${sessionId} already has a running turn`);
     this.name = 'SessionBusyError';
   }
@@ -88,7 +91,10 @@ export class SessionBusyError extends AppError {
 
 export class AlreadyDecidedError extends AppError {
   readonly code = 'ALREADY_DECIDED';
-  constructor(readonly approvalId: string, readonly status: string) {
+  constructor(
+    readonly approvalId: string,
+    readonly status: string,
+  ) {
     super(`Approval ${approvalId} was already decided (${status})`);
     this.name = 'AlreadyDecidedError';
   }
@@ -112,7 +118,10 @@ export class UnauthenticatedError extends AppError {
 
 export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED';
-  constructor(message: string, readonly retryAfterMs?: number) {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = 'RateLimitedError';
   }
@@ -142,7 +151,11 @@ export class QuerySyntaxError extends AppError {
 
 export class ModelError extends AppError {
   readonly code = 'MODEL_ERROR';
-  constructor(message: string, readonly status?: number, readonly retryable = false) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+  ) {
     super(message);
     this.name = 'ModelError';
   }
@@ -153,7 +166,10 @@ export class ModelError extends AppError {
 /** A request body (or an uploaded file) is larger than the configured limit. */
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE';
-  constructor(readonly limit: number, what = 'Request body') {
+  constructor(
+    readonly limit: number,
+    what = 'Request body',
+  ) {
     super(`${what} exceeds ${limit} bytes`);
     this.name = 'PayloadTooLargeError';
   }

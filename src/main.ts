@@ -106,7 +106,18 @@ async function reembedTenant(tenantId: string): Promise<number> {
     const { reembed } = await import('./rem/memory/reembed.js');
     const { TableStats } = await import('./rem/table-stats.js');
     const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
-    const admin = { userId: null, tenantId, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: true, authMode: 'headers' as const };
+    const admin = {
+      userId: null,
+      tenantId,
+      sessionId: null,
+      defaultModel: null,
+      agentSchemaUri: null,
+      isEval: false,
+      clientId: null,
+      addedInstruction: null,
+      isAdmin: true,
+      authMode: 'headers' as const,
+    };
     const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), stats }, admin, {
       batchSize: config.rem.reembedBatchSize,
       onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
@@ -121,7 +132,11 @@ async function reembedTenant(tenantId: string): Promise<number> {
 async function ingestFileCommand(args: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { user: { type: 'string' }, tenant: { type: 'string' }, key: { type: 'string' }, tags: { type: 'string' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { user: { type: 'string' }, tenant: { type: 'string' }, key: { type: 'string' }, tags: { type: 'string' } },
+    });
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -133,7 +148,10 @@ async function ingestFileCommand(args: string[]): Promise<number> {
   }
   const path = positionals[0]!;
   const config = loadConfig();
-  const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
+  const size = await stat(path).then(
+    (s) => (s.isFile() ? s.size : null),
+    () => null,
+  );
   if (size === null) {
     console.error(`${path}: not a readable file`);
     return 1;
@@ -146,9 +164,28 @@ async function ingestFileCommand(args: string[]): Promise<number> {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
     const { ingestFile } = await import('./rem/ingest/ingest-file.js');
-    const ctx = { userId: values.user, tenantId: values.tenant ?? config.auth.defaultTenant, sessionId: null, defaultModel: null, agentSchemaUri: null, isEval: false, clientId: null, addedInstruction: null, isAdmin: false, authMode: 'headers' as const };
-    const tags = values.tags?.split(',').map((t) => t.trim()).filter(Boolean);
-    const result = await ingestFile({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) }, ctx, { filename: basename(path), bytes, key: values.key, tags }, config.ingest);
+    const ctx = {
+      userId: values.user,
+      tenantId: values.tenant ?? config.auth.defaultTenant,
+      sessionId: null,
+      defaultModel: null,
+      agentSchemaUri: null,
+      isEval: false,
+      clientId: null,
+      addedInstruction: null,
+      isAdmin: false,
+      authMode: 'headers' as const,
+    };
+    const tags = values.tags
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    const result = await ingestFile(
+      { prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding) },
+      ctx,
+      { filename: basename(path), bytes, key: values.key, tags },
+      config.ingest,
+    );
     console.log(
       result.unchanged
         ? `${path}: unchanged (already ingested as ${result.resource.key}, ${result.chunks} chunks, sha256 ${result.contentHash})`

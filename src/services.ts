@@ -38,7 +38,7 @@ import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
 import type { AgentContext } from './auth/agent-context.js';
 
 /** The app's services plus the parts only the app itself handles (identity, shutdown). */
-export interface Services extends AppServices {
+interface Services extends AppServices {
   /** Who is asking, from a request's headers (bearer token, or identity headers in header mode). */
   identify: Identify;
   supervisor: Supervisor;
@@ -91,7 +91,12 @@ export async function openServices(config: Config, db: Database, logger: Logger)
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
 
-  const stopMaintenance = startMaintenance({ approvals: services.approvals, supervisor: services.supervisor, logger, intervalMs: config.agents.sweepIntervalMs });
+  const stopMaintenance = startMaintenance({
+    approvals: services.approvals,
+    supervisor: services.supervisor,
+    logger,
+    intervalMs: config.agents.sweepIntervalMs,
+  });
   services.worker.start();
   const dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
 
@@ -117,12 +122,18 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
       sql: db.sql,
       embedder: createEmbeddingProvider(config.rem.embedding),
       interruptAfter: db.interruptAfter,
-      tableStats: new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => logger.warn({ err, table }, 'ANALYZE after a bulk memory write failed')),
+      tableStats: new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) =>
+        logger.warn({ err, table }, 'ANALYZE after a bulk memory write failed'),
+      ),
     },
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry([...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
+  const tools = new ToolRegistry(
+    [...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)],
+    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
+    mcp,
+  );
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create({
     prisma: db.prisma,
@@ -145,14 +156,28 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     models,
     tools,
     store: new TurnStore(db.prisma, db.sql, processId),
-    lease: new TreeLease(db.prisma, processId, await db.liveness(processId, (err) => logger.error({ err }, 'this process may look stopped to others, who then take over its turn trees'))),
+    lease: new TreeLease(
+      db.prisma,
+      processId,
+      await db.liveness(processId, (err) => logger.error({ err }, 'this process may look stopped to others, who then take over its turn trees')),
+    ),
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
-  const router = new Router({ agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) }, await routingRules(config), { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent });
+  const router = new Router(
+    { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) },
+    await routingRules(config),
+    { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent },
+  );
   const quota = new TurnQuota(db.prisma, config.security.quotas);
   const turns = new TurnService(engine, supervisor, quota, router);
-  const approvals = new ApprovalService({ prisma: db.prisma, pubsub, logger, afterDecision: (rootId) => supervisor.afterDecision(rootId), settings: config.agents });
+  const approvals = new ApprovalService({
+    prisma: db.prisma,
+    pubsub,
+    logger,
+    afterDecision: (rootId) => supervisor.afterDecision(rootId),
+    settings: config.agents,
+  });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
@@ -169,7 +194,26 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   const files = (ctx: AgentContext, input: IngestFileInput) => ingestFile({ prisma: db.prisma, embedder: rem.embedder }, ctx, input, config.ingest);
   // Last: nothing after this may fail and leave the MCP servers' processes running.
   await mcp.connect();
-  return { prisma: db.prisma, sql: db.sql, pubsub, identify, agents, models, turns, quota, approvals, hub, relay, rem, supervisor, mcp, queue, worker, evals, ingestFile: files };
+  return {
+    prisma: db.prisma,
+    sql: db.sql,
+    pubsub,
+    identify,
+    agents,
+    models,
+    turns,
+    quota,
+    approvals,
+    hub,
+    relay,
+    rem,
+    supervisor,
+    mcp,
+    queue,
+    worker,
+    evals,
+    ingestFile: files,
+  };
 }
 
 function pick<T>(all: Record<string, T>, names: string[]): Record<string, T> {
@@ -189,7 +233,10 @@ async function routingRules(config: Config) {
   try {
     return await loadRoutingFile(config.workflow.routingFile);
   } catch (error) {
-    const problems = error instanceof ValidationError ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`) : [(error as Error).message];
+    const problems =
+      error instanceof ValidationError
+        ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`)
+        : [(error as Error).message];
     throw new ConfigError(problems.map((p) => `ROUTING_FILE ${config.workflow.routingFile}: ${p}`));
   }
 }
@@ -197,7 +244,9 @@ async function routingRules(config: Config) {
 /** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); the README shows a least-privilege role. */
 async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
   if (db.backend !== 'postgres') return;
-  const [role] = await db.prisma.$queryRaw<{ name: string; superuser: boolean }[]>`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
+  const [role] = await db.prisma.$queryRaw<
+    { name: string; superuser: boolean }[]
+  >`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
   if (role?.superuser) {
     logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
   }

@@ -10,7 +10,7 @@ import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
 import { agentContentHash, defaultAudience, parseAgentYaml, type AgentAudience, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
 
-export type AgentOrigin = 'registered' | 'builtin' | 'folder';
+type AgentOrigin = 'registered' | 'builtin' | 'folder';
 
 /** An agent as the runtime uses it, wherever it came from. */
 export interface ResolvedAgent {

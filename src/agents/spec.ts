@@ -26,7 +26,7 @@ export interface ToolRef {
   requiresApproval: boolean;
 }
 
-export interface AgentLimits {
+interface AgentLimits {
   requestLimit?: number;
   totalTokensLimit?: number;
 }
@@ -51,7 +51,6 @@ export interface AgentSpec {
   limits: AgentLimits;
   structuredOutput: boolean;
 }
-
 
 const AGENT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -111,9 +110,7 @@ const configFields = {
 const documentFields = {
   type: z.literal('object').optional(),
   description: z.string().trim().min(1),
-  properties: z
-    .record(z.string(), z.record(z.string(), z.unknown(), { error: 'must be a JSON schema (a mapping of keywords)' }))
-    .default({}),
+  properties: z.record(z.string(), z.record(z.string(), z.unknown(), { error: 'must be a JSON schema (a mapping of keywords)' })).default({}),
   required: z.array(z.string()).default([]),
 };
 
@@ -179,7 +176,9 @@ export function parseAgentYaml(source: string): AgentSpec {
  * `properties` maps, whose order shapes the prompt; YAML layout and comments never matter.
  */
 export function agentContentHash(spec: AgentSpec): string {
-  return createHash('sha256').update(JSON.stringify(canonicalize(spec))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonicalize(spec)))
+    .digest('hex');
 }
 
 function parseFlat(data: unknown, locate: Locate): RawAgent {

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { ValidationError, type FieldIssue } from '../errors.js';
 
 export type Path = (string | number)[];
-export type Position = { line?: number; column?: number };
+type Position = { line?: number; column?: number };
 /** Where the node at `path` starts (its key's position when `atKey`). */
 export type Locate = (path: Path, atKey?: boolean) => Position;
 
@@ -85,7 +85,11 @@ function describeValue(value: unknown): string {
 }
 
 /** zod issues as located field issues; `unknownKey` words the message for an unrecognised key. */
-export function locatedZodIssues(error: z.ZodError, locate: Locate, unknownKey: (parent: Path, key: string) => string = (_p, key) => `unknown key "${key}"`): FieldIssue[] {
+export function locatedZodIssues(
+  error: z.ZodError,
+  locate: Locate,
+  unknownKey: (parent: Path, key: string) => string = (_p, key) => `unknown key "${key}"`,
+): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
     const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
     if (issue.code === 'unrecognized_keys') {
@@ -138,9 +142,7 @@ function position(lineCounter: LineCounter, offset: number): Position {
 
 /** Throws one ValidationError ("Invalid <what>: <first issue> (and n more)") with every issue, in document order. */
 export function failLocated(what: string, issues: FieldIssue[]): never {
-  const sorted = [...issues].sort(
-    (a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || (a.column ?? 0) - (b.column ?? 0),
-  );
+  const sorted = [...issues].sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || (a.column ?? 0) - (b.column ?? 0));
   const [first] = sorted;
   const more = sorted.length > 1 ? ` (and ${sorted.length - 1} more)` : '';
   throw new ValidationError(`Invalid ${what}: ${first ? describeIssue(first) : 'unknown problem'}${more}`, sorted);
@@ -153,8 +155,5 @@ function describeIssue(issue: FieldIssue): string {
 }
 
 function formatPath(path: Path): string {
-  return path.reduce<string>(
-    (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${segment}` : segment),
-    '',
-  );
+  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${segment}` : segment), '');
 }

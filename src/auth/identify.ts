@@ -59,9 +59,7 @@ export function createIdentify(auth: Config['auth']): Identify {
 }
 
 function tokenVerifier(auth: Extract<Config['auth'], { mode: 'jwt' }>) {
-  const key: Uint8Array | JWTVerifyGetKey = auth.secret
-    ? new TextEncoder().encode(auth.secret)
-    : createRemoteJWKSet(new URL(auth.jwksUrl!));
+  const key: Uint8Array | JWTVerifyGetKey = auth.secret ? new TextEncoder().encode(auth.secret) : createRemoteJWKSet(new URL(auth.jwksUrl!));
   const options = {
     issuer: auth.issuer,
     audience: auth.audience,
@@ -76,9 +74,7 @@ function tokenVerifier(auth: Extract<Config['auth'], { mode: 'jwt' }>) {
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('Token expired');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
-        throw new UnauthenticatedError(
-          error.reason === 'missing' ? `Token has no "${error.claim}" claim` : `Token claim "${error.claim}" is not valid`,
-        );
+        throw new UnauthenticatedError(error.reason === 'missing' ? `Token has no "${error.claim}" claim` : `Token claim "${error.claim}" is not valid`);
       }
       throw new UnauthenticatedError('Invalid token');
     }

@@ -6,9 +6,7 @@ import type { AgentContext } from './agent-context.js';
  * (user_id NULL), never another user's or another tenant's.
  */
 export function visibleTo(ctx: Pick<AgentContext, 'tenantId' | 'userId'>) {
-  return ctx.userId === null
-    ? { tenantId: ctx.tenantId, userId: null }
-    : { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] };
+  return ctx.userId === null ? { tenantId: ctx.tenantId, userId: null } : { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] };
 }
 
 /** Prisma filter for rows the caller may change: their own rows, or shared rows for admins. Anonymous callers change nothing. */

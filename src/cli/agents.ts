@@ -30,7 +30,10 @@ export async function agentsCommand(args: string[]): Promise<number> {
     }
     case 'show': {
       if (!target) break;
-      const { agent } = await request(connection, CliAgentDocument, { name: target, version: values.version ? positiveInt('version', values.version) : undefined });
+      const { agent } = await request(connection, CliAgentDocument, {
+        name: target,
+        version: values.version ? positiveInt('version', values.version) : undefined,
+      });
       if (!agent) throw new CliError(`no agent ${target}${values.version ? ` version ${values.version}` : ''}`);
       if (!process.stdout.isTTY) {
         process.stdout.write(`${JSON.stringify(agent)}\n`);
@@ -45,7 +48,9 @@ export async function agentsCommand(args: string[]): Promise<number> {
       if (!target) break;
       const result = (await request(connection, CliValidateAgentDocument, { yaml: await readYaml(target) })).validateAgent;
       if (result.__typename !== 'AgentValidation') return reportInvalid(target, result);
-      process.stdout.write(`${target}: valid agent ${result.name} (tools: ${result.tools.map((t) => (t.requiresApproval ? `${t.name}*` : t.name)).join(', ') || 'none'})\n`);
+      process.stdout.write(
+        `${target}: valid agent ${result.name} (tools: ${result.tools.map((t) => (t.requiresApproval ? `${t.name}*` : t.name)).join(', ') || 'none'})\n`,
+      );
       return 0;
     }
     case 'register': {

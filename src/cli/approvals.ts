@@ -30,7 +30,11 @@ export async function approvalsCommand(args: string[]): Promise<number> {
   if (action === 'list' && !id) {
     const status = values.status?.toUpperCase() as ApprovalStatus | undefined;
     if (status && !STATUSES.includes(status)) throw new CliError(`--status: expected one of ${STATUSES.join(', ')}`);
-    const { approvals } = await request(connection, CliApprovalsDocument, { status, sessionId: values.session, first: values.first ? positiveInt('first', values.first) : 20 });
+    const { approvals } = await request(connection, CliApprovalsDocument, {
+      status,
+      sessionId: values.session,
+      first: values.first ? positiveInt('first', values.first) : 20,
+    });
     const rows = approvals.edges.map(({ node: { session, ...approval } }) => ({ ...approval, sessionId: session.id }));
     printRows(process.stdout, rows, ['id', 'status', 'toolName', 'arguments', 'agentPath', 'createdAt']);
     return 0;

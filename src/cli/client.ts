@@ -38,7 +38,7 @@ export class CliError extends Error {
   override name = 'CliError';
 }
 
-export class NoServerError extends CliError {
+class NoServerError extends CliError {
   constructor(url: string) {
     super(`no server answered at ${url} (start one with \`npm start\`, or set --url / REMGRAPH_URL)`);
   }
@@ -49,7 +49,8 @@ interface GraphQLErrorBody {
   extensions?: { code?: string };
 }
 
-const describeErrors = (errors: readonly GraphQLErrorBody[]) => errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; ');
+const describeErrors = (errors: readonly GraphQLErrorBody[]) =>
+  errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; ');
 
 /** Runs a query or mutation over HTTP; GraphQL errors become a CliError. */
 export async function request<R, V>(connection: Connection, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
@@ -91,7 +92,12 @@ const MAX_RECONNECTS = 6;
  * handler may ask the user something before the next event. When the websocket drops, the turn is
  * subscribed again with `after: <last seq seen>` (the server replays from its log), with backoff.
  */
-export async function followTurn(connection: Connection, turnId: string, onEvent: (event: TurnEvent) => Promise<void> | void, options: FollowOptions = {}): Promise<void> {
+export async function followTurn(
+  connection: Connection,
+  turnId: string,
+  onEvent: (event: TurnEvent) => Promise<void> | void,
+  options: FollowOptions = {},
+): Promise<void> {
   let lastSeq = options.after ?? 0;
   let failures = 0;
   for (;;) {
@@ -103,7 +109,10 @@ export async function followTurn(connection: Connection, turnId: string, onEvent
       lazy: true,
     });
     try {
-      for await (const result of client.iterate<CliTurnEventsSubscription>({ query: CliTurnEventsDocument.toString(), variables: { turnId, after: lastSeq } })) {
+      for await (const result of client.iterate<CliTurnEventsSubscription>({
+        query: CliTurnEventsDocument.toString(),
+        variables: { turnId, after: lastSeq },
+      })) {
         if (result.errors?.length) throw new CliError(describeErrors(result.errors));
         const event = result.data!.turnEvents;
         if (event.seq <= lastSeq) continue;
@@ -118,7 +127,10 @@ export async function followTurn(connection: Connection, turnId: string, onEvent
       const close = error as { code?: number; reason?: string };
       // 4xxx closes are the server refusing (bad credentials, bad request): trying again cannot help.
       if (typeof close.code === 'number' && close.code >= 4000) throw new CliError(`the server closed the connection: ${close.reason || close.code}`);
-      if (++failures > MAX_RECONNECTS) throw lastSeq === (options.after ?? 0) ? new NoServerError(connection.url) : new CliError(`lost the connection to ${connection.url} after seq ${lastSeq}`);
+      if (++failures > MAX_RECONNECTS)
+        throw lastSeq === (options.after ?? 0)
+          ? new NoServerError(connection.url)
+          : new CliError(`lost the connection to ${connection.url} after seq ${lastSeq}`);
       options.onReconnect?.(lastSeq);
       await new Promise((resolve) => setTimeout(resolve, Math.min(4000, 100 * 2 ** failures)));
     } finally {

@@ -15,7 +15,11 @@ export function printRows(out: NodeJS.WriteStream, rows: Record<string, unknown>
   }
   const cells = rows.map((row) => columns.map((column) => cell(row[column])));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((line) => line[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   out.write(`${line(columns)}\n${cells.map(line).join('\n')}\n`);
 }
 

@@ -14,7 +14,11 @@ export async function sessionsCommand(args: string[]): Promise<number> {
   const [action, id] = positionals;
   if (action === 'list' && !id) {
     const { sessions } = await request(connection, CliSessionsDocument, { first: first ?? 20 });
-    printRows(process.stdout, sessions.edges.map((e) => e.node), ['id', 'name', 'agent', 'updatedAt']);
+    printRows(
+      process.stdout,
+      sessions.edges.map((e) => e.node),
+      ['id', 'name', 'agent', 'updatedAt'],
+    );
     return 0;
   }
   if (action === 'show' && id) {

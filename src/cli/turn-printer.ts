@@ -57,7 +57,9 @@ export class TurnPrinter {
       case 'ApprovalNeededEvent':
         return this.line(`${tag}? ${event.name} needs approval: ${cell(event.arguments, 400)}`);
       case 'ApprovalResultEvent':
-        return this.line(`${tag}${event.approved ? 'approved' : 'rejected'}${event.decidedBy ? ` by ${event.decidedBy}` : ''}${event.reason ? `: ${event.reason}` : ''}`);
+        return this.line(
+          `${tag}${event.approved ? 'approved' : 'rejected'}${event.decidedBy ? ` by ${event.decidedBy}` : ''}${event.reason ? `: ${event.reason}` : ''}`,
+        );
       case 'ErrorEvent':
         return this.line(this.red(`${tag}error ${event.code}: ${event.message}`));
       case 'FinalEvent':

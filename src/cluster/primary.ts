@@ -10,7 +10,7 @@ export interface WorkerReady {
   url: string;
 }
 
-export function isWorkerReady(message: unknown): message is WorkerReady {
+function isWorkerReady(message: unknown): message is WorkerReady {
   return typeof message === 'object' && message !== null && (message as WorkerReady).remgraph === 'ready';
 }
 

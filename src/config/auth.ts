@@ -59,7 +59,8 @@ function authProblems(e: AuthVariables): string[] {
   if (e.AUTH_JWKS_URL) {
     const url = new URL(e.AUTH_JWKS_URL);
     if (url.protocol !== 'https:' && !isLoopback(url.hostname)) problems.push('AUTH_JWKS_URL: must be https:// (plain http only on a loopback host)');
-    if (!e.AUTH_JWT_ISSUER || !e.AUTH_JWT_AUDIENCE) problems.push('AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: required with AUTH_JWKS_URL (a key set signs tokens for many services)');
+    if (!e.AUTH_JWT_ISSUER || !e.AUTH_JWT_AUDIENCE)
+      problems.push('AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: required with AUTH_JWKS_URL (a key set signs tokens for many services)');
   }
   return problems;
 }

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 
 /** A yes/no setting: true, false, 1, 0, yes or no. */
-export const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+export const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** A setting holding JSON, then checked by `schema`: its problems are named by their place in the value. */
 export function json<T extends z.ZodType>(schema: T) {

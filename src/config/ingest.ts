@@ -4,7 +4,11 @@ import { z } from 'zod';
 export const ingestSettings = z
   .object({
     /** Largest file ingestFile / ingest_file accept (multipart requests may be this much larger than MAX_REQUEST_BYTES). */
-    INGEST_MAX_FILE_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+    INGEST_MAX_FILE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
     /** Longest chunk of an ingested file, in characters. */
     INGEST_CHUNK_CHARS: z.coerce.number().int().min(200).max(100_000).default(2000),
     /** Characters consecutive chunks of a section share (at most half a chunk). */

@@ -17,7 +17,10 @@ const extraProviders = z
       /** The key itself; null or absent for keyless endpoints such as Ollama or vLLM. */
       apiKey: z.string().min(1).nullable().optional(),
       /** Name of the environment variable holding the key (kept out of the JSON). */
-      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .optional(),
     }),
   )
   .superRefine((providers, ctx) => {
@@ -55,7 +58,8 @@ export const llmSettings = z
     providers: Object.fromEntries([
       ['openai', provider(e.OPENAI_BASE_URL, e.OPENAI_API_KEY ?? null, 'OPENAI_API_KEY')],
       ...Object.entries(e.LLM_PROVIDERS ?? {}).map(
-        ([name, p]) => [name, p.apiKeyEnv ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv) : provider(p.baseUrl, p.apiKey ?? null)] as const,
+        ([name, p]) =>
+          [name, p.apiKeyEnv ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv) : provider(p.baseUrl, p.apiKey ?? null)] as const,
       ),
     ]),
   }));

@@ -43,7 +43,10 @@ export const mcpSettings = z
       }
     }
     const servers: [string, McpServerConfig][] = [];
-    for (const [label, raw] of [[file ?? 'MCP_CONFIG', fromFile], ['MCP_SERVERS', e.MCP_SERVERS ?? {}]] as const) {
+    for (const [label, raw] of [
+      [file ?? 'MCP_CONFIG', fromFile],
+      ['MCP_SERVERS', e.MCP_SERVERS ?? {}],
+    ] as const) {
       const parsed = mcpServers.safeParse(raw);
       if (!parsed.success) {
         for (const i of parsed.error.issues) problem(label, `servers.${i.path.map(String).join('.')}: ${i.message}`);
@@ -74,7 +77,11 @@ export const mcpSettings = z
 /** An MCP server agents take tools from: a command speaking stdio, or a streamable HTTP endpoint. */
 export type McpServerConfig = ReturnType<typeof serverConfig>;
 
-function serverConfig(s: z.output<typeof mcpServer>, expand: (values: Record<string, string>, where: string) => Record<string, string>, defaultTimeoutMs: number) {
+function serverConfig(
+  s: z.output<typeof mcpServer>,
+  expand: (values: Record<string, string>, where: string) => Record<string, string>,
+  defaultTimeoutMs: number,
+) {
   const timeoutMs = s.timeout_ms ?? defaultTimeoutMs;
   return s.command
     ? { transport: 'stdio' as const, command: s.command, args: s.args, env: expand(s.env, 'env'), cwd: s.cwd, timeoutMs }

@@ -40,7 +40,12 @@ export const remSettings = z
     /** SQL mode: most rows returned (`truncated: true` beyond). */
     REM_SQL_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(500),
     /** SQL mode: most bytes of JSON rows returned (`truncated: true` beyond). */
-    REM_SQL_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    REM_SQL_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /** SQL mode: queries whose planner cost estimate exceeds this are refused before they run. */
     REM_SQL_MAX_COST: z.coerce.number().positive().default(5_000_000),
     /** SQL mode: rows all generate_series calls of one query may produce together (integer constants only). */

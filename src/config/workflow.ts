@@ -11,7 +11,12 @@ export const workflowSettings = z
     JOB_KINDS: z
       .string()
       .default('dream,experiment,reembed')
-      .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.enum(['dream', 'experiment', 'reembed']))),
     /** How often each process looks for queued jobs (dreams, experiments, re-embeds) besides being told of new ones. */
     JOB_POLL_MS: z.coerce.number().int().min(10).default(1000),

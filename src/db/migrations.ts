@@ -13,15 +13,18 @@ const migrationsDir = join(prismaDir, 'migrations');
 const noFilters = { externalTables: [], externalEnums: [] };
 
 /** Suffix of hand-written database objects that generated migrations must never drop. */
-export const CUSTOM_OBJECT_SUFFIX = '_custom';
+const CUSTOM_OBJECT_SUFFIX = '_custom';
 
-export function readDatamodel(): Promise<string> {
+function readDatamodel(): Promise<string> {
   return readFile(join(prismaDir, 'schema.prisma'), 'utf8');
 }
 
-export async function migrationNames(): Promise<string[]> {
+async function migrationNames(): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 async function migrationList(): Promise<MigrationList> {
@@ -79,7 +82,10 @@ export async function pendingMigrations(db: Database): Promise<string[]> {
  * PGlite and diffed from there. Statements dropping hand-written `_custom` objects are left out.
  */
 export async function createMigration(name: string, now = new Date()): Promise<{ path: string; sql: string }> {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!slug) throw new Error('Give the migration a name made of letters or digits');
   const [datamodel, migrationsList] = await Promise.all([readDatamodel(), migrationList()]);
   const scratch = await openPglite('memory://');
@@ -100,9 +106,10 @@ export async function createMigration(name: string, now = new Date()): Promise<{
       const stamp = now.toISOString().replace(/\D/g, '').slice(0, 14);
       const dir = join(migrationsDir, `${stamp}_${slug}`);
       await mkdir(dir, { recursive: true });
-      const body = sql.trim() && !/^-- This is an empty migration/.test(sql.trim())
-        ? sql
-        : '-- No schema change: write hand-made SQL (triggers, functions, custom indexes) here.\n';
+      const body =
+        sql.trim() && !/^-- This is an empty migration/.test(sql.trim())
+          ? sql
+          : '-- No schema change: write hand-made SQL (triggers, functions, custom indexes) here.\n';
       await writeFile(join(dir, 'migration.sql'), body);
       if (!migrationsList.lockfile.content) {
         await writeFile(join(migrationsDir, 'migration_lock.toml'), 'provider = "postgresql"\n');

@@ -56,7 +56,11 @@ const workerScript: string | URL = workerFile.pathname.endsWith('.ts')
 
 /** tsx's ESM entry (vitest runs modules without import.meta.resolve; tsx's CommonJS entry cannot register ESM hooks). */
 function tsxEsmApi(): string {
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
 }
 
 const TEMPORARY = /^remgraph-pglite-(\d+)-/;

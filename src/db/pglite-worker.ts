@@ -14,9 +14,7 @@ import { SqlState } from './sql-state.js';
 import { statementNames } from './statement-names.js';
 
 export type WorkerCall =
-  | { kind: 'protocol'; message: Uint8Array }
-  | { kind: 'statement'; text: string; params: unknown[]; paramTypes?: number[] }
-  | { kind: 'close' };
+  { kind: 'protocol'; message: Uint8Array } | { kind: 'statement'; text: string; params: unknown[]; paramTypes?: number[] } | { kind: 'close' };
 export type WorkerRequest = WorkerCall & { id: number };
 export type WorkerReply = { id: number; data?: Uint8Array; error?: string } | { ready: true } | { failed: string };
 
@@ -81,7 +79,7 @@ function errorCode(data: Uint8Array): string | undefined {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   for (let at = 0; at + 5 <= data.length; at += 1 + view.getInt32(at + 1)) {
     if (data[at] !== 0x45) continue; // 'E', ErrorResponse: fields of a type byte and a NUL-terminated text
-    for (let field = at + 5; field < at + 1 + view.getInt32(at + 1) && data[field] !== 0; ) {
+    for (let field = at + 5; field < at + 1 + view.getInt32(at + 1) && data[field] !== 0;) {
       const end = data.indexOf(0, field + 1);
       if (data[field] === 0x43) return new TextDecoder().decode(data.subarray(field + 1, end)); // 'C', the code
       field = end + 1;

@@ -1,10 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
 
 export type SchemaEngine = bg.SchemaEngine;
@@ -12,11 +9,13 @@ export type SchemaEngine = bg.SchemaEngine;
 let loaded: Promise<void> | undefined;
 
 // TypeScript's ES libs declare WebAssembly only as a namespace (the JS API lives in the DOM lib).
-const wasmApi = (globalThis as unknown as {
-  WebAssembly: {
-    instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
-  };
-}).WebAssembly;
+const wasmApi = (
+  globalThis as unknown as {
+    WebAssembly: {
+      instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
+    };
+  }
+).WebAssembly;
 
 /**
  * Instantiates Prisma's schema engine compiled to WebAssembly. The native engine would have to be

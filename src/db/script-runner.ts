@@ -1,7 +1,4 @@
-import type {
-  SqlDriverAdapter,
-  SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 
 type Adapter = SqlDriverAdapter & { onError?: (error: unknown) => never };
 

@@ -92,8 +92,17 @@ export function dreamHandler(deps: DreamDeps) {
   };
 }
 
-async function dreamSession(deps: DreamDeps, ctx: AgentContext, jobId: string, session: { id: string; name: string; dreamed_seq: number }): Promise<DreamedRange> {
-  const messages = await deps.prisma.message.findMany({ where: { sessionId: session.id, seq: { gt: session.dreamed_seq } }, orderBy: { seq: 'asc' }, take: 500 });
+async function dreamSession(
+  deps: DreamDeps,
+  ctx: AgentContext,
+  jobId: string,
+  session: { id: string; name: string; dreamed_seq: number },
+): Promise<DreamedRange> {
+  const messages = await deps.prisma.message.findMany({
+    where: { sessionId: session.id, seq: { gt: session.dreamed_seq } },
+    orderBy: { seq: 'asc' },
+    take: 500,
+  });
   const { transcript, upTo } = transcriptOf(messages);
   const range = { sessionId: session.id, fromSeq: session.dreamed_seq, toSeq: upTo.seq };
   const advance = async (tx: Prisma.TransactionClient) => {
@@ -164,7 +173,15 @@ async function memoryItems(
   const entities = dream.entities.map((e, i): MemoryItemInput => {
     const added = edgesFrom(entityKeys[i]!);
     const stored = storedEntities.find((s) => s.key === entityKeys[i]);
-    return { entity: { key: e.key, name: e.name, entityType: e.entity_type, ...(e.summary && { summary: e.summary }), ...(added.length && { graphEdges: mergeEdges(stored?.graphEdges, added) }) } };
+    return {
+      entity: {
+        key: e.key,
+        name: e.name,
+        entityType: e.entity_type,
+        ...(e.summary && { summary: e.summary }),
+        ...(added.length && { graphEdges: mergeEdges(stored?.graphEdges, added) }),
+      },
+    };
   });
   const moments = dream.moments.map((m, i): MemoryItemInput => {
     const participants = (m.entity_keys ?? []).map(normalizeKey).filter(Boolean);
@@ -188,6 +205,6 @@ async function memoryItems(
 }
 
 /** Whom a job works for: its user, never an admin, whatever the job says. */
-export function jobContext(job: Pick<Job, 'tenantId' | 'userId'>): AgentContext {
+function jobContext(job: Pick<Job, 'tenantId' | 'userId'>): AgentContext {
   return userContext(job.tenantId, job.userId);
 }

@@ -11,10 +11,19 @@ import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
 import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './structured-output.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-import { addChildUsage, offeredTools, ownUsage, responseFormatFor, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import {
+  addChildUsage,
+  offeredTools,
+  ownUsage,
+  responseFormatFor,
+  type ModelCallRecord,
+  type PendingCall,
+  type Resolution,
+  type RunState,
+} from './run-state.js';
 
 /** What the loop may do outside itself. It never touches the database. */
-export interface AgentLoopPorts {
+interface AgentLoopPorts {
   /** Sends an event into the turn's stream. */
   emit(body: AgentEventBody): void;
   /** Runs a child agent (ask_agent); throws ToolPause when the child paused for a decision. */
@@ -48,12 +57,10 @@ export interface AgentLoopInput {
   ports: AgentLoopPorts;
 }
 
-export type LoopOutcome =
-  | { kind: 'paused'; approvals: PendingCall[] }
-  | { kind: 'finished'; status: TerminalStatus; error: LoopError | null };
+export type LoopOutcome = { kind: 'paused'; approvals: PendingCall[] } | { kind: 'finished'; status: TerminalStatus; error: LoopError | null };
 
 /** Why a run did not complete; `details` carries what a caller needs to act (e.g. validation errors). */
-export interface LoopError {
+interface LoopError {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
@@ -125,7 +132,11 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         if (state.repaired) {
           state.text = '';
           const whose = spec.structuredOutput ? "the agent's output schema" : 'the requested response_format';
-          const error: LoopError = { code: 'VALIDATION_FAILED', message: `The reply did not match ${whose} after one repair: ${check.errors.join('; ')}`, details: { errors: check.errors } };
+          const error: LoopError = {
+            code: 'VALIDATION_FAILED',
+            message: `The reply did not match ${whose} after one repair: ${check.errors.join('; ')}`,
+            details: { errors: check.errors },
+          };
           emit({ type: 'error', ...error });
           return { kind: 'finished', status: 'ERROR', error };
         }
@@ -135,7 +146,12 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         continue;
       }
       state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
-      state.rows.push({ type: 'tool_call', content: text || null, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), agentName: agent.name });
+      state.rows.push({
+        type: 'tool_call',
+        content: text || null,
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+        agentName: agent.name,
+      });
       const parsed: CallInfo[] = calls.map((call) => {
         const { args, parsed: ok } = parseToolArguments(call.arguments);
         return { toolCallId: call.id, name: call.name, args, shown: ok ? args : call.arguments };
@@ -147,7 +163,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
       const immediate = allowed.filter((c) => !gated.includes(c));
       const outcomes = await Promise.all(
         immediate.map((call): Promise<ToolOutcome | ToolPause> =>
-          declared.has(call.name) ? execute(call) : Promise.resolve({ result: { error: `Tool "${call.name}" is not available to agent ${agent.name}` }, isError: true }),
+          declared.has(call.name)
+            ? execute(call)
+            : Promise.resolve({ result: { error: `Tool "${call.name}" is not available to agent ${agent.name}` }, isError: true }),
         ),
       );
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
@@ -157,7 +175,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         else record(call, outcome);
       });
       for (const call of parsed.slice(input.maxToolCallsPerResponse)) {
-        record(call, { result: { error: `Too many tool calls in one response: at most ${input.maxToolCallsPerResponse} run; call the rest in your next response` }, isError: true });
+        record(call, {
+          result: { error: `Too many tool calls in one response: at most ${input.maxToolCallsPerResponse} run; call the rest in your next response` },
+          isError: true,
+        });
       }
       for (const call of gated) state.pending.push({ ...call, approvalId: randomUUID() });
       if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
@@ -168,7 +189,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     if (signal.aborted || isAbortError(caught)) {
       return { kind: 'finished', status: signal.reason === 'shutdown' ? 'INTERRUPTED' : 'CANCELLED', error: null };
     }
-    const error: LoopError = isAppError(caught) ? { code: caught.code, message: caught.message } : { code: 'INTERNAL', message: 'The agent run failed unexpectedly' };
+    const error: LoopError = isAppError(caught)
+      ? { code: caught.code, message: caught.message }
+      : { code: 'INTERNAL', message: 'The agent run failed unexpectedly' };
     if (!isAppError(caught)) ports.onUnexpected(caught);
     emit({ type: 'error', ...error });
     return { kind: 'finished', status: 'ERROR', error };
@@ -193,7 +216,13 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     state.messages[0]!,
     {
       role: 'system',
-      content: buildRequestInstructions({ now: new Date(), userId: input.request.userId, sessionId: input.request.sessionId, agentName: agent.name, addedInstruction: input.request.addedInstruction }),
+      content: buildRequestInstructions({
+        now: new Date(),
+        userId: input.request.userId,
+        sessionId: input.request.sessionId,
+        agentName: agent.name,
+        addedInstruction: input.request.addedInstruction,
+      }),
     },
     ...state.messages.slice(1),
   ];
@@ -291,7 +320,14 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
   const content = JSON.stringify(outcome.result);
   state.messages.push({ role: 'tool', toolCallId: call.toolCallId, content });
   state.rows.push({ type: 'tool_response', content, toolCallId: call.toolCallId, toolName: call.name, agentName });
-  state.toolLog.push({ tool: call.name, toolCallId: call.toolCallId, arguments: call.shown, result: outcome.result, isError: outcome.isError, iteration: state.iterations });
+  state.toolLog.push({
+    tool: call.name,
+    toolCallId: call.toolCallId,
+    arguments: call.shown,
+    result: outcome.result,
+    isError: outcome.isError,
+    iteration: state.iterations,
+  });
 }
 
 /** The last text this turn's model said alongside tool calls (history is not this turn's). */

@@ -70,7 +70,10 @@ export class ApprovalService {
     }
     pubsub.publish('approvals:changed', approval.tenantId, { sessionId: approval.sessionId, turnId: approval.turnId, approvalId: approval.id });
     const turn = await prisma.turn.findUnique({ where: { id: approval.turnId }, select: { rootId: true } });
-    if (turn) await this.deps.afterDecision(turn.rootId).catch((error) => this.deps.logger.error({ err: error, turnId: approval.turnId }, 'could not continue after a decision'));
+    if (turn)
+      await this.deps
+        .afterDecision(turn.rootId)
+        .catch((error) => this.deps.logger.error({ err: error, turnId: approval.turnId }, 'could not continue after a decision'));
     return updated;
   }
 }

@@ -14,11 +14,18 @@ import { executeRun, type TurnRun } from './turn-run.js';
  * The child inherits the parent's gated tools. A child that pauses for a decision pauses the
  * parent too (ToolPause); it resumes first, then the parent.
  */
-export async function delegate(deps: EngineDeps, tree: HeldTree, parent: TurnRun, request: DelegationRequest): Promise<DelegationResult & { usage: UsageTotals }> {
+export async function delegate(
+  deps: EngineDeps,
+  tree: HeldTree,
+  parent: TurnRun,
+  request: DelegationRequest,
+): Promise<DelegationResult & { usage: UsageTotals }> {
   const { settings } = deps;
   const depth = parent.turn.depth + 1;
   if (depth > settings.maxDepth) {
-    throw new LimitExceededError(`Delegation depth limit reached: ${parent.turn.agentPath.join(' → ')} may not ask another agent (MAX_AGENT_DEPTH ${settings.maxDepth})`);
+    throw new LimitExceededError(
+      `Delegation depth limit reached: ${parent.turn.agentPath.join(' → ')} may not ask another agent (MAX_AGENT_DEPTH ${settings.maxDepth})`,
+    );
   }
   if (tree.childTurns >= settings.maxChildTurns) {
     throw new LimitExceededError(`This turn already asked ${tree.childTurns} agents, the most one turn may (MAX_CHILD_TURNS ${settings.maxChildTurns})`);

@@ -29,14 +29,16 @@ export interface DetachedRunResult {
   model: string;
 }
 
-
 /**
  * Runs an agent once outside any session or turn: the routing classifier, evaluators, dreaming.
  * The same loop and tools as a turn, with nothing streamed or stored; a tool that needs a human
  * decision or another agent is refused (nobody is there to decide). A structured agent's answer
  * must match its properties (the loop asks once for a repair), else MODEL_ERROR.
  */
-export async function runDetached(deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger' | 'settings'>, input: DetachedRunInput): Promise<DetachedRunResult> {
+export async function runDetached(
+  deps: Pick<EngineDeps, 'tools' | 'models' | 'prisma' | 'logger' | 'settings'>,
+  input: DetachedRunInput,
+): Promise<DetachedRunResult> {
   const { agent, ctx } = input;
   const model = input.model ?? deps.models.resolve(agent.spec.model ?? null);
   const state = freshState(agent, ctx, [], input.content);

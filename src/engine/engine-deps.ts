@@ -10,7 +10,7 @@ import type { AgentRegistry } from '../agents/registry.js';
 import type { TreeLease } from './tree-lease.js';
 import type { TurnStore } from './turn-store.js';
 
-export interface EngineSettings {
+interface EngineSettings {
   defaultAgent: string;
   historyTokenBudget: number;
   historyCompressChars: number;

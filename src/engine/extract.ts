@@ -38,24 +38,35 @@ const schemaChecker = new Ajv({ strict: false });
  * stored: no session, turn, message or model-call row. It spends the caller's turn quota like a
  * turn does, and is refused (RATE_LIMITED) before any model call when that is used up.
  */
-export async function extract(deps: Pick<EngineDeps, 'agents' | 'models'> & { quota: TurnQuota }, ctx: AgentContext, raw: ExtractInput): Promise<ExtractOutcome> {
+export async function extract(
+  deps: Pick<EngineDeps, 'agents' | 'models'> & { quota: TurnQuota },
+  ctx: AgentContext,
+  raw: ExtractInput,
+): Promise<ExtractOutcome> {
   const input = parseInput(extractInput, raw, ['input']);
   const agent = await deps.agents.load(ctx, input.agent);
   const schema = (input.schema as JsonSchema | null | undefined) ?? structuredOutputSchema(agent.spec)?.json_schema.schema;
   if (!schema) {
-    throw new ValidationError(`input.schema: agent ${agent.name} has no output schema (structured_output); pass one`, [{ path: ['input', 'schema'], message: 'required for an agent without structured output' }]);
+    throw new ValidationError(`input.schema: agent ${agent.name} has no output schema (structured_output); pass one`, [
+      { path: ['input', 'schema'], message: 'required for an agent without structured output' },
+    ]);
   }
   if (input.schema) {
     try {
       schemaChecker.compile(input.schema);
     } catch (error) {
-      throw new ValidationError(`input.schema: not a usable JSON Schema: ${(error as Error).message}`, [{ path: ['input', 'schema'], message: (error as Error).message }]);
+      throw new ValidationError(`input.schema: not a usable JSON Schema: ${(error as Error).message}`, [
+        { path: ['input', 'schema'], message: (error as Error).message },
+      ]);
     }
   }
   const model = deps.models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
   const messages: ChatMessage[] = [
     { role: 'system', content: buildSystemPrompt({ ...agent.spec, structuredOutput: true }) },
-    { role: 'system', content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, agentName: agent.name, addedInstruction: ctx.addedInstruction }) },
+    {
+      role: 'system',
+      content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, agentName: agent.name, addedInstruction: ctx.addedInstruction }),
+    },
     { role: 'user', content: input.content },
   ];
   const request: ChatRequest = {

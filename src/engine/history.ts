@@ -49,14 +49,20 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
   const { settings } = deps;
   const { agent, ctx, sessionId } = input;
   const withMemory = input.withMemory && settings.memoryTokenBudget > 0;
-  const [counter, stored] = await Promise.all([tokenCounterFor(input.model.id), readStored(deps, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq })]);
+  const [counter, stored] = await Promise.all([
+    tokenCounterFor(input.model.id),
+    readStored(deps, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }),
+  ]);
   const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : [];
   const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
   const tools = deps.tools.specsFor(offeredTools(agent, input.overrides));
   const fixed = requestOverhead(counter, {
     messages: [
       { role: 'system', content: systemPromptFor(agent, input.overrides) },
-      { role: 'system', content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, sessionId, agentName: agent.name, addedInstruction: ctx.addedInstruction }) },
+      {
+        role: 'system',
+        content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, sessionId, agentName: agent.name, addedInstruction: ctx.addedInstruction }),
+      },
       ...memoryMessages,
       { role: 'user', content: input.userContent },
     ],
@@ -68,7 +74,10 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
   const newestFirst = input.history
     ? input.history.toReversed()
     : stored.conversation.map((row): ChatMessage => {
-        const content = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content;
+        const content =
+          row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove
+            ? compressMessage(sessionId, row.seq, row.content, compressAbove)
+            : row.content;
         return { role: row.role, content };
       });
   const history: ChatMessage[] = [];
@@ -95,10 +104,19 @@ interface StoredContext {
  * hot path): the user's profile entity and the session's recent moments (when `withMemory`), and
  * the conversation so far, newest first (when `withHistory`).
  */
-async function readStored(deps: Pick<EngineDeps, 'sql'>, ctx: AgentContext, sessionId: string, want: { withMemory: boolean; withHistory: boolean; beforeSeq?: number }): Promise<StoredContext> {
+async function readStored(
+  deps: Pick<EngineDeps, 'sql'>,
+  ctx: AgentContext,
+  sessionId: string,
+  want: { withMemory: boolean; withHistory: boolean; beforeSeq?: number },
+): Promise<StoredContext> {
   const key = ctx.userId ? profileKey(ctx.userId) : null;
   // An anonymous caller's NULL matches no owner, only shared rows (visibleTo).
-  const [row] = await deps.sql.query<{ profile: StoredContext['profile']; moments: StoredContext['moments']; conversation: { type: ContextRow['type']; content: string; seq: number }[] }>(
+  const [row] = await deps.sql.query<{
+    profile: StoredContext['profile'];
+    moments: StoredContext['moments'];
+    conversation: { type: ContextRow['type']; content: string; seq: number }[];
+  }>(
     `SELECT
        (SELECT json_build_object('name', e.name, 'summary', e.summary, 'content', e.content) FROM entities e
          WHERE $1 AND e.tenant_id = $2 AND e.user_id = $3 AND e.key = $4 LIMIT 1) AS profile,

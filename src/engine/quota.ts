@@ -44,10 +44,12 @@ export class TurnQuota {
   admit<T>(ctx: AgentContext, start: () => Promise<T>, sessionId: string | null = null): Promise<T> {
     const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(async () => {
-      await this.check(ctx.tenantId, ctx.userId, sessionId);
-      return start();
-    });
+    const next = previous
+      .catch(() => {})
+      .then(async () => {
+        await this.check(ctx.tenantId, ctx.userId, sessionId);
+        return start();
+      });
     const settled = next.catch(() => {});
     this.queues.set(key, settled);
     void settled.then(() => {

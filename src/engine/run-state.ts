@@ -5,7 +5,7 @@ import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
-export interface ToolLogEntry {
+interface ToolLogEntry {
   tool: string;
   toolCallId: string;
   arguments: unknown;
@@ -18,7 +18,7 @@ export interface ToolLogEntry {
  * A message the turn adds to its session when it ends: the audit trail of its tool calls, the
  * model's reasoning (`think`), and the observations it reported (action tool).
  */
-export interface TurnMessage {
+interface TurnMessage {
   type: 'tool_call' | 'tool_response' | 'think' | 'observation';
   content: string | null;
   toolCalls?: { id: string; name: string; arguments: string }[];
@@ -53,8 +53,7 @@ export interface PendingCall {
 }
 
 export type Resolution =
-  | { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null }
-  | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
+  { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null } | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
 
 /** Per-call settings a caller chose for one turn (OpenContracts' AgentConfig), within what the agent allows; a conversational agent answering in `responseFormat` is validated like a structured one. */
 export interface TurnOverrides extends SamplingOptions {
@@ -119,7 +118,14 @@ export function requestContext(state: RunState): AgentContext {
   return { ...state.context, addedInstruction: state.addedInstruction ?? null };
 }
 
-export function freshState(agent: ResolvedAgent, ctx: AgentContext, history: ChatMessage[], userContent: string, inheritedGates: string[] = [], overrides?: TurnOverrides): RunState {
+export function freshState(
+  agent: ResolvedAgent,
+  ctx: AgentContext,
+  history: ChatMessage[],
+  userContent: string,
+  inheritedGates: string[] = [],
+  overrides?: TurnOverrides,
+): RunState {
   return {
     inheritedGates,
     overrides,

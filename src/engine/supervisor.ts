@@ -29,7 +29,8 @@ export class Supervisor implements TreeHost {
       if (holder === this.processId) void this.afterDecision(rootId).catch((error) => this.failed(error, rootId, 'could not continue a tree after a decision'));
     });
     this.follow('session:deleted', ({ sessionId }) => {
-      for (const tree of this.trees.values()) if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
+      for (const tree of this.trees.values())
+        if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
     });
     this.heartbeat = setInterval(() => void this.beat(), deps.settings.heartbeatMs);
     this.heartbeat.unref();
@@ -41,7 +42,15 @@ export class Supervisor implements TreeHost {
 
   /** Starts holding the tree of a new top-level turn (whose row already names this process). */
   adopt(turn: Turn): HeldTree {
-    const tree: HeldTree = { rootId: turn.id, turnIds: new Set([turn.id]), runs: new Set(), controller: new AbortController(), cancelled: false, childTurns: 0, ephemeral: turn.ephemeral };
+    const tree: HeldTree = {
+      rootId: turn.id,
+      turnIds: new Set([turn.id]),
+      runs: new Set(),
+      controller: new AbortController(),
+      cancelled: false,
+      childTurns: 0,
+      ephemeral: turn.ephemeral,
+    };
     this.deps.hub.open(turn, 0);
     this.trees.set(turn.id, tree);
     return tree;
@@ -94,21 +103,24 @@ export class Supervisor implements TreeHost {
     });
     const entry = { run, done };
     tree.runs.add(entry);
-    void done.then(async (result) => {
-      tree.runs.delete(entry);
-      if (run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL') tree.released = true;
-      this.deps.pubsub.publish('session:updated', run.session.id, { session: { ...run.session, updatedAt: result.at }, deleted: false });
-      if (result.status === 'AWAITING_APPROVAL') this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
-      await this.locked(tree.rootId, async () => {
-        // A run that ended may unblock a paused turn of its tree: a child that finished after its
-        // own pause lets its parent continue, and a parent that paused on children which already
-        // finished meanwhile (a decision came in while a sibling still ran) continues at once.
-        const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
-        if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
-        await this.letGo(tree);
-        if (treeEnded) await this.ended(tree);
-      });
-    }).catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
+    void done
+      .then(async (result) => {
+        tree.runs.delete(entry);
+        if (run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL') tree.released = true;
+        this.deps.pubsub.publish('session:updated', run.session.id, { session: { ...run.session, updatedAt: result.at }, deleted: false });
+        if (result.status === 'AWAITING_APPROVAL')
+          this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
+        await this.locked(tree.rootId, async () => {
+          // A run that ended may unblock a paused turn of its tree: a child that finished after its
+          // own pause lets its parent continue, and a parent that paused on children which already
+          // finished meanwhile (a decision came in while a sibling still ran) continues at once.
+          const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
+          if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
+          await this.letGo(tree);
+          if (treeEnded) await this.ended(tree);
+        });
+      })
+      .catch((error) => this.failed(error, tree.rootId, 'turn could not be finished'));
   }
 
   /**

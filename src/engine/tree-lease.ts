@@ -56,7 +56,17 @@ export class TreeLease {
   /** Every turn of a tree, parents before children, with its last stored seq. */
   async turns(rootId: string): Promise<TreeTurn[]> {
     const rows = await this.prisma.$queryRaw<
-      { id: string; session_id: string; agent: string; depth: number; parent_id: string | null; agent_path: string[]; status: string; last_seq: number; ephemeral: boolean }[]
+      {
+        id: string;
+        session_id: string;
+        agent: string;
+        depth: number;
+        parent_id: string | null;
+        agent_path: string[];
+        status: string;
+        last_seq: number;
+        ephemeral: boolean;
+      }[]
     >`
       SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status, t.ephemeral,
              GREATEST(t.last_seq, COALESCE((SELECT max(e.seq) FROM turn_events e WHERE e.turn_id = t.id), 0)) AS last_seq

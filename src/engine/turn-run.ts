@@ -89,7 +89,14 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
       const expiresAt = settings.approvalTtlMs > 0 ? new Date(Date.now() + settings.approvalTtlMs) : null;
       await hub.commit(
         turn.id,
-        outcome.approvals.map((c) => ({ type: 'approval_needed', approvalId: c.approvalId!, toolCallId: c.toolCallId, name: c.name, arguments: c.shown, agentPath: turn.agentPath })),
+        outcome.approvals.map((c) => ({
+          type: 'approval_needed',
+          approvalId: c.approvalId!,
+          toolCallId: c.toolCallId,
+          name: c.name,
+          arguments: c.shown,
+          agentPath: turn.agentPath,
+        })),
         store.pauseWrites(turn, state, outcome.approvals, expiresAt, activeSpanIds()),
       );
       return { status: 'AWAITING_APPROVAL', content: null, usage: state.usage, at };
@@ -101,7 +108,8 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
     );
   } catch (error) {
     if (error instanceof TreeLostError) logger.warn({ turnId: turn.id }, error.message);
-    else if (error instanceof VanishedTurnError || isForeignKeyViolation(error)) logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
+    else if (error instanceof VanishedTurnError || isForeignKeyViolation(error))
+      logger.warn({ turnId: turn.id }, 'the turn was deleted (with its session) before its outcome could be stored');
     else logger.error({ err: error, turnId: turn.id }, 'turn could not be stored');
   }
   return { status: outcome.kind === 'paused' ? 'AWAITING_APPROVAL' : outcome.status, content: state.text || null, usage: state.usage, at };

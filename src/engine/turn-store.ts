@@ -86,7 +86,11 @@ export class TurnStore {
             createdAt: now,
             updatedAt: now,
           };
-    const turn = { ...this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now), routedBy: input.routing.routedBy, routingRule: input.routing.rule };
+    const turn = {
+      ...this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now),
+      routedBy: input.routing.routedBy,
+      routingRule: input.routing.rule,
+    };
     const messageId = randomUUID();
     const metadata = JSON.stringify(storable(input.metadata));
     const content = storable(input.content);
@@ -155,11 +159,19 @@ export class TurnStore {
   }
 
   /** The writes of a pause: the approvals it waits for and the checkpoint it resumes from. */
-  pauseWrites(turn: TurnRef, state: RunState, approvals: PendingCall[], expiresAt: Date | null, trace: SpanIds = NO_SPAN): (tx: Prisma.TransactionClient) => Promise<unknown> {
+  pauseWrites(
+    turn: TurnRef,
+    state: RunState,
+    approvals: PendingCall[],
+    expiresAt: Date | null,
+    trace: SpanIds = NO_SPAN,
+  ): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const rows = approvals.map((c) => ({ id: c.approvalId, tool_name: c.name, arguments: c.args, tool_call_id: c.toolCallId }));
     const checkpoint = JSON.stringify(storable(state));
     const log = JSON.stringify(storable(state.toolLog));
-    return async (tx) => this.fenced(await tx.$executeRaw`
+    return async (tx) =>
+      this.fenced(
+        await tx.$executeRaw`
       WITH approvals_added AS (
         INSERT INTO approvals (id, turn_id, session_id, tool_name, arguments, tool_call_id, agent_path, expires_at, tenant_id, user_id)
         SELECT a.id, ${turn.id}::uuid, ${turn.sessionId}::uuid, a.tool_name, a.arguments, a.tool_call_id, ${turn.agentPath}::text[], ${expiresAt}, ${turn.tenantId}, ${turn.userId}
@@ -167,7 +179,8 @@ export class TurnStore {
       )
       UPDATE turns SET status = 'AWAITING_APPROVAL', iterations = ${state.iterations}, usage = ${JSON.stringify(state.usage)}::jsonb,
         tool_calls_log = ${log}::jsonb, checkpoint = ${checkpoint}::jsonb, trace_id = ${trace.traceId}, span_id = ${trace.spanId}
-      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
+      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`,
+      );
   }
 
   /**
@@ -184,26 +197,37 @@ export class TurnStore {
   ): (tx: Prisma.TransactionClient) => Promise<unknown> {
     const content = state.text || null;
     const answerId = content && !turn.isChild && !turn.ephemeral ? randomUUID() : null;
-    const rows = turn.ephemeral ? [] : [
-      ...state.rows.map((row) => ({ type: row.type, content: row.content, tool_calls: row.toolCalls ?? null, tool_call_id: row.toolCallId ?? null, tool_name: row.toolName ?? null, agent_name: row.agentName })),
-      ...(answerId
-        ? [
-            {
-              id: answerId,
-              type: 'assistant',
-              content,
-              input_tokens: state.usage.inputTokens,
-              output_tokens: state.usage.outputTokens,
-              latency_ms: now.getTime() - state.startedAt,
-              model: turn.model,
-              agent_name: turn.agent,
-              metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}) },
-            },
-          ]
-        : []),
-    ].map((row, i) => ({ ...row, ord: i + 1 }));
+    const rows = turn.ephemeral
+      ? []
+      : [
+          ...state.rows.map((row) => ({
+            type: row.type,
+            content: row.content,
+            tool_calls: row.toolCalls ?? null,
+            tool_call_id: row.toolCallId ?? null,
+            tool_name: row.toolName ?? null,
+            agent_name: row.agentName,
+          })),
+          ...(answerId
+            ? [
+                {
+                  id: answerId,
+                  type: 'assistant',
+                  content,
+                  input_tokens: state.usage.inputTokens,
+                  output_tokens: state.usage.outputTokens,
+                  latency_ms: now.getTime() - state.startedAt,
+                  model: turn.model,
+                  agent_name: turn.agent,
+                  metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}) },
+                },
+              ]
+            : []),
+        ].map((row, i) => ({ ...row, ord: i + 1 }));
     const log = JSON.stringify(storable(state.toolLog));
-    return async (tx) => this.fenced(await tx.$executeRaw`
+    return async (tx) =>
+      this.fenced(
+        await tx.$executeRaw`
       WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
       stored AS (
         INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, trace_id, span_id, tenant_id, user_id, created_at)
@@ -218,7 +242,8 @@ export class TurnStore {
         trace_id = ${trace.traceId}, span_id = ${trace.spanId},
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
         runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END
-      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`);
+      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`,
+      );
   }
 
   /** Stores one model call of a turn, with the request body as sent. */
@@ -235,10 +260,17 @@ export class TurnStore {
   }
 
   /** The writes that end a turn nobody runs (a paused turn cancelled, or one whose process died). */
-  idleOutcomeWrites(turnId: string, status: TerminalStatus, error: { code: string; message: string } | null): (tx: Prisma.TransactionClient) => Promise<unknown> {
-    return async (tx) => this.fenced(await tx.$executeRaw`
+  idleOutcomeWrites(
+    turnId: string,
+    status: TerminalStatus,
+    error: { code: string; message: string } | null,
+  ): (tx: Prisma.TransactionClient) => Promise<unknown> {
+    return async (tx) =>
+      this.fenced(
+        await tx.$executeRaw`
       UPDATE turns SET status = ${status}::"TurnStatus", error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${new Date()}
-      WHERE id = ${turnId}::uuid AND ${this.holdsTree()}`);
+      WHERE id = ${turnId}::uuid AND ${this.holdsTree()}`,
+      );
   }
 
   /**
@@ -300,7 +332,9 @@ export class TurnStore {
     const childIds = state.pending.flatMap((c) => (c.childTurnId ? [c.childTurnId] : []));
     const [approvals, children] = await Promise.all([
       approvalIds.length ? this.prisma.approval.findMany({ where: { id: { in: approvalIds } } }) : [],
-      childIds.length ? this.prisma.turn.findMany({ where: { id: { in: childIds } }, include: { events: { where: { type: 'final' }, orderBy: { seq: 'desc' }, take: 1 } } }) : [],
+      childIds.length
+        ? this.prisma.turn.findMany({ where: { id: { in: childIds } }, include: { events: { where: { type: 'final' }, orderBy: { seq: 'desc' }, take: 1 } } })
+        : [],
     ]);
     const map = new Map<string, Resolution>();
     for (const call of state.pending) {

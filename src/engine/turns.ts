@@ -26,7 +26,10 @@ const historyMessage = z.discriminatedUnion('role', [
   z.object({
     role: z.literal('assistant'),
     content: text.nullable(),
-    toolCalls: z.array(z.object({ id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: text })).max(100).optional(),
+    toolCalls: z
+      .array(z.object({ id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: text }))
+      .max(100)
+      .optional(),
   }),
   z.object({ role: z.literal('tool'), toolCallId: z.string().min(1).max(200), content: text }),
 ]);
@@ -35,7 +38,11 @@ const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json_object') }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string().regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'), schema: z.record(z.string(), z.unknown()), strict: z.boolean().nullish() }),
+    json_schema: z.object({
+      name: z.string().regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
+      schema: z.record(z.string(), z.unknown()),
+      strict: z.boolean().nullish(),
+    }),
   }),
 ]);
 
@@ -122,11 +129,17 @@ export class TurnService {
     const old = await prisma.turn.findFirst({ where: { id: turnId, parentId: null, ...ownedBy(ctx) } });
     if (!old) throw new NotFoundError('Turn');
     if (!isTerminal(old.status)) throw new SessionBusyError(old.sessionId, old.id);
-    if (old.ephemeral) throw new ValidationError('turnId: an ephemeral turn stored no message to answer again', [{ path: ['turnId'], message: 'is an ephemeral turn: it stored no message to answer again' }]);
+    if (old.ephemeral)
+      throw new ValidationError('turnId: an ephemeral turn stored no message to answer again', [
+        { path: ['turnId'], message: 'is an ephemeral turn: it stored no message to answer again' },
+      ]);
     const existing = await getSession(this.deps, ctx, old.sessionId);
     // The message a turn answers is the session's last one stored when it started (its own row, or
     // for a regenerated turn the row it answered again): a session runs one top-level turn at a time.
-    const asked = await prisma.message.findFirst({ where: { sessionId: old.sessionId, type: 'user', createdAt: { lte: old.startedAt } }, orderBy: { seq: 'desc' } });
+    const asked = await prisma.message.findFirst({
+      where: { sessionId: old.sessionId, type: 'user', createdAt: { lte: old.startedAt } },
+      orderBy: { seq: 'desc' },
+    });
     if (!asked?.content) throw new NotFoundError('Message');
     const content = asked.content;
     const agent = await agents.load(ctx, old.agent);
@@ -164,7 +177,17 @@ export class TurnService {
     const tree = this.supervisor.adopt(turn);
     const turnRun: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], content, [], overrides), signal: tree.controller.signal };
     this.supervisor.launch(tree, turnRun, async () => {
-      const context = await contextFor(this.deps, { ctx, sessionId: session.id, agent, model, userContent: content, beforeSeq: userMessage?.seq, history: run.history, withMemory: true, overrides });
+      const context = await contextFor(this.deps, {
+        ctx,
+        sessionId: session.id,
+        agent,
+        model,
+        userContent: content,
+        beforeSeq: userMessage?.seq,
+        history: run.history,
+        withMemory: true,
+        overrides,
+      });
       turnRun.state = freshState(agent, ctx, context.messages, content, [], overrides);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
@@ -274,7 +297,8 @@ export class TurnService {
 function allowedOverrides(agent: ResolvedAgent, raw: z.output<typeof sendInput>['overrides']): TurnOverrides | undefined {
   if (!raw) return undefined;
   const path = ['input', 'overrides'];
-  const refuse = (at: (string | number)[], message: string) => new ValidationError(`${[...path, ...at].join('.')}: ${message}`, [{ path: [...path, ...at], message }]);
+  const refuse = (at: (string | number)[], message: string) =>
+    new ValidationError(`${[...path, ...at].join('.')}: ${message}`, [{ path: [...path, ...at], message }]);
   const declared = new Set(agent.spec.tools.map((tool) => tool.name));
   const unknown = (raw.tools ?? []).findIndex((name) => !declared.has(name));
   if (unknown >= 0) throw refuse(['tools', unknown], `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`);

@@ -6,7 +6,7 @@ import type { Dataset, PrismaClient } from '../db/generated/client.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
 
-export const MAX_EXAMPLES = 1000;
+const MAX_EXAMPLES = 1000;
 
 const example = z.object({
   input: z.string().trim().min(1, 'must not be empty').max(100_000),
@@ -43,7 +43,10 @@ export async function addExamples(prisma: PrismaClient, ctx: AgentContext, datas
     const dataset = await tx.dataset.findFirst({ where: { id: datasetId, ...ownedBy(ctx) } });
     if (!dataset) throw new NotFoundError('Dataset');
     const last = await tx.example.aggregate({ where: { datasetId }, _max: { ord: true }, _count: true });
-    if (last._count + added.length > MAX_EXAMPLES) throw new ValidationError(`examples: a dataset holds at most ${MAX_EXAMPLES} examples`, [{ path: ['examples'], message: `at most ${MAX_EXAMPLES} per dataset` }]);
+    if (last._count + added.length > MAX_EXAMPLES)
+      throw new ValidationError(`examples: a dataset holds at most ${MAX_EXAMPLES} examples`, [
+        { path: ['examples'], message: `at most ${MAX_EXAMPLES} per dataset` },
+      ]);
     await tx.example.createMany({
       data: added.map((e, i) => ({ datasetId, ord: (last._max.ord ?? 0) + i + 1, input: e.input, expected: e.expected ?? null, tags: e.tags ?? [] })),
     });

@@ -28,7 +28,12 @@ import { runEvalTurn, type EvalTurnResult } from './eval-turn.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
-export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & { pubsub: RemPubSub; queue: JobQueue; turns: TurnService; quota: TurnQuota };
+export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & {
+  pubsub: RemPubSub;
+  queue: JobQueue;
+  turns: TurnService;
+  quota: TurnQuota;
+};
 
 const runInput = z.object({
   agent: z.string().trim().min(1).max(64),
@@ -58,9 +63,13 @@ export async function runExperiment(deps: ExperimentDeps, ctx: AgentContext, raw
     const message = `must be at most ${concurrentTurnsPerUser}, the turns one user may run at once (MAX_CONCURRENT_TURNS_PER_USER)`;
     throw new ValidationError(`input.concurrency: ${message}`, [{ path: ['input', 'concurrency'], message }]);
   }
-  const dataset = await deps.prisma.dataset.findFirst({ where: { id: input.datasetId, ...ownedBy({ ...ctx, isAdmin: false }) }, include: { examples: { select: { id: true, ord: true } } } });
+  const dataset = await deps.prisma.dataset.findFirst({
+    where: { id: input.datasetId, ...ownedBy({ ...ctx, isAdmin: false }) },
+    include: { examples: { select: { id: true, ord: true } } },
+  });
   if (!dataset) throw new NotFoundError('Dataset');
-  if (dataset.examples.length === 0) throw new ValidationError('input.datasetId: the dataset has no examples', [{ path: ['input', 'datasetId'], message: 'has no examples' }]);
+  if (dataset.examples.length === 0)
+    throw new ValidationError('input.datasetId: the dataset has no examples', [{ path: ['input', 'datasetId'], message: 'has no examples' }]);
   const experiment = await deps.prisma.experiment.create({
     data: {
       datasetId: dataset.id,
@@ -191,7 +200,7 @@ async function whenAdmitted(signal: AbortSignal, start: () => Promise<EvalTurnRe
 }
 
 /** What an evaluator reads: the question, the reference answer (when there is one) and the agent's answer. */
-export function judgeInput(example: { input: string; expected: string | null }, output: string): string {
+function judgeInput(example: { input: string; expected: string | null }, output: string): string {
   return ['Question:', example.input, '', 'Reference answer:', example.expected ?? '(none given)', '', 'Answer:', output].join('\n');
 }
 
@@ -225,7 +234,7 @@ export interface EvaluatorAggregate {
 /** Per evaluator: mean and min of every numeric score, and the pass rate, over the judged examples. */
 export function aggregate(evaluators: string[], results: Pick<ExperimentResult, 'status' | 'scores'>[]): EvaluatorAggregate[] {
   return evaluators.map((evaluator) => {
-    const judged = results.filter((r) => r.status === 'DONE').map((r) => ((r.scores as Record<string, Record<string, unknown>>)[evaluator] ?? {}));
+    const judged = results.filter((r) => r.status === 'DONE').map((r) => (r.scores as Record<string, Record<string, unknown>>)[evaluator] ?? {});
     const numeric = new Map<string, number[]>();
     const passes: boolean[] = [];
     for (const scores of judged) {
@@ -237,7 +246,12 @@ export function aggregate(evaluators: string[], results: Pick<ExperimentResult, 
     return {
       evaluator,
       passRate: passes.length ? passes.filter(Boolean).length / passes.length : null,
-      scores: [...numeric].map(([name, values]) => ({ name, mean: values.reduce((a, b) => a + b, 0) / values.length, min: Math.min(...values), count: values.length })),
+      scores: [...numeric].map(([name, values]) => ({
+        name,
+        mean: values.reduce((a, b) => a + b, 0) / values.length,
+        min: Math.min(...values),
+        count: values.length,
+      })),
     };
   });
 }
@@ -252,11 +266,19 @@ export interface ExampleComparison {
 }
 
 /** Per-example score differences between two experiments over the same dataset (b minus a). */
-export async function compareExperiments(prisma: ExperimentDeps['prisma'], ctx: AgentContext, aId: string, bId: string): Promise<{ a: Experiment; b: Experiment; examples: ExampleComparison[] }> {
+export async function compareExperiments(
+  prisma: ExperimentDeps['prisma'],
+  ctx: AgentContext,
+  aId: string,
+  bId: string,
+): Promise<{ a: Experiment; b: Experiment; examples: ExampleComparison[] }> {
   const mine = ownedBy({ ...ctx, isAdmin: false });
-  const [a, b] = await Promise.all([aId, bId].map((id) => prisma.experiment.findFirst({ where: { id, ...mine }, include: { results: { orderBy: { ord: 'asc' } } } })));
+  const [a, b] = await Promise.all(
+    [aId, bId].map((id) => prisma.experiment.findFirst({ where: { id, ...mine }, include: { results: { orderBy: { ord: 'asc' } } } })),
+  );
   if (!a || !b) throw new NotFoundError('Experiment');
-  if (a.datasetId !== b.datasetId) throw new ValidationError('b: the experiments ran on different datasets', [{ path: ['b'], message: 'not the same dataset as a' }]);
+  if (a.datasetId !== b.datasetId)
+    throw new ValidationError('b: the experiments ran on different datasets', [{ path: ['b'], message: 'not the same dataset as a' }]);
   const ids = [...new Set([...a.results, ...b.results].map((r) => r.exampleId))];
   const ordOf = new Map([...a.results, ...b.results].map((r) => [r.exampleId, r.ord]));
   const examples = ids

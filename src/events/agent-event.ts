@@ -35,7 +35,7 @@ export type AgentEventBody =
   | { type: 'final'; status: TerminalStatus; content: string | null; sources: Source[]; usage: UsageTotals }
   | { type: 'error'; code: string; message: string; details?: Record<string, unknown> };
 
-export interface EventEnvelope {
+interface EventEnvelope {
   /** Position in the turn's log: 1, 2, 3, … with no gaps. */
   seq: number;
   turnId: string;

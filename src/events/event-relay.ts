@@ -68,8 +68,14 @@ export async function openRedisRelay(url: string, logger: Logger): Promise<Event
   const stream = (turnId: string) => `remgraph:turn-log:${turnId}`;
   const expiring = new Set<string>();
   const failed = (error: unknown) => logger.error({ err: error }, 'could not relay a turn event through Redis');
-  const turns = new Followers((name) => subscriber.subscribe(name), (name) => subscriber.unsubscribe(name).catch(failed));
-  const sessions = new Followers((pattern) => subscriber.psubscribe(pattern), (pattern) => subscriber.punsubscribe(pattern).catch(failed));
+  const turns = new Followers(
+    (name) => subscriber.subscribe(name),
+    (name) => subscriber.unsubscribe(name).catch(failed),
+  );
+  const sessions = new Followers(
+    (pattern) => subscriber.psubscribe(pattern),
+    (pattern) => subscriber.punsubscribe(pattern).catch(failed),
+  );
   subscriber.on('message', (name: string, message: string) => turns.deliver(name, message));
   subscriber.on('pmessage', (pattern: string, _name: string, message: string) => sessions.deliver(pattern, message));
 

@@ -145,9 +145,15 @@ export class EventWriter {
       if (lead.length || (next && ready.has(next))) this.inFlight.add(turnId);
     }
     // A round writes for many turns at once: its span is a root, not a child of whichever turn started the timer.
-    const attributes = { 'remgraph.events.rows': plain.length + [...taken.values()].reduce((n, e) => n + e.length, 0), 'remgraph.events.commits': ready.size, 'remgraph.events.turns': heads.size };
+    const attributes = {
+      'remgraph.events.rows': plain.length + [...taken.values()].reduce((n, e) => n + e.length, 0),
+      'remgraph.events.commits': ready.size,
+      'remgraph.events.turns': heads.size,
+    };
     try {
-      await inSpan('turn_events write', { root: true, attributes }, () => Promise.all([this.writePlain(plain), ...[...ready].map((job) => this.runCommit(job, taken.get(job) ?? []))]));
+      await inSpan('turn_events write', { root: true, attributes }, () =>
+        Promise.all([this.writePlain(plain), ...[...ready].map((job) => this.runCommit(job, taken.get(job) ?? []))]),
+      );
     } finally {
       this.inFlight.clear();
       this.lastRoundMs = performance.now() - started;
@@ -226,7 +232,11 @@ export class EventWriter {
     this.queues.delete(turnId);
     for (const item of queue) {
       if (!isCommit(item)) continue;
-      for (const other of item.turns) this.queues.set(other, (this.queues.get(other) ?? []).filter((i) => i !== item));
+      for (const other of item.turns)
+        this.queues.set(
+          other,
+          (this.queues.get(other) ?? []).filter((i) => i !== item),
+        );
       for (const [id, q] of this.queues) if (q.length === 0) this.queues.delete(id);
       item.reject(new VanishedTurnError(turnId));
     }

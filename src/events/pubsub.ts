@@ -31,7 +31,7 @@ export interface IngestProgress {
   chunks: number | null;
 }
 
-export interface SessionUpdate {
+interface SessionUpdate {
   session: Session;
   deleted: boolean;
 }

@@ -3,7 +3,7 @@ import type { AgentEvent, UsageTotals } from './agent-event.js';
 import type { TerminalStatus } from './turn-status.js';
 import { turnEventStream, type TurnEventsDeps } from './turn-events.js';
 
-export interface PendingApproval {
+interface PendingApproval {
   id: string;
   toolName: string;
   arguments: unknown;
@@ -29,7 +29,10 @@ export type CompletionPart = { type: 'delta'; text: string } | { type: 'end'; en
  * final answer was not streamed comes as a last delta, so the client always gets the whole answer.
  * A pause for approval (of this agent or of a child) ends the completion with the pending approvals.
  */
-export async function* turnCompletion(deps: TurnEventsDeps, turn: Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>): AsyncGenerator<CompletionPart> {
+export async function* turnCompletion(
+  deps: TurnEventsDeps,
+  turn: Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>,
+): AsyncGenerator<CompletionPart> {
   const events = turnEventStream(deps, turn);
   // Text streamed since the agent's last tool calls: the final answer is that model call's text.
   let streamed = '';

@@ -93,7 +93,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
 }
 
 /** Logged events of a turn with seq in (after, upTo], oldest first. */
-export async function readLog(prisma: PrismaClient, turnId: string, after: number, upTo?: number, limit?: number): Promise<AgentEvent[]> {
+async function readLog(prisma: PrismaClient, turnId: string, after: number, upTo?: number, limit?: number): Promise<AgentEvent[]> {
   const rows = await prisma.turnEvent.findMany({
     where: { turnId, seq: upTo === undefined ? { gt: after } : { gt: after, lte: upTo } },
     orderBy: { seq: 'asc' },

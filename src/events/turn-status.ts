@@ -25,7 +25,6 @@ export type TerminalStatus = StatusesOf<'terminal'>;
 
 const ALL = Object.keys(KIND) as (keyof Kind)[];
 export const ACTIVE_STATUSES: ActiveStatus[] = ALL.filter((s): s is ActiveStatus => KIND[s] === 'active');
-export const TERMINAL_STATUSES: TerminalStatus[] = ALL.filter((s): s is TerminalStatus => KIND[s] === 'terminal');
 
 export function isTerminal(status: string): status is TerminalStatus {
   return (KIND as Record<string, string>)[status] === 'terminal';

@@ -63,7 +63,9 @@ export function useErrorCodes(): Plugin {
       setResult({
         ...result,
         errors: result.errors.map((e) =>
-          e.extensions?.code ? e : createGraphQLError(e.message, { nodes: e.nodes, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
+          e.extensions?.code
+            ? e
+            : createGraphQLError(e.message, { nodes: e.nodes, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
         ),
       });
     },

@@ -15,11 +15,7 @@ interface FindMany {
  * not see is null, indistinguishable from a missing row (decodeNodeID has already refused ids of
  * other types and ids that are not row ids).
  */
-export async function loadNodes(
-  ids: readonly { typename: string; id: string }[],
-  ctx: GraphQLContext,
-  info: GraphQLResolveInfo,
-): Promise<unknown[]> {
+export async function loadNodes(ids: readonly { typename: string; id: string }[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]> {
   const byType = new Map<string, Set<string>>();
   for (const { typename, id } of ids) {
     const set = byType.get(typename) ?? new Set<string>();

@@ -4,7 +4,17 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { GraphQLError, Kind, validate, type ASTVisitor, type DocumentNode, type GraphQLSchema, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  validate,
+  type ASTVisitor,
+  type DocumentNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { SecuritySettings } from '../config/security.js';
 
 type Limits = SecuritySettings['operations'];
@@ -136,7 +146,9 @@ function sameMutationRule(max: number): ValidationRule {
       countRootFields(context, node.selectionSet, counts, new Set());
       for (const [field, count] of counts) {
         if (count > max) {
-          context.reportError(limitError(`Mutation ${field} appears ${count} times in one request; at most ${max} are allowed (MAX_SAME_MUTATION)`, 'MAX_SAME_MUTATION'));
+          context.reportError(
+            limitError(`Mutation ${field} appears ${count} times in one request; at most ${max} are allowed (MAX_SAME_MUTATION)`, 'MAX_SAME_MUTATION'),
+          );
         }
       }
     },

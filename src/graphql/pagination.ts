@@ -11,9 +11,7 @@ export function pageSize(defaultSize: number, maxSize: number) {
       for (const name of ['first', 'last'] as const) {
         const value = args[name];
         if (value != null && (value < 0 || value > maxSize)) {
-          throw new ValidationError(`${name}: must be between 0 and ${maxSize}`, [
-            { path: [name], message: `must be between 0 and ${maxSize}` },
-          ]);
+          throw new ValidationError(`${name}: must be between 0 and ${maxSize}`, [{ path: [name], message: `must be between 0 and ${maxSize}` }]);
         }
       }
       return maxSize;

@@ -90,9 +90,7 @@ export function serveGraphQLOverWebSocket(
       subscribe: (args: any) => args.rootValue.subscribe(args),
       /* eslint-enable @typescript-eslint/no-explicit-any */
       onConnect: async (ctx) => {
-        const params = Object.fromEntries(
-          Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
-        );
+        const params = Object.fromEntries(Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
         const header: HeaderLookup = (name) => {
           const value = params[name] ?? (params.headers as Record<string, unknown> | undefined)?.[name];
           return typeof value === 'string' ? value : undefined;

@@ -31,14 +31,16 @@ export function createChatApp(root = BUILT_APP): (req: IncomingMessage, res: Ser
     if (!page && !path.startsWith('/assets/')) return false;
     const file = page ? join(root, 'index.html') : normalize(join(root, decodeURIComponent(path)));
     if (!file.startsWith(root.endsWith(sep) ? root : root + sep)) return false;
-    void readFile(file).catch(() => null).then((body) => {
-      if (!body) {
-        if (page) return send(res, 503, 'text/html; charset=utf-8', Buffer.from(NOT_BUILT), 'no-store', req.method === 'HEAD');
-        return send(res, 404, 'text/plain; charset=utf-8', Buffer.from('Not found'), 'no-store', req.method === 'HEAD');
-      }
-      const cache = page ? 'no-cache' : 'public, max-age=31536000, immutable';
-      send(res, 200, TYPES[extname(file)] ?? 'application/octet-stream', body, cache, req.method === 'HEAD');
-    });
+    void readFile(file)
+      .catch(() => null)
+      .then((body) => {
+        if (!body) {
+          if (page) return send(res, 503, 'text/html; charset=utf-8', Buffer.from(NOT_BUILT), 'no-store', req.method === 'HEAD');
+          return send(res, 404, 'text/plain; charset=utf-8', Buffer.from('Not found'), 'no-store', req.method === 'HEAD');
+        }
+        const cache = page ? 'no-cache' : 'public, max-age=31536000, immutable';
+        send(res, 200, TYPES[extname(file)] ?? 'application/octet-stream', body, cache, req.method === 'HEAD');
+      });
     return true;
   };
 }

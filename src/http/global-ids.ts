@@ -32,7 +32,18 @@ export function rowId(globalId: string, typename: string, argName = 'id'): strin
 }
 
 /** The types `node(id:)` and `nodes(ids:)` can load (a unit test keeps this in step with the schema). */
-export const NODE_TYPES: ReadonlySet<string> = new Set(['Approval', 'Dataset', 'Entity', 'Experiment', 'Job', 'Message', 'Moment', 'Resource', 'Session', 'Turn']);
+export const NODE_TYPES: ReadonlySet<string> = new Set([
+  'Approval',
+  'Dataset',
+  'Entity',
+  'Experiment',
+  'Job',
+  'Message',
+  'Moment',
+  'Resource',
+  'Session',
+  'Turn',
+]);
 
 /**
  * Decodes the ID given to `node` / `nodes`: a malformed ID is a validation error, one that cannot

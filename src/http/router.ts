@@ -4,10 +4,10 @@ import type { OriginPolicy } from './origin-policy.js';
 import { readBodyWithin } from './request-body.js';
 
 /** Answers the requests it claims (returning true); returns false for any other, which the next route gets. */
-export type Route = (req: IncomingMessage, res: ServerResponse) => boolean;
+type Route = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Answers every request it is given. */
-export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 export interface RouterOptions {
   /** Tried in order before the Origin check: each refuses a foreign Origin itself, in its protocol's error shape. */
@@ -42,7 +42,12 @@ export function createRouter(options: RouterOptions): (req: IncomingMessage, res
           // The rest of the body is not read: close the connection rather than drain it.
           res.setHeader('connection', 'close');
           return sendJson(res, 413, {
-            errors: [{ message: `Request body exceeds ${limit} bytes (MAX_REQUEST_BYTES${limit > maxRequestBytes ? ' + INGEST_MAX_FILE_BYTES' : ''})`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+            errors: [
+              {
+                message: `Request body exceeds ${limit} bytes (MAX_REQUEST_BYTES${limit > maxRequestBytes ? ' + INGEST_MAX_FILE_BYTES' : ''})`,
+                extensions: { code: 'PAYLOAD_TOO_LARGE' },
+              },
+            ],
           });
         }
         // yoga (whatwg-node) uses a body already read from the request instead of the stream.

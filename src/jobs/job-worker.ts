@@ -99,7 +99,8 @@ export class JobWorker {
       const result = await this.handlers[job.kind]!(job, signal);
       await this.queue.finish(job.id, result);
     } catch (error) {
-      if (error instanceof JobReleased || signal.aborted) return this.queue.release(job.id).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not release a job'));
+      if (error instanceof JobReleased || signal.aborted)
+        return this.queue.release(job.id).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not release a job'));
       const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The job failed unexpectedly' };
       if (!isAppError(error)) this.logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed');
       const retry = job.attempts < this.settings.maxAttempts ? 1000 * 2 ** (job.attempts - 1) : null;

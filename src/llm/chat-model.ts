@@ -23,7 +23,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-export interface JsonSchemaResponseFormat {
+interface JsonSchemaResponseFormat {
   type: 'json_schema';
   json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean };
 }

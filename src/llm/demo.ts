@@ -1,13 +1,5 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import {
-  abortError,
-  type ChatMessage,
-  type ChatModel,
-  type ChatRequest,
-  type ChatStreamPart,
-  type FinishReason,
-  type ToolCall,
-} from './chat-model.js';
+import { abortError, type ChatMessage, type ChatModel, type ChatRequest, type ChatStreamPart, type FinishReason, type ToolCall } from './chat-model.js';
 
 /** Every text reply of the demo model starts with this, so nobody mistakes it for a real LLM. */
 export const DEMO_MARKER = '[demo model: offline, not a real LLM]';
@@ -78,10 +70,7 @@ function demoReply(request: ChatRequest): DemoReply {
 
 function echo(userText: string, request: ChatRequest): string {
   const tools = request.tools ?? [];
-  const toolHint =
-    tools.length > 0
-      ? ` Tools offered: ${tools.map((t) => t.name).join(', ')}; call one with "/tool <name> {json arguments}".`
-      : '';
+  const toolHint = tools.length > 0 ? ` Tools offered: ${tools.map((t) => t.name).join(', ')}; call one with "/tool <name> {json arguments}".` : '';
   return (
     `${DEMO_MARKER} You said: ${userText}\n\n` +
     'To chat with a real model, set OPENAI_API_KEY (or LLM_DEFAULT_MODEL and LLM_PROVIDERS for another OpenAI-compatible endpoint) and restart.' +

@@ -207,8 +207,7 @@ function describeFailure(error: unknown): Failure {
     const status = error.status;
     const shouldRetry = error.headers?.get('x-should-retry');
     const quotaExhausted = status === 429 && error.code === 'insufficient_quota';
-    const retryable =
-      shouldRetry === 'true' || (shouldRetry !== 'false' && !quotaExhausted && (status === 408 || status === 429 || status >= 500));
+    const retryable = shouldRetry === 'true' || (shouldRetry !== 'false' && !quotaExhausted && (status === 408 || status === 429 || status >= 500));
     return { kind: 'http', status, message, retryable, retryAfterMs: retryAfter(error.headers) };
   }
   if (isNetworkError(error)) return { kind: 'connection', message: causeMessage(error as Error), retryable: true };
@@ -311,9 +310,7 @@ class ToolCallAssembler {
   }
 
   complete(): ToolCall[] {
-    return [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
   }
 }
 
@@ -350,9 +347,7 @@ function toRequestBody(model: string, request: ChatRequest, maxCompletionTokens:
     stream_options: { include_usage: true },
     ...(tools.length > 0
       ? {
-          tools: tools.map(
-            (t): ChatCompletionTool => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }),
-          ),
+          tools: tools.map((t): ChatCompletionTool => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
           tool_choice: 'auto' as const,
         }
       : {}),
@@ -361,11 +356,7 @@ function toRequestBody(model: string, request: ChatRequest, maxCompletionTokens:
     ...(request.topP !== undefined ? { top_p: request.topP } : {}),
     ...(request.stop?.length ? { stop: request.stop } : {}),
     ...(request.seed !== undefined ? { seed: request.seed } : {}),
-    ...(request.maxTokens !== undefined
-      ? maxCompletionTokens
-        ? { max_completion_tokens: request.maxTokens }
-        : { max_tokens: request.maxTokens }
-      : {}),
+    ...(request.maxTokens !== undefined ? (maxCompletionTokens ? { max_completion_tokens: request.maxTokens } : { max_tokens: request.maxTokens }) : {}),
   };
 }
 

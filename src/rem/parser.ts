@@ -19,7 +19,7 @@ export const REM_MODES = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE', 'SQL'] as con
 export type RemQueryMode = (typeof REM_MODES)[number];
 
 export const REM_TABLES = ['resources', 'entities', 'moments'] as const;
-export type RemTable = (typeof REM_TABLES)[number];
+type RemTable = (typeof REM_TABLES)[number];
 
 export interface LookupQuery {
   mode: 'LOOKUP';
@@ -136,7 +136,8 @@ class Parser {
     const keys = [this.key('LOOKUP')];
     while (this.lexer.peek().kind === 'comma') {
       const comma = this.lexer.next();
-      if (keys.length === this.options.maxKeys) fail(`LOOKUP takes at most ${this.options.maxKeys} keys; the one at position ${comma.pos + 1} is one too many`, comma.pos, []);
+      if (keys.length === this.options.maxKeys)
+        fail(`LOOKUP takes at most ${this.options.maxKeys} keys; the one at position ${comma.pos + 1} is one too many`, comma.pos, []);
       keys.push(this.key('","'));
     }
     this.end(['","']);
@@ -183,9 +184,7 @@ class Parser {
       const message = `Expected a FROM "key" clause in TRAVERSE at position ${end.pos}, found end of query`;
       fail(message, end.pos, ['FROM']);
     }
-    return relType === undefined
-      ? { mode: 'TRAVERSE', from, depth, limit }
-      : { mode: 'TRAVERSE', from, relType, depth, limit };
+    return relType === undefined ? { mode: 'TRAVERSE', from, depth, limit } : { mode: 'TRAVERSE', from, relType, depth, limit };
   }
 
   private sql(bodyStart: number): SqlQuery {

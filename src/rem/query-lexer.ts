@@ -90,13 +90,7 @@ export class Lexer {
       const replacement = ESCAPES[String.fromCodePoint(escaped)];
       if (replacement === undefined) {
         const found = `\\${String.fromCodePoint(escaped)}`;
-        fail(`Unknown escape "${found}" at position ${i}; expected \\", \\', \\\\, \\n or \\t`, i, [
-          '\\"',
-          "\\'",
-          '\\\\',
-          '\\n',
-          '\\t',
-        ]);
+        fail(`Unknown escape "${found}" at position ${i}; expected \\", \\', \\\\, \\n or \\t`, i, ['\\"', "\\'", '\\\\', '\\n', '\\t']);
       }
       value += replacement;
       i += 2;

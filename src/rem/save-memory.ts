@@ -36,7 +36,12 @@ export interface SaveMemoryOutcome {
  * Edges are added to the row's edges, replacing one with the same target and relation, so an
  * agent noting one relation never erases the others. A moment written in a session links to it.
  */
-export async function saveMemory(deps: MemoryDeps, ctx: AgentContext, input: SaveMemoryInput, source: MemorySource & { sessionId?: string | null }): Promise<SaveMemoryOutcome> {
+export async function saveMemory(
+  deps: MemoryDeps,
+  ctx: AgentContext,
+  input: SaveMemoryInput,
+  source: MemorySource & { sessionId?: string | null },
+): Promise<SaveMemoryOutcome> {
   const key = normalizeKey(input.key);
   const common = {
     key: input.key,
@@ -48,7 +53,10 @@ export async function saveMemory(deps: MemoryDeps, ctx: AgentContext, input: Sav
   };
   const writer = { turnId: source.turnId ?? null, jobId: source.jobId ?? null };
   if (input.kind === 'entity') {
-    return { kind: 'entity', row: await upsertEntity(deps, ctx, { ...common, ...(input.entity_type !== undefined && { entityType: input.entity_type }) }, writer) };
+    return {
+      kind: 'entity',
+      row: await upsertEntity(deps, ctx, { ...common, ...(input.entity_type !== undefined && { entityType: input.entity_type }) }, writer),
+    };
   }
   const moment = {
     ...common,

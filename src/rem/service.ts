@@ -261,31 +261,32 @@ export class RemService {
       new LimitExceededError(`SQL query stopped: it ran longer than the ${statementTimeoutMs} ms SQL mode allows; add filters or a LIMIT`);
     let watchdog: Watchdog | undefined;
     const rows = await this.deps.prisma
-      .$transaction(async (tx) => {
-        watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
-        try {
-          await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
-          await tx.$queryRawUnsafe(
-            `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
+      .$transaction(
+        async (tx) => {
+          watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
+          try {
+            await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
+            await tx.$queryRawUnsafe(
+              `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
                     set_config('standard_conforming_strings', 'on', true),
                     set_config('remgraph.tenant_id', $2, true), set_config('remgraph.user_id', $3, true)`,
-            String(statementTimeoutMs),
-            ctx.tenantId,
-            ctx.userId ?? '',
-          );
-          await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
-          const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
-          const cost = planCost(plan[0]?.['QUERY PLAN']);
-          if (cost > maxCost) {
-            throw new ForbiddenError(
-              `SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`,
+              String(statementTimeoutMs),
+              ctx.tenantId,
+              ctx.userId ?? '',
             );
+            await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
+            const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
+            const cost = planCost(plan[0]?.['QUERY PLAN']);
+            if (cost > maxCost) {
+              throw new ForbiddenError(`SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`);
+            }
+            return await tx.$queryRawUnsafe<{ row: string | null; bytes: number }[]>(wrapped);
+          } finally {
+            watchdog?.disarm();
           }
-          return await tx.$queryRawUnsafe<{ row: string | null; bytes: number }[]>(wrapped);
-        } finally {
-          watchdog?.disarm();
-        }
-      }, { timeout: statementTimeoutMs + 5000, maxWait: 10_000 })
+        },
+        { timeout: statementTimeoutMs + 5000, maxWait: 10_000 },
+      )
       .catch((error: unknown) => {
         // Prisma wraps what the stopped database answered; the watchdog knows what happened.
         throw watchdog?.fired ? timeLimit() : mapSqlError(error, offset, timeLimit);
@@ -323,9 +324,7 @@ function ownFirst(rows: KvRow[], a: RemHit, b: RemHit): number {
 function edgesOf(value: unknown): StoredEdge[] {
   const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
   if (!Array.isArray(list)) return [];
-  return list.filter(
-    (e): e is StoredEdge => typeof e === 'object' && e !== null && typeof e.dst === 'string' && typeof e.rel_type === 'string',
-  );
+  return list.filter((e): e is StoredEdge => typeof e === 'object' && e !== null && typeof e.dst === 'string' && typeof e.rel_type === 'string');
 }
 
 function round(x: number): number {
@@ -341,7 +340,11 @@ function planCost(plan: unknown): number {
 /** PostgreSQL error codes reported by either driver adapter, as our coded errors. */
 function mapSqlError(error: unknown, offset: number, timeLimit: () => LimitExceededError): unknown {
   if (isAppError(error)) return error;
-  const e = error as { code?: string; message?: string; meta?: { code?: string; message?: string; driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string; code?: string } } } };
+  const e = error as {
+    code?: string;
+    message?: string;
+    meta?: { code?: string; message?: string; driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string; code?: string } } };
+  };
   const cause = e.meta?.driverAdapterError?.cause;
   const code = cause?.originalCode ?? e.meta?.code ?? (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined);
   const message = cause?.originalMessage ?? e.meta?.message ?? e.message ?? 'SQL query failed';

@@ -30,12 +30,12 @@ export interface SqlGuardLimits {
   maxSeriesRows: number;
 }
 
-export const DEFAULT_SQL_GUARD_LIMITS: SqlGuardLimits = { maxSeriesRows: 10_000 };
+const DEFAULT_SQL_GUARD_LIMITS: SqlGuardLimits = { maxSeriesRows: 10_000 };
 
 /** Longest lpad/rpad result: padding is the one way to build a long value from a short query. */
-export const MAX_PADDED_CHARS = 1000;
+const MAX_PADDED_CHARS = 1000;
 /** Longest replacement text of replace/regexp_replace. */
-export const MAX_REPLACEMENT_CHARS = 16;
+const MAX_REPLACEMENT_CHARS = 16;
 
 const ALLOWED_FUNCTIONS = new Set(
   `count sum avg min max array_agg string_agg json_agg jsonb_agg json_object_agg jsonb_object_agg bool_and bool_or every

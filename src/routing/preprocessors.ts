@@ -91,5 +91,11 @@ function parseRfc822(raw: string): { headers: Record<string, string>; body: stri
     else last = null;
   }
   if (!headers.from && !headers.subject) return null;
-  return { headers, body: lines.slice(i + 1).join('\n').trim() };
+  return {
+    headers,
+    body: lines
+      .slice(i + 1)
+      .join('\n')
+      .trim(),
+  };
 }

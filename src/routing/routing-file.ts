@@ -28,13 +28,22 @@ export interface RoutingRule {
 }
 
 const AGENT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
-const email = z.string().trim().toLowerCase().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
 
 const matchFields = z
   .strictObject({
     all: z.literal(true, { error: 'must be true (leave it out otherwise)' }).optional(),
     sender_email: email.optional(),
-    sender_domain: z.string().trim().toLowerCase().regex(/^[^@\s]+\.[^@\s]+$/, 'must be a domain, e.g. example.com').optional(),
+    sender_domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[^@\s]+\.[^@\s]+$/, 'must be a domain, e.g. example.com')
+      .optional(),
     subject_contains: z.string().min(1).optional(),
     header_match: z.record(z.string().regex(/^[!-9;-~]+$/, 'must be a header name'), z.string()).optional(),
     forwarded_from: email.optional(),
@@ -67,7 +76,8 @@ export function parseRoutingYaml(source: string): RoutingRule[] {
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
   const rules = parsed.data.routing.rules.map((rule, i): RoutingRule => {
-    if (seen.has(rule.name)) issues.push({ path: ['routing', 'rules', i, 'name'], message: `rule "${rule.name}" is defined twice`, ...locate(['routing', 'rules', i, 'name']) });
+    if (seen.has(rule.name))
+      issues.push({ path: ['routing', 'rules', i, 'name'], message: `rule "${rule.name}" is defined twice`, ...locate(['routing', 'rules', i, 'name']) });
     seen.add(rule.name);
     const headerMatch: Record<string, RegExp> = {};
     for (const [header, pattern] of Object.entries(rule.match.header_match ?? {})) {

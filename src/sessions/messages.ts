@@ -8,11 +8,7 @@ export type NewMessage = Omit<Prisma.MessageCreateManyInput, 'sessionId' | 'seq'
  * Appends messages to a session with the next sequence numbers. The (session_id, seq) unique
  * index makes a concurrent append fail rather than interleave.
  */
-export async function appendMessages(
-  tx: Tx,
-  session: { id: string; tenantId: string; userId: string | null },
-  rows: NewMessage[],
-): Promise<Message[]> {
+export async function appendMessages(tx: Tx, session: { id: string; tenantId: string; userId: string | null }, rows: NewMessage[]): Promise<Message[]> {
   if (rows.length === 0) return [];
   const last = await tx.message.aggregate({ where: { sessionId: session.id }, _max: { seq: true } });
   const start = (last._max.seq ?? 0) + 1;

@@ -26,9 +26,7 @@ export function sessionTitle(content: string): string {
 }
 
 const sessionName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON');
+const metadata = z.record(z.string(), z.unknown()).refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON');
 
 const createInput = z.object({
   name: sessionName.optional(),
@@ -155,7 +153,13 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
     stored = await appendMessages(
       deps.prisma,
       session,
-      rows.map((row) => ({ type: row.type, content: storable(row.content), agentName: row.agentName ?? null, metadata: storable(row.metadata ?? {}) as Prisma.InputJsonObject, isEval: ctx.isEval })),
+      rows.map((row) => ({
+        type: row.type,
+        content: storable(row.content),
+        agentName: row.agentName ?? null,
+        metadata: storable(row.metadata ?? {}) as Prisma.InputJsonObject,
+        isEval: ctx.isEval,
+      })),
     );
   } catch (error) {
     // A turn started meanwhile and took the next position.

@@ -21,7 +21,10 @@ export async function userProfile(prisma: PrismaClient, ctx: AgentContext, userI
   const key = profileKey(userId);
   const mine = { tenantId: ctx.tenantId, userId };
   const [entity, sessions, messages, latest] = await Promise.all([
-    prisma.entity.findFirst({ where: { ...mine, key }, select: { key: true, name: true, summary: true, content: true, tags: true, extractedData: true, updatedAt: true } }),
+    prisma.entity.findFirst({
+      where: { ...mine, key },
+      select: { key: true, name: true, summary: true, content: true, tags: true, extractedData: true, updatedAt: true },
+    }),
     prisma.session.count({ where: mine }),
     prisma.message.count({ where: { ...mine, type: 'user' } }),
     prisma.session.findFirst({ where: mine, orderBy: { updatedAt: 'desc' }, select: { updatedAt: true } }),

@@ -1,4 +1,4 @@
-import { context, SpanStatusCode, trace, type Attributes, type Span, type SpanOptions } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/config.js';
 
@@ -27,14 +27,19 @@ export function isTracing(): boolean {
  */
 export async function startTracing(settings: Config['telemetry'], exporter?: SpanExporter): Promise<Tracing> {
   if (!exporter && !settings.exporter) return { shutdown: async () => {} };
-  const [{ AsyncLocalStorageContextManager }, { resourceFromAttributes }, { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, TracerProvider }, { ATTR_SERVICE_NAME }] =
-    await Promise.all([
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/sdk-trace'),
-      import('@opentelemetry/semantic-conventions'),
-    ]);
-  const chosen = exporter ?? (settings.exporter === 'otlp' ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter() : new ConsoleSpanExporter());
+  const [
+    { AsyncLocalStorageContextManager },
+    { resourceFromAttributes },
+    { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, TracerProvider },
+    { ATTR_SERVICE_NAME },
+  ] = await Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
+  const chosen =
+    exporter ?? (settings.exporter === 'otlp' ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter() : new ConsoleSpanExporter());
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
@@ -76,5 +81,3 @@ export function activeSpanIds(): { traceId: string | null; spanId: string | null
   const ids = trace.getActiveSpan()?.spanContext();
   return ids && trace.isSpanContextValid(ids) ? { traceId: ids.traceId, spanId: ids.spanId } : { traceId: null, spanId: null };
 }
-
-export type { Attributes };

@@ -51,7 +51,10 @@ describe('the chat app in Chromium', () => {
     const page = await openApp(user);
     await say(page, 'Stream something');
 
-    const partial = await until(() => lastTurnState(page), (s) => s.answer.length > 0);
+    const partial = await until(
+      () => lastTurnState(page),
+      (s) => s.answer.length > 0,
+    );
     expect(partial.status).toBe('RUNNING');
     await browser.screenshot(page, 'chat-streaming');
     await turn(page, 'COMPLETED').waitFor();
@@ -101,7 +104,10 @@ describe('the chat app in Chromium', () => {
     const page = await openApp(user);
     await say(page, 'Write a long answer');
 
-    const before = await until(() => lastTurnState(page), (s) => s.answer.split(' ').length >= 5);
+    const before = await until(
+      () => lastTurnState(page),
+      (s) => s.answer.split(' ').length >= 5,
+    );
     expect(before.status).toBe('RUNNING');
     await browser.screenshot(page, 'reload-before');
     await page.reload();
@@ -181,7 +187,12 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
 
     env.fake.enqueue({ text: ['Thinking ', 'about ', 'it'], stallAfterChunks: 2 });
     await say(page, 'Plan the quarter');
-    expect(await until(() => lastTurnState(page), (s) => s.answer.length > 0)).toEqual({ status: 'RUNNING', answer: 'Thinking' });
+    expect(
+      await until(
+        () => lastTurnState(page),
+        (s) => s.answer.length > 0,
+      ),
+    ).toEqual({ status: 'RUNNING', answer: 'Thinking' });
     // Enter while a turn runs says why nothing was sent.
     await say(page, 'And another thing');
     expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
@@ -237,7 +248,14 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
   it('runs REM queries and shows an entity with its edges', async () => {
     const user = newUser(env.server.url);
     for (const input of [
-      { key: 'Sarah Chen', name: 'Sarah Chen', entityType: 'person', summary: 'Head of finance; approves invoices over 10k', tags: ['finance'], graphEdges: [{ dst: 'Finance Team', relType: 'leads' }] },
+      {
+        key: 'Sarah Chen',
+        name: 'Sarah Chen',
+        entityType: 'person',
+        summary: 'Head of finance; approves invoices over 10k',
+        tags: ['finance'],
+        graphEdges: [{ dst: 'Finance Team', relType: 'leads' }],
+      },
       { key: 'Finance Team', name: 'Finance Team', entityType: 'team', summary: 'Pays and approves invoices' },
     ]) {
       const result = await user.data(UpsertEntityDocument, { input });
@@ -343,7 +361,10 @@ describe('the chat app’s run inspector', () => {
     const user = newUser(env.server.url);
     await registerAgent(user, 'name: noter\ndescription: You record observations.\ntools:\n  - name: action\n');
     env.fake.enqueue(
-      { toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { mood: 'curious' } } }], usage: { prompt_tokens: 120, completion_tokens: 9 } },
+      {
+        toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { mood: 'curious' } } }],
+        usage: { prompt_tokens: 120, completion_tokens: 9 },
+      },
       { text: 'Noted your mood.', usage: { prompt_tokens: 150, completion_tokens: 4 } },
     );
     const page = await openApp(user);
@@ -391,7 +412,10 @@ describe('the chat app’s message actions and uploads', () => {
     await expect.poll(() => page.locator('[data-testid=turn][data-status=COMPLETED]').count()).toBe(2);
     expect((await lastTurnState(page)).answer).toContain('Second take, longer:');
     const asked = env.fake.chatRequests.slice(-2).map((r) => r.body.messages.at(-1));
-    expect(asked).toEqual([{ role: 'user', content: 'Summarise the roadmap' }, { role: 'user', content: 'Summarise the roadmap' }]);
+    expect(asked).toEqual([
+      { role: 'user', content: 'Summarise the roadmap' },
+      { role: 'user', content: 'Summarise the roadmap' },
+    ]);
     // The same stored message is answered again: shown once, and the model does not read the old answer.
     expect(JSON.stringify(env.fake.chatRequests.at(-1)!.body.messages)).not.toContain('First take');
     expect(await page.getByTestId('user-message').count()).toBe(1);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Screenshots of each state the browser suites reach (gitignored; kept by CI as artifacts). */
-export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
 // Without the background-networking flags Chromium keeps calling home, and this network refuses it.
 const FLAGS = [
@@ -38,7 +38,7 @@ export interface Browser {
 }
 
 /** Headless Chromium with a fresh profile. */
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   const profile = await mkdtemp(join(tmpdir(), 'remgraph-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

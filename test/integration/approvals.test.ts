@@ -26,7 +26,10 @@ describe('approvals', () => {
 
     env.fake.enqueue({ text: 'Deployed.' });
     const decided = await user.data(DecideApprovalDocument, { id: needed.approvalId, approve: true, reason: 'looks fine' });
-    expect(decided.decideApproval).toMatchObject({ __typename: 'DecideApprovalSuccess', approval: { status: 'APPROVED', approved: true, reason: 'looks fine' } });
+    expect(decided.decideApproval).toMatchObject({
+      __typename: 'DecideApprovalSuccess',
+      approval: { status: 'APPROVED', approved: true, reason: 'looks fine' },
+    });
     const after = await followTurn(env.server.url, user, sent.turn.id, seqOf(before));
     expect(shape(after)).toEqual(['approval_result', 'resume', 'action', 'tool_result', 'content*', 'final']);
     expect(after[0]).toMatchObject({ approvalId: needed.approvalId, approved: true, decidedBy: user.headers['x-user-id'] });

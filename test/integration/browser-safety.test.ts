@@ -23,7 +23,11 @@ const planted = () => server.db.prisma.session.count({ where: { name: 'planted' 
 
 async function post(body: BodyInit, headers: Record<string, string>) {
   const res = await fetch(server.url, { method: 'POST', body, headers });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[]; data?: unknown } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[]; data?: unknown },
+  };
 }
 
 /** Opens a graphql-ws socket the way a browser would from `from`; resolves with the HTTP status of a refused upgrade, or 101. */
@@ -112,15 +116,20 @@ describe('CSRF', () => {
 
 describe('the OpenAI-compatible and MCP endpoints', () => {
   const completion = JSON.stringify({ model: 'general', messages: [{ role: 'user', content: 'planted' }] });
-  const routes = () => [
-    ['/v1/chat/completions', completion],
-    ['/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })],
-  ] as const;
+  const routes = () =>
+    [
+      ['/v1/chat/completions', completion],
+      ['/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })],
+    ] as const;
 
   it('refuse another site’s Origin and bodies a form could send, storing nothing', async () => {
     for (const [path, body] of routes()) {
       const url = new URL(path, server.url);
-      const foreign = await fetch(url, { method: 'POST', body, headers: { origin: ATTACKER, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+      const foreign = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { origin: ATTACKER, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
       expect(foreign.status, path).toBe(403);
       const plain = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' } });
       expect(plain.status, path).toBe(403);

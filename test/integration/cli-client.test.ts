@@ -123,7 +123,11 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/^\[demo model: offline, not a real LLM\] You said: and again/);
     const shown = await cli(['sessions', 'show', session], as(user));
-    expect(JSON.parse(shown.stdout)).toMatchObject({ id: session, messageCount: 4, messages: [{ type: 'user', content: 'hi' }, { type: 'assistant' }, { content: 'and again' }, { type: 'assistant' }] });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      id: session,
+      messageCount: 4,
+      messages: [{ type: 'user', content: 'hi' }, { type: 'assistant' }, { content: 'and again' }, { type: 'assistant' }],
+    });
   });
 
   it('chat shows a child agent’s stream on stderr, labelled, and prints the answer the parent passes on', async () => {
@@ -131,7 +135,11 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     await registerAgent(user, 'name: boss\ndescription: You delegate.\ntools:\n  - name: ask_agent\n');
     await registerAgent(user, 'name: researcher\ndescription: You research.\n');
     const answer = 'Lisbon has 545,000 inhabitants.';
-    env.fake.enqueue({ toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'How big is Lisbon?' } }] }, { text: answer }, { text: answer });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'How big is Lisbon?' } }] },
+      { text: answer },
+      { text: answer },
+    );
     const run = await cli(['chat', '--agent', 'boss'], as(user), 'How big is Lisbon?');
     expect(run, run.stderr).toMatchObject({ code: 0, stdout: `${answer}\n` });
     expect(run.stderr).toMatch(/→ ask_agent \{"agent_name":"researcher",/);
@@ -155,10 +163,15 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     const refused = await cli(['chat', '--agent', 'careful'], as(user), 'deploy it');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/→ action \{"type":"deploy"\}/);
-    expect(refused.stderr).toMatch(/remgraph: action needs approval \(\S+\) and stdin is not a terminal, so nothing was decided: the turn waits\. Decide with `remgraph approvals decide \S+ --approve`/);
+    expect(refused.stderr).toMatch(
+      /remgraph: action needs approval \(\S+\) and stdin is not a terminal, so nothing was decided: the turn waits\. Decide with `remgraph approvals decide \S+ --approve`/,
+    );
 
     const listed = await cli(['approvals', 'list', '--status', 'pending'], as(user));
-    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(rows).toMatchObject([{ status: 'PENDING', toolName: 'action', arguments: { type: 'deploy' }, agentPath: ['careful'] }]);
 
     env.fake.enqueue({ text: 'Not deployed.' });
@@ -196,7 +209,10 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     term.type('are you there?\r');
     await term.waitFor(/Still here\.\n› $/, from);
     expect(term.screen().slice(from)).not.toMatch(/^session /m);
-    const history = env.fake.chatRequests.at(-1)!.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content);
+    const history = env.fake.chatRequests
+      .at(-1)!
+      .body.messages.filter((m: { role: string }) => m.role === 'user')
+      .map((m: { content: string }) => m.content);
     expect(history).toEqual(['deploy it', 'are you there?']);
     expect(await term.quit()).toBe(0);
   });
@@ -241,7 +257,12 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     await user.data(UpsertEntityDocument, { input: { key: 'Sarah Chen', name: 'Sarah Chen', entityType: 'person', summary: 'Head of finance' } });
     const piped = await cli(['query', 'LOOKUP "sarah-chen"'], as(user));
     expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout.trim().split('\n').map((line) => JSON.parse(line))).toMatchObject([{ key: 'sarah-chen', entityType: 'entities', name: 'Sarah Chen', summary: 'Head of finance' }]);
+    expect(
+      piped.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toMatchObject([{ key: 'sarah-chen', entityType: 'entities', name: 'Sarah Chen', summary: 'Head of finance' }]);
 
     const term = terminal(['query', 'LOOKUP "sarah-chen"'], as(user));
     await term.waitFor(/^key +entityType +score +name +summary\nsarah-chen +entities +1 +Sarah Chen +Head of finance\n/m);
@@ -255,22 +276,37 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
   it('sessions list, agents list|show|validate|register and approvals list print JSON lines through a pipe', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ text: 'ok' });
-    const chat = await cli(['chat', '--user', user.headers['x-user-id']!, '--tenant', user.headers['x-tenant-id']!], { REMGRAPH_URL: env.server.url }, 'first session');
+    const chat = await cli(
+      ['chat', '--user', user.headers['x-user-id']!, '--tenant', user.headers['x-tenant-id']!],
+      { REMGRAPH_URL: env.server.url },
+      'first session',
+    );
     expect(chat.code, chat.stderr).toBe(0);
     const sessions = await cli(['sessions', 'list'], as(user));
-    expect(sessions.stdout.trim().split('\n').map((l) => JSON.parse(l))).toMatchObject([{ name: 'first session' }]);
+    expect(
+      sessions.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toMatchObject([{ name: 'first session' }]);
 
     const dir = await mkdtemp(join(tmpdir(), 'remgraph-cli-'));
     await writeFile(`${dir}/careful.yaml`, GATED_AGENT);
     await writeFile(`${dir}/broken.yaml`, 'name: broken\n');
-    expect(await cli(['agents', 'validate', `${dir}/careful.yaml`], as(user))).toMatchObject({ code: 0, stdout: `${dir}/careful.yaml: valid agent careful (tools: action*, register_metadata)\n` });
+    expect(await cli(['agents', 'validate', `${dir}/careful.yaml`], as(user))).toMatchObject({
+      code: 0,
+      stdout: `${dir}/careful.yaml: valid agent careful (tools: action*, register_metadata)\n`,
+    });
     const broken = await cli(['agents', 'validate', `${dir}/broken.yaml`], as(user));
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/broken\.yaml: VALIDATION_FAILED: .*\n {2}\S+broken\.yaml:1:1 description: /);
     expect(await cli(['agents', 'register', `${dir}/careful.yaml`], as(user))).toMatchObject({ code: 0, stdout: 'registered careful version 1\n' });
     expect(await cli(['agents', 'register', `${dir}/careful.yaml`], as(user))).toMatchObject({ code: 0, stdout: 'careful is unchanged (version 1)\n' });
 
-    const agents = (await cli(['agents', 'list'], as(user))).stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; tools: string[] });
+    const agents = (await cli(['agents', 'list'], as(user))).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; tools: string[] });
     expect(agents.find((a) => a.name === 'careful')).toMatchObject({ origin: 'REGISTERED', version: 1, tools: ['action*', 'register_metadata'] });
     expect(agents.map((a) => a.name)).toContain('general');
     const shown = JSON.parse((await cli(['agents', 'show', 'careful'], as(user))).stdout);

@@ -69,7 +69,12 @@ describe('the context window', () => {
     const first = await chat(env.server.url, user, { content: 'Hi', agent: 'looker' });
     const sessionId = first.sent.session.id;
     await user.data(UpsertEntityDocument, {
-      input: { key: `user-${user.headers['x-user-id']}`, name: 'Ada Lovelace', summary: 'Prefers short answers; works on the analytical engine.', content: `Notes: ${'likes numbers. '.repeat(200)}` },
+      input: {
+        key: `user-${user.headers['x-user-id']}`,
+        name: 'Ada Lovelace',
+        summary: 'Prefers short answers; works on the analytical engine.',
+        content: `Notes: ${'likes numbers. '.repeat(200)}`,
+      },
     });
     for (const [i, name] of ['Budget review', 'Engine design call'].entries()) {
       await user.data(UpsertMomentDocument, { input: { key: `moment ${i}`, name, summary: `Discussed ${name.toLowerCase()}.`, sessionId } });
@@ -79,7 +84,11 @@ describe('the context window', () => {
 
     const system = env.fake.chatRequests[1]!.body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content);
     const [profile, moments] = system.slice(2);
-    expect(profile.split('\n').slice(0, 3)).toEqual([`[Memory: user profile (REM LOOKUP "user-${user.headers['x-user-id']}")]`, 'Ada Lovelace', 'Prefers short answers; works on the analytical engine.']);
+    expect(profile.split('\n').slice(0, 3)).toEqual([
+      `[Memory: user profile (REM LOOKUP "user-${user.headers['x-user-id']}")]`,
+      'Ada Lovelace',
+      'Prefers short answers; works on the analytical engine.',
+    ]);
     expect(countTokens(profile)).toBeLessThanOrEqual(60);
     expect(profile).not.toContain('likes numbers. '.repeat(200));
     expect(moments.split('\n')).toEqual([

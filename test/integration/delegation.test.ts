@@ -15,11 +15,15 @@ async function team(user: Caller, options: { gatedResearcher?: boolean } = {}) {
   await registerAgent(user, agent('leaf', ['action']));
   await registerAgent(
     user,
-    options.gatedResearcher ? `name: researcher\ndescription: You research.\ntools:\n  - name: action\n    requires_approval: true\n` : agent('researcher', ['action']),
+    options.gatedResearcher
+      ? `name: researcher\ndescription: You research.\ntools:\n  - name: action\n    requires_approval: true\n`
+      : agent('researcher', ['action']),
   );
 }
 
-const ask = (agentName: string, id = `ask-${agentName}`) => ({ toolCalls: [{ id, name: 'ask_agent', arguments: { agent_name: agentName, input_text: `please help, ${agentName}` } }] });
+const ask = (agentName: string, id = `ask-${agentName}`) => ({
+  toolCalls: [{ id, name: 'ask_agent', arguments: { agent_name: agentName, input_text: `please help, ${agentName}` } }],
+});
 const childEvents = (events: Event[]) => events.filter((e): e is Extract<Event, { __typename: 'ChildEvent' }> => e.__typename === 'ChildEvent');
 
 describe('ask_agent delegation', () => {
@@ -47,7 +51,9 @@ describe('ask_agent delegation', () => {
     // Live, not after the fact: the child's first token reached the client before the child finished.
     const tree = (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!;
     const child = tree.children[0]!;
-    const childFinished = await env.server.db.prisma.turn.findUniqueOrThrow({ where: { id: (await import('@pothos/plugin-relay')).decodeGlobalID(child.id).id } });
+    const childFinished = await env.server.db.prisma.turn.findUniqueOrThrow({
+      where: { id: (await import('@pothos/plugin-relay')).decodeGlobalID(child.id).id },
+    });
     const firstChildArrival = arrivals.find((a) => a.event.__typename === 'ChildEvent')!.at;
     expect(firstChildArrival).toBeLessThan(childFinished.finishedAt!.getTime());
 
@@ -91,8 +97,16 @@ describe('ask_agent delegation', () => {
     const events = await followTurn(env.server.url, user, sent.turn.id);
     const refused = childEvents(events).find((c) => c.childAgent === 'leaf' && c.event.__typename === 'ToolCallEvent');
     expect(refused).toBeDefined();
-    const leafTurn = await env.server.db.prisma.turn.findFirstOrThrow({ where: { agent: 'leaf', depth: 2, sessionId: (await import('@pothos/plugin-relay')).decodeGlobalID(sent.session.id).id } });
-    expect(leafTurn.toolCallsLog).toMatchObject([{ tool: 'ask_agent', isError: true, result: { error: expect.stringMatching(/Delegation depth limit reached: boss → middle → leaf .*MAX_AGENT_DEPTH 2/) } }]);
+    const leafTurn = await env.server.db.prisma.turn.findFirstOrThrow({
+      where: { agent: 'leaf', depth: 2, sessionId: (await import('@pothos/plugin-relay')).decodeGlobalID(sent.session.id).id },
+    });
+    expect(leafTurn.toolCallsLog).toMatchObject([
+      {
+        tool: 'ask_agent',
+        isError: true,
+        result: { error: expect.stringMatching(/Delegation depth limit reached: boss → middle → leaf .*MAX_AGENT_DEPTH 2/) },
+      },
+    ]);
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED' });
   });
 
@@ -149,10 +163,13 @@ describe('ask_agent delegation', () => {
     const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
     let needed: { approvalId: string } | undefined;
     await until(() => {
-      needed = childEvents(sub.items.map((i) => i.data!.turnEvents)).find((c) => c.event.__typename === 'ApprovalNeededEvent')?.event as { approvalId: string } | undefined;
+      needed = childEvents(sub.items.map((i) => i.data!.turnEvents)).find((c) => c.event.__typename === 'ApprovalNeededEvent')?.event as
+        { approvalId: string } | undefined;
       return needed !== undefined;
     });
-    const writerBefore = childEvents(sub.items.map((i) => i.data!.turnEvents)).filter((c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent').length;
+    const writerBefore = childEvents(sub.items.map((i) => i.data!.turnEvents)).filter(
+      (c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent',
+    ).length;
     await user.data(DecideApprovalDocument, { id: needed!.approvalId, approve: true });
     const events = (await sub.done).map((i) => i.data!.turnEvents);
     await client.dispose();
@@ -160,11 +177,20 @@ describe('ask_agent delegation', () => {
     expect(writerBefore).toBeLessThan(draft.length);
     expect(events.map((e) => (e as { seq: number }).seq)).toEqual(events.map((_, i) => i + 1));
     const finals = childEvents(events).filter((c) => c.event.__typename === 'FinalEvent');
-    expect(finals.map((c) => [c.childAgent, (c.event as { status: string }).status]).sort()).toEqual([['researcher', 'COMPLETED'], ['writer', 'COMPLETED']]);
-    const writerText = childEvents(events).filter((c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent').map((c) => (c.event as { delta: string }).delta).join('');
+    expect(finals.map((c) => [c.childAgent, (c.event as { status: string }).status]).sort()).toEqual([
+      ['researcher', 'COMPLETED'],
+      ['writer', 'COMPLETED'],
+    ]);
+    const writerText = childEvents(events)
+      .filter((c) => c.childAgent === 'writer' && c.event.__typename === 'ContentEvent')
+      .map((c) => (c.event as { delta: string }).delta)
+      .join('');
     expect(writerText).toBe(draft.join(''));
     const results = events.filter((e) => e.__typename === 'ToolResultEvent') as { toolCallId: string; isError: boolean }[];
-    expect(results.map((r) => [r.toolCallId, r.isError]).sort()).toEqual([['ask-r', false], ['ask-w', false]]);
+    expect(results.map((r) => [r.toolCallId, r.isError]).sort()).toEqual([
+      ['ask-r', false],
+      ['ask-w', false],
+    ]);
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Both done.' });
     const tree = (await user.data(TurnTreeDocument, { id: sent.turn.id })).turn!;
     expect(tree.children.map((c) => c.status)).toEqual(['COMPLETED', 'COMPLETED']);

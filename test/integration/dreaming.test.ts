@@ -71,7 +71,9 @@ describe('dreaming', () => {
     // The agent read each session's transcript, and never Bob's.
     const requests = dreamRequests();
     expect(requests).toHaveLength(2);
-    expect(lastUser(requests[0]!)).toMatch(/^Session ".*" \(.*\), messages 1 to 2,\nfrom .* to .*:\n\nuser: I meet Sarah Chen on Monday about the Q3 budget\.\nassistant: Sure, I noted the meeting\.$/);
+    expect(lastUser(requests[0]!)).toMatch(
+      /^Session ".*" \(.*\), messages 1 to 2,\nfrom .* to .*:\n\nuser: I meet Sarah Chen on Monday about the Q3 budget\.\nassistant: Sure, I noted the meeting\.$/,
+    );
     expect(requests.map(lastUser).join('\n')).not.toContain('Falcon');
 
     const memory = await alice.data(DreamedMemoryDocument);
@@ -89,7 +91,10 @@ describe('dreaming', () => {
     expect(meeting.sessionId).toBe(budget.sent.session.id);
     const [question, answer] = await env.server.db.prisma.message.findMany({ where: { sessionId: raw(budget.sent.session.id) }, orderBy: { seq: 'asc' } });
     expect([meeting.startsAt, meeting.endsAt]).toEqual([question!.createdAt.toISOString(), answer!.createdAt.toISOString()]);
-    expect(moments.find((m) => m.key === 'lisbon-trip-planning')).toMatchObject({ sessionId: trip.sent.session.id, graphEdges: [{ dst: 'lisbon', relType: 'involves' }] });
+    expect(moments.find((m) => m.key === 'lisbon-trip-planning')).toMatchObject({
+      sessionId: trip.sent.session.id,
+      graphEdges: [{ dst: 'lisbon', relType: 'involves' }],
+    });
     const entities = memory.entities.edges.map((e) => e.node);
     expect(entities.find((e) => e.key === 'sarah-chen')).toEqual({
       key: 'sarah-chen',
@@ -124,7 +129,13 @@ describe('dreaming', () => {
 
     env.fake.enqueue({ text: 'Moved to Tuesday.' });
     await chat(env.server.url, user, { content: 'The budget meeting moved to Tuesday.', sessionId: first.sent.session.id });
-    env.fake.enqueue({ json: { moments: [{ key: 'q3-budget-meeting', summary: 'The Q3 budget meeting moved to Tuesday.', entity_keys: ['q3-budget'] }], entities: [], edges: [] } });
+    env.fake.enqueue({
+      json: {
+        moments: [{ key: 'q3-budget-meeting', summary: 'The Q3 budget meeting moved to Tuesday.', entity_keys: ['q3-budget'] }],
+        entities: [],
+        edges: [],
+      },
+    });
     const again = await finished(user, (await dream(user, first.sent.session.id)).id);
     // The new turn stored its user message, the memory it was given (the moment dreamed above) and its answer.
     const last = (await env.server.db.prisma.message.aggregate({ where: { sessionId: raw(first.sent.session.id) }, _max: { seq: true } }))._max.seq!;
@@ -136,7 +147,10 @@ describe('dreaming', () => {
     expect(read).toContain('user: The budget meeting moved to Tuesday.');
     const meeting = (await user.data(DreamedMemoryDocument)).moments.edges.map((e) => e.node).find((m) => m.key === 'q3-budget-meeting')!;
     // The new participant is added; the earlier one stays.
-    expect(meeting.graphEdges).toEqual([{ dst: 'sarah-chen', relType: 'involves' }, { dst: 'q3-budget', relType: 'involves' }]);
+    expect(meeting.graphEdges).toEqual([
+      { dst: 'sarah-chen', relType: 'involves' },
+      { dst: 'q3-budget', relType: 'involves' },
+    ]);
     expect(meeting.summary).toBe('The Q3 budget meeting moved to Tuesday.');
   });
 
@@ -148,7 +162,9 @@ describe('dreaming', () => {
     env.fake.enqueue(...[1, 2, 3].flatMap(() => [{ json: { moments: 'none' } }, { text: 'not json at all' }]));
     const job = await finished(user, (await dream(user)).id);
     expect(job).toMatchObject({ status: 'FAILED', attempts: 3, error: { code: 'MODEL_ERROR' } });
-    expect((job.error as { message: string }).message).toMatch(/^dreaming did not finish: The reply did not match the agent's output schema after one repair: not valid JSON/);
+    expect((job.error as { message: string }).message).toMatch(
+      /^dreaming did not finish: The reply did not match the agent's output schema after one repair: not valid JSON/,
+    );
     expect(lastUser(dreamRequests().at(-1)!)).toMatch(/^Your previous reply did not match the required JSON Schema:/);
     expect((await env.server.db.prisma.session.findUniqueOrThrow({ where: { id: raw(sent.sent.session.id) } })).dreamedSeq).toBe(0);
     expect((await user.data(DreamedMemoryDocument)).moments.edges).toEqual([]);
@@ -172,7 +188,8 @@ describe('dreaming', () => {
     await scheduleDreams({ prisma: env.server.db.prisma, queue });
     const jobs = await env.server.db.prisma.job.findMany({ where: { userId: { in: ids } } });
     expect(jobs).toHaveLength(2);
-    for (const user of users) expect((await finished(user, encodeGlobalID('Job', jobs.find((j) => j.userId === user.headers['x-user-id'])!.id))).status).toBe('DONE');
+    for (const user of users)
+      expect((await finished(user, encodeGlobalID('Job', jobs.find((j) => j.userId === user.headers['x-user-id'])!.id))).status).toBe('DONE');
     expect(await scheduleDreams({ prisma: env.server.db.prisma, queue })).toBe(0);
   });
 });

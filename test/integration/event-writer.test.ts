@@ -35,7 +35,15 @@ async function newTurns(n: number): Promise<string[]> {
   );
 }
 
-const event = (turnId: string, seq: number, delta = `d${seq}`): AgentEvent => ({ seq, turnId, at: new Date().toISOString(), agent: 'a', depth: 0, type: 'content', delta });
+const event = (turnId: string, seq: number, delta = `d${seq}`): AgentEvent => ({
+  seq,
+  turnId,
+  at: new Date().toISOString(),
+  agent: 'a',
+  depth: 0,
+  type: 'content',
+  delta,
+});
 
 async function stored(turnId: string) {
   const rows = await server.db.prisma.turnEvent.findMany({ where: { turnId }, orderBy: { seq: 'asc' }, select: { seq: true } });
@@ -91,6 +99,8 @@ describe('the event writer', () => {
     writer.enqueue(event(kept!, 2));
     await writer.drain();
     expect(await stored(kept!)).toEqual([1, 2]);
-    expect(lines.filter((l) => l.turnId === gone)).toMatchObject([{ level: 40, msg: 'discarding events of a turn that no longer exists (its session was deleted)' }]);
+    expect(lines.filter((l) => l.turnId === gone)).toMatchObject([
+      { level: 40, msg: 'discarding events of a turn that no longer exists (its session was deleted)' },
+    ]);
   });
 });

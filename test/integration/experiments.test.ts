@@ -54,7 +54,10 @@ function model(score: (n: number) => number, delayMs = 0): Script {
   return (req) => {
     if (judged(req)) {
       const n = Number(/^Question:\nQ(\d+)\n\nReference answer:\nA\d+\n\nAnswer:\nthe answer is A\d+$/.exec(lastMessage(req))![1]);
-      return { json: { correctness: score(n), completeness: 1, groundedness: 0.5, pass: score(n) >= 0.6, reasoning: `example ${n}` }, usage: { prompt_tokens: 20, completion_tokens: 5 } };
+      return {
+        json: { correctness: score(n), completeness: 1, groundedness: 0.5, pass: score(n) >= 0.6, reasoning: `example ${n}` },
+        usage: { prompt_tokens: 20, completion_tokens: 5 },
+      };
     }
     return { text: ['the ', 'answer ', 'is ', `A${lastMessage(req).slice(1)}`], delayMs, usage: { prompt_tokens: 10, completion_tokens: 4 } };
   };
@@ -199,12 +202,23 @@ describe('experiments', () => {
     const ended = await until(owner, queued.id, (e) => e.status === 'DONE');
     expect(ended).toMatchObject({ done: 1, total: 1 });
     expect(ended.results.map((r) => [r.status, r.output, r.scores, r.error])).toEqual([
-      ['ERROR', null, {}, { code: 'AWAITING_APPROVAL', message: 'careful asked for approval of tool action, which an experiment cannot give; the turn was cancelled' }],
+      [
+        'ERROR',
+        null,
+        {},
+        { code: 'AWAITING_APPROVAL', message: 'careful asked for approval of tool action, which an experiment cannot give; the turn was cancelled' },
+      ],
     ]);
     expect(ended.aggregates).toMatchObject([{ evaluator: 'answer-quality', passRate: null, scores: [] }]);
     // The turn was cancelled (its approval rejected), not left waiting; no evaluator was asked.
     const [turn] = await server.db.prisma.turn.findMany({ where: { userId: owner.headers['x-user-id'] }, include: { approvals: true } });
-    expect([turn!.agent, turn!.status, turn!.isEval, turn!.ephemeral, turn!.approvals.map((a) => a.status)]).toEqual(['careful', 'CANCELLED', true, true, ['REJECTED']]);
+    expect([turn!.agent, turn!.status, turn!.isEval, turn!.ephemeral, turn!.approvals.map((a) => a.status)]).toEqual([
+      'careful',
+      'CANCELLED',
+      true,
+      true,
+      ['REJECTED'],
+    ]);
     expect(fake.chatRequests).toHaveLength(1);
     expect(fake.pending).toBe(0);
     fake.reset();
@@ -218,11 +232,26 @@ describe('experiments', () => {
     for (let i = 0; i < 4; i++) {
       const session = await server.db.prisma.session.create({ data: { name: `elsewhere ${i}`, tenantId, userId } });
       const id = randomUUID();
-      await server.db.prisma.turn.create({ data: { id, rootId: id, sessionId: session.id, agent: 'general', agentPath: ['general'], runner: 'another-instance', heartbeatAt: new Date(), tenantId, userId } });
+      await server.db.prisma.turn.create({
+        data: {
+          id,
+          rootId: id,
+          sessionId: session.id,
+          agent: 'general',
+          agentPath: ['general'],
+          runner: 'another-instance',
+          heartbeatAt: new Date(),
+          tenantId,
+          userId,
+        },
+      });
       elsewhere.push(id);
     }
     const golden = await dataset(owner, 1);
-    fake.enqueue(model(() => 1), model(() => 1));
+    fake.enqueue(
+      model(() => 1),
+      model(() => 1),
+    );
     const queued = await run(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 1 });
     const claimed = await until(owner, queued.id, (e) => e.status === 'RUNNING');
     expect(claimed.done).toBe(0);
@@ -245,11 +274,23 @@ describe('experiments', () => {
       const { runExperiment } = await caller.data(RunExperimentDocument, { input });
       return runExperiment.__typename === 'RunExperimentSuccess' ? 'ok' : [runExperiment.code, runExperiment.message];
     };
-    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['general'] })).toEqual(['VALIDATION_FAILED', 'input.evaluators.0: general is not an evaluator (kind: evaluator, structured_output: true)']);
-    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: [] })).toEqual(['VALIDATION_FAILED', 'input.evaluators: name at least one evaluator']);
+    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['general'] })).toEqual([
+      'VALIDATION_FAILED',
+      'input.evaluators.0: general is not an evaluator (kind: evaluator, structured_output: true)',
+    ]);
+    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: [] })).toEqual([
+      'VALIDATION_FAILED',
+      'input.evaluators: name at least one evaluator',
+    ]);
     expect((await code(owner, { agent: 'nope', datasetId: golden.id, evaluators: ['answer-quality'] }))[0]).toBe('NOT_FOUND');
-    expect(await code(owner, { agent: 'general', datasetId: empty.id, evaluators: ['answer-quality'] })).toEqual(['VALIDATION_FAILED', 'input.datasetId: the dataset has no examples']);
-    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 0 })).toEqual(['VALIDATION_FAILED', 'input.concurrency: Too small: expected number to be >=1']);
+    expect(await code(owner, { agent: 'general', datasetId: empty.id, evaluators: ['answer-quality'] })).toEqual([
+      'VALIDATION_FAILED',
+      'input.datasetId: the dataset has no examples',
+    ]);
+    expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 0 })).toEqual([
+      'VALIDATION_FAILED',
+      'input.concurrency: Too small: expected number to be >=1',
+    ]);
     expect(await code(stranger, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'] })).toEqual(['NOT_FOUND', 'Dataset not found']);
     // More lanes than MAX_CONCURRENT_TURNS_PER_USER (4 here) would have the quota refuse the experiment's own turns.
     expect(await code(owner, { agent: 'general', datasetId: golden.id, evaluators: ['answer-quality'], concurrency: 5 })).toEqual([
@@ -261,7 +302,9 @@ describe('experiments', () => {
     expect(bad.createDataset).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED' });
     expect((bad.createDataset as { issues: { path: string[] }[] }).issues.map((i) => i.path.join('.'))).toEqual(['input.name', 'input.examples.0.input']);
     expect((await stranger.data(AddExamplesDocument, { datasetId: golden.id, examples: [{ input: 'Q9' }] })).addExamples).toMatchObject({ code: 'NOT_FOUND' });
-    expect((await owner.data(AddExamplesDocument, { datasetId: golden.id, examples: [{ input: 'Q3', expected: 'A3' }] })).addExamples).toMatchObject({ dataset: { exampleCount: 3 } });
+    expect((await owner.data(AddExamplesDocument, { datasetId: golden.id, examples: [{ input: 'Q3', expected: 'A3' }] })).addExamples).toMatchObject({
+      dataset: { exampleCount: 3 },
+    });
     expect((await stranger.data(DatasetsDocument)).datasets.edges).toEqual([]);
     expect((await stranger.data(DeleteDatasetDocument, { id: golden.id })).deleteDataset).toMatchObject({ code: 'NOT_FOUND' });
     expect((await owner.data(DeleteDatasetDocument, { id: golden.id })).deleteDataset).toMatchObject({ dataset: { name: 'golden' } });

@@ -87,7 +87,9 @@ function refused(res: GraphQLResponse<unknown>, roots: number): boolean {
   const data = res.body.data as Record<string, unknown> | null | undefined;
   if (!data) return true;
   const values = Object.values(data);
-  return values.length === roots && values.every((v) => v === null || (typeof v === 'object' && String((v as { __typename?: string }).__typename).endsWith('Error')));
+  return (
+    values.length === roots && values.every((v) => v === null || (typeof v === 'object' && String((v as { __typename?: string }).__typename).endsWith('Error')))
+  );
 }
 
 const seeded = (offset: number): Random => seededRandom(SEED + offset);
@@ -133,7 +135,11 @@ describe(`fuzz (seed ${SEED})`, () => {
     const before = await countsOf(fuzzer);
     for (let i = 0; i < 150; i++) {
       const query = randomRemQuery(random);
-      const res = await postGraphQL(server.url, { query: 'query($q: String!) { remQuery(query: $q) { mode truncated hits { key } } }', variables: { q: query } }, fuzzer.headers);
+      const res = await postGraphQL(
+        server.url,
+        { query: 'query($q: String!) { remQuery(query: $q) { mode truncated hits { key } } }', variables: { q: query } },
+        fuzzer.headers,
+      );
       expectClean(`REM #${i} seed ${SEED}: ${JSON.stringify(query)}`, res, query);
     }
     expect(await countsOf(fuzzer)).toEqual(before);
@@ -150,7 +156,40 @@ describe(`fuzz (seed ${SEED})`, () => {
   });
 });
 
-const YAML_NOISE = [':', ': :', '-', '- - -', '&a', '*a', '*nope', '\t', '{', '}', '[', ']', '"', "'", '\u0000', '!!binary', '!!python/object:os.system', '<<: *a', '%YAML 9.9', '---', '...', '#', '|', '>', '? ', '@', '`', '\ufeff', 'tools: 7', 'name: [1, 2]', 'max_iterations: -1', 'max_iterations: 1e309'];
+const YAML_NOISE = [
+  ':',
+  ': :',
+  '-',
+  '- - -',
+  '&a',
+  '*a',
+  '*nope',
+  '\t',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  "'",
+  '\u0000',
+  '!!binary',
+  '!!python/object:os.system',
+  '<<: *a',
+  '%YAML 9.9',
+  '---',
+  '...',
+  '#',
+  '|',
+  '>',
+  '? ',
+  '@',
+  '`',
+  '\ufeff',
+  'tools: 7',
+  'name: [1, 2]',
+  'max_iterations: -1',
+  'max_iterations: 1e309',
+];
 
 function mangleYaml(source: string, random: Random): string {
   let text = source;
@@ -172,7 +211,10 @@ function mangleYaml(source: string, random: Random): string {
         break;
       }
       case 3:
-        text = text.split('\n').map((l) => (random.chance(0.2) ? `  ${l}` : l)).join('\n');
+        text = text
+          .split('\n')
+          .map((l) => (random.chance(0.2) ? `  ${l}` : l))
+          .join('\n');
         break;
       case 4:
         text = `${text}\nextra: ${'['.repeat(random.int(2000))}${']'.repeat(random.int(2000))}\n`;
@@ -185,14 +227,60 @@ function mangleYaml(source: string, random: Random): string {
 }
 
 const REM_TOKENS = [
-  'LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE', 'SQL', 'FROM', 'TYPE', 'DEPTH', 'LIMIT', 'THRESHOLD', 'MIN_SIMILARITY',
-  '"sarah-chen"', "'bystander-secret'", '"', "'", ',', ';', '0', '0.5', '-1', '1e308', '999999999', 'entities', 'resources', 'moments', 'nope',
-  '"\\q"', '"\\n"', '\\', '(', ')', '*', '--', '/*', 'NULL', '"' + 'k'.repeat(300) + '"',
+  'LOOKUP',
+  'FUZZY',
+  'SEARCH',
+  'TRAVERSE',
+  'SQL',
+  'FROM',
+  'TYPE',
+  'DEPTH',
+  'LIMIT',
+  'THRESHOLD',
+  'MIN_SIMILARITY',
+  '"sarah-chen"',
+  "'bystander-secret'",
+  '"',
+  "'",
+  ',',
+  ';',
+  '0',
+  '0.5',
+  '-1',
+  '1e308',
+  '999999999',
+  'entities',
+  'resources',
+  'moments',
+  'nope',
+  '"\\q"',
+  '"\\n"',
+  '\\',
+  '(',
+  ')',
+  '*',
+  '--',
+  '/*',
+  'NULL',
+  '"' + 'k'.repeat(300) + '"',
 ];
 const SQL_TAILS = [
-  'SELECT key FROM entities LIMIT 5', 'SELECT * FROM entities WHERE', 'SELECT count(*) FROM moments', 'DELETE FROM entities', 'UPDATE entities SET name = 1',
-  'INSERT INTO sessions DEFAULT VALUES', 'DROP TABLE entities', 'SET ROLE postgres', 'SELECT * FROM sessions', 'SELECT * FROM pg_shadow', "SELECT current_setting('is_superuser')",
-  'SELECT key FROM entities UNION SELECT name FROM agents', 'SELECT 1; DROP TABLE turns', "COPY entities TO '/tmp/x'", 'SELECT', 'WITH x AS (SELECT 1) SELECT * FROM x',
+  'SELECT key FROM entities LIMIT 5',
+  'SELECT * FROM entities WHERE',
+  'SELECT count(*) FROM moments',
+  'DELETE FROM entities',
+  'UPDATE entities SET name = 1',
+  'INSERT INTO sessions DEFAULT VALUES',
+  'DROP TABLE entities',
+  'SET ROLE postgres',
+  'SELECT * FROM sessions',
+  'SELECT * FROM pg_shadow',
+  "SELECT current_setting('is_superuser')",
+  'SELECT key FROM entities UNION SELECT name FROM agents',
+  'SELECT 1; DROP TABLE turns',
+  "COPY entities TO '/tmp/x'",
+  'SELECT',
+  'WITH x AS (SELECT 1) SELECT * FROM x',
 ];
 
 function randomRemQuery(random: Random): string {

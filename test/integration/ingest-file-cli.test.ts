@@ -19,7 +19,11 @@ async function handbookFile(): Promise<string> {
   return file;
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 describe('remgraph ingest_file', () => {
   it('ingests a file as the given user, searchable through the API; the same file again is unchanged; bad input exits non-zero with a message', async () => {
@@ -49,7 +53,11 @@ describe('remgraph ingest_file', () => {
 
     const server = await startTestServer(database);
     try {
-      const hits = (await caller(server.url, { 'x-user-id': user, 'x-tenant-id': tenant }).data(RemQueryDocument, { query: 'SEARCH "flights need approval from Sarah Chen" FROM resources LIMIT 1' })).remQuery.hits;
+      const hits = (
+        await caller(server.url, { 'x-user-id': user, 'x-tenant-id': tenant }).data(RemQueryDocument, {
+          query: 'SEARCH "flights need approval from Sarah Chen" FROM resources LIMIT 1',
+        })
+      ).remQuery.hits;
       expect(hits.map((h) => h.key)).toEqual(['travel-policy-chunk-2']);
     } finally {
       await server.stop();
@@ -64,7 +72,10 @@ describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', 
     const user = { 'x-user-id': `u-${randomUUID()}`, 'x-tenant-id': `t-${randomUUID()}` };
     const server = await spawnServer({ DATA_DIR: dataDir });
     try {
-      const refused = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
+      const refused = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], {
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+      }).exit;
       expect(refused.code).toBe(1);
       expect(refused.stderr.trim()).toBe(`the database in ${dataDir} is in use by remgraph (pid ${server.proc.pid}): stop it, or use the API (ingestFile)`);
       expect(refused.stdout).toBe('');
@@ -75,7 +86,8 @@ describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', 
     }
     // Released when the server stopped: the command now runs.
     expect(await exists(join(dataDir, LOCK_FILE))).toBe(false);
-    const ran = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
+    const ran = await runCli(['ingest_file', file, '--user', user['x-user-id'], '--tenant', user['x-tenant-id']], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+      .exit;
     expect([ran.code, ran.stderr]).toEqual([0, '']);
   });
 
@@ -126,12 +138,20 @@ describe('ingest_file writes a file in one transaction', () => {
     };
     let check!: Awaited<ReturnType<typeof openDatabase>>;
     try {
-      const failed = await runCli(['ingest_file', await handbookFile(), '--user', 'alice', '--tenant', tenant], { ...env, LOG_LEVEL: 'silent', INGEST_CHUNK_CHARS: '200' }).exit;
+      const failed = await runCli(['ingest_file', await handbookFile(), '--user', 'alice', '--tenant', tenant], {
+        ...env,
+        LOG_LEVEL: 'silent',
+        INGEST_CHUNK_CHARS: '200',
+      }).exit;
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain('refused');
       expect(failed.stdout).toBe('');
       check = await openDatabase(settings);
-      expect({ resources: await count('resources'), kv_store: await count('kv_store'), embeddings: await count('embeddings') }).toEqual({ resources: 0, kv_store: 0, embeddings: 0 });
+      expect({ resources: await count('resources'), kv_store: await count('kv_store'), embeddings: await count('embeddings') }).toEqual({
+        resources: 0,
+        kv_store: 0,
+        embeddings: 0,
+      });
     } finally {
       check ??= await openDatabase(settings);
       await check.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS ${refuse} ON embeddings`);

@@ -16,7 +16,12 @@ afterAll(async () => {
 });
 
 /** A GraphQL multipart request (the spec yoga implements), as a browser or curl sends it. */
-async function upload(user: Caller, file: { name: string; bytes: Uint8Array | string; type?: string }, variables: { key?: string; tags?: string[]; progressId?: string } = {}, csrf = true) {
+async function upload(
+  user: Caller,
+  file: { name: string; bytes: Uint8Array | string; type?: string },
+  variables: { key?: string; tags?: string[]; progressId?: string } = {},
+  csrf = true,
+) {
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: print(IngestFileDocument), variables: { file: null, ...variables } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
@@ -63,7 +68,13 @@ describe('ingestFile (GraphQL multipart)', () => {
     expect(result).toMatchObject({
       chunks: 3,
       unchanged: false,
-      resource: { key: 'expenses-handbook', name: 'Expenses Handbook.md', category: 'file', tags: ['policy'], metadata: { format: 'markdown', chunks: 3, bytes: Buffer.byteLength(HANDBOOK) } },
+      resource: {
+        key: 'expenses-handbook',
+        name: 'Expenses Handbook.md',
+        category: 'file',
+        tags: ['policy'],
+        metadata: { format: 'markdown', chunks: 3, bytes: Buffer.byteLength(HANDBOOK) },
+      },
     });
     expect(result.contentHash).toMatch(/^[0-9a-f]{64}$/);
     const chunks = await chunkRows(user, 'expenses-handbook');
@@ -143,7 +154,11 @@ describe('ingestFile (GraphQL multipart)', () => {
 
   it('reads PDF pages', async () => {
     const user = newUser(server.url);
-    const result = await ingested(user, { name: 'report.pdf', bytes: pdfOf(['Quarterly revenue grew by ten percent', 'Headcount stayed at forty people']), type: 'application/pdf' });
+    const result = await ingested(user, {
+      name: 'report.pdf',
+      bytes: pdfOf(['Quarterly revenue grew by ten percent', 'Headcount stayed at forty people']),
+      type: 'application/pdf',
+    });
     expect(result).toMatchObject({ chunks: 2, resource: { metadata: { format: 'pdf' } } });
     const chunks = await chunkRows(user, 'report');
     expect(chunks.map((c) => [c.name, c.content])).toEqual([
@@ -160,15 +175,36 @@ describe('ingestFile (GraphQL multipart)', () => {
       expect(res.status).toBe(200);
       return res.body.data!.ingestFile;
     };
-    expect(await failure({ name: 'tool.exe', bytes: 'MZ', type: 'application/octet-stream' })).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED', message: expect.stringMatching(/^tool\.exe: unsupported file type/) });
-    expect(await failure({ name: 'notes.txt', bytes: new Uint8Array([0x68, 0x69, 0x00, 0xff]) })).toMatchObject({ __typename: 'ValidationError', message: 'file: not valid UTF-8 text' });
-    expect(await failure({ name: 'notes.txt', bytes: 'a\u0000b' })).toMatchObject({ __typename: 'ValidationError', message: 'file: binary content (NUL bytes) in a text file' });
-    expect(await failure({ name: 'broken.pdf', bytes: '%PDF-1.4 garbage' })).toMatchObject({ __typename: 'ValidationError', message: 'file: the PDF could not be read' });
+    expect(await failure({ name: 'tool.exe', bytes: 'MZ', type: 'application/octet-stream' })).toMatchObject({
+      __typename: 'ValidationError',
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/^tool\.exe: unsupported file type/),
+    });
+    expect(await failure({ name: 'notes.txt', bytes: new Uint8Array([0x68, 0x69, 0x00, 0xff]) })).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'file: not valid UTF-8 text',
+    });
+    expect(await failure({ name: 'notes.txt', bytes: 'a\u0000b' })).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'file: binary content (NUL bytes) in a text file',
+    });
+    expect(await failure({ name: 'broken.pdf', bytes: '%PDF-1.4 garbage' })).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'file: the PDF could not be read',
+    });
     expect(await failure({ name: 'fake.pdf', bytes: 'hello' })).toMatchObject({ __typename: 'ValidationError', message: 'file: not a PDF (no %PDF- header)' });
     expect(await failure({ name: 'empty.md', bytes: '' })).toMatchObject({ __typename: 'ValidationError', message: 'file: empty' });
-    expect(await failure({ name: 'blank.md', bytes: '# Title only\n\n' })).toMatchObject({ __typename: 'ValidationError', message: 'file: no text found in it' });
+    expect(await failure({ name: 'blank.md', bytes: '# Title only\n\n' })).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'file: no text found in it',
+    });
     expect(await failure({ name: 'x.md', bytes: 'text' }, { key: '!!!' })).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['key'] }] });
-    expect(await failure({ name: 'big.txt', bytes: 'x '.repeat(MAX_FILE) })).toMatchObject({ __typename: 'PayloadTooLargeError', code: 'PAYLOAD_TOO_LARGE', limit: MAX_FILE, message: `File exceeds ${MAX_FILE} bytes` });
+    expect(await failure({ name: 'big.txt', bytes: 'x '.repeat(MAX_FILE) })).toMatchObject({
+      __typename: 'PayloadTooLargeError',
+      code: 'PAYLOAD_TOO_LARGE',
+      limit: MAX_FILE,
+      message: `File exceeds ${MAX_FILE} bytes`,
+    });
 
     // Beyond MAX_REQUEST_BYTES + INGEST_MAX_FILE_BYTES the request itself is refused before it is read.
     const huge = await upload(user, { name: 'huge.txt', bytes: 'x'.repeat(1_048_576 + MAX_FILE + 10) });
@@ -201,7 +237,10 @@ describe('ingestFile (GraphQL multipart)', () => {
       const bad = follow('upload-2');
       await settle();
       await upload(user, { name: 'broken.pdf', bytes: '%PDF-1.4 garbage' }, { progressId: 'upload-2' });
-      expect(await bad.events()).toEqual([{ stage: 'EXTRACTING', chunks: null }, { stage: 'FAILED', chunks: null }]);
+      expect(await bad.events()).toEqual([
+        { stage: 'EXTRACTING', chunks: null },
+        { stage: 'FAILED', chunks: null },
+      ]);
     } finally {
       await client.dispose();
     }

@@ -27,7 +27,14 @@ describe('server process', () => {
     const server = await start(await backendEnv());
     const base = server.url.replace(/\/graphql$/, '');
     // The start-up line leads with the chat app's address, the one to open.
-    expect(JSON.parse(server.output().split('\n').find((line) => line.includes('listening on'))!).msg).toMatch(new RegExp(`^chat app: ${base}/ · remgraph listening on ${server.url} `));
+    expect(
+      JSON.parse(
+        server
+          .output()
+          .split('\n')
+          .find((line) => line.includes('listening on'))!,
+      ).msg,
+    ).toMatch(new RegExp(`^chat app: ${base}/ · remgraph listening on ${server.url} `));
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
@@ -48,7 +55,10 @@ describe('server process', () => {
     const client = wsClient(server.url, alice.headers);
     const closed = new Promise<number>((resolve) => client.on('closed', (event) => resolve((event as { code: number }).code)));
     const sub = collect(client, SessionUpdatedDocument, { sessionId: created.createSession.session.id });
-    const ended = sub.done.then(() => 'completed', (error: unknown) => error);
+    const ended = sub.done.then(
+      () => 'completed',
+      (error: unknown) => error,
+    );
     await new Promise<void>((resolve) => client.on('connected', () => resolve()));
 
     expect(await server.stop('SIGTERM')).toBe(0);

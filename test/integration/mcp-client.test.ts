@@ -45,7 +45,9 @@ async function weatherUser(): Promise<Caller> {
 }
 
 const toolResults = (events: Awaited<ReturnType<typeof chat>>['events']) =>
-  events.filter((e): e is Extract<typeof e, { __typename: 'ToolResultEvent' }> => e.__typename === 'ToolResultEvent').map((e) => ({ name: e.name, result: e.result, isError: e.isError }));
+  events
+    .filter((e): e is Extract<typeof e, { __typename: 'ToolResultEvent' }> => e.__typename === 'ToolResultEvent')
+    .map((e) => ({ name: e.name, result: e.result, isError: e.isError }));
 
 describe('MCP tools (a stdio server process)', () => {
   it('sends the server’s listed tools with the agent’s notes appended, and runs a call', async () => {
@@ -59,12 +61,20 @@ describe('MCP tools (a stdio server process)', () => {
     expect(specs[0]).toEqual({
       name: 'get_weather',
       description: 'Current weather for a city.\n\nAlways give the temperature in Celsius.',
-      parameters: expect.objectContaining({ type: 'object', properties: { city: { type: 'string', minLength: 1, description: 'City name' } }, required: ['city'] }),
+      parameters: expect.objectContaining({
+        type: 'object',
+        properties: { city: { type: 'string', minLength: 1, description: 'City name' } },
+        required: ['city'],
+      }),
     });
 
     expect(shape(events)).toEqual(['tool_call', 'tool_result', 'content*', 'final']);
     expect(toolResults(events)).toEqual([{ name: 'get_weather', result: expect.stringMatching(/^Sunny, 21 °C in Lisbon \(pid \d+\)$/), isError: false }]);
-    expect(env.fake.chatRequests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'w1', content: expect.stringContaining('Sunny, 21 °C in Lisbon') });
+    expect(env.fake.chatRequests[1]!.body.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'w1',
+      content: expect.stringContaining('Sunny, 21 °C in Lisbon'),
+    });
     expect(turn.status).toBe('COMPLETED');
   });
 
@@ -130,7 +140,11 @@ describe('MCP tools (a stdio server process)', () => {
     const again = await chat(env.server.url, user, { content: 'Crash it', agent: 'weather-agent' });
     const [before, crash, after] = toolResults(again.events);
     // The call in flight when the process died fails; the next one starts the server again.
-    expect(crash).toEqual({ name: 'crash', result: { error: 'crash (MCP server weather) failed: MCP error -32000: Connection closed', code: 'TOOL_FAILED' }, isError: true });
+    expect(crash).toEqual({
+      name: 'crash',
+      result: { error: 'crash (MCP server weather) failed: MCP error -32000: Connection closed', code: 'TOOL_FAILED' },
+      isError: true,
+    });
     const pid = (r: typeof before) => /\(pid (\d+)\)/.exec(String(r!.result))![1];
     expect(after, JSON.stringify(after)).toMatchObject({ isError: false });
     expect(pid(after)).not.toBe(pid(before));

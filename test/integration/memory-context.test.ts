@@ -3,14 +3,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { chat, followTurn, GATED_AGENT, registerAgent, send, untilPaused, useAgentServer, type Event } from '../support/agents.js';
-import { AppendMessagesDocument, ApprovalsDocument, DecideApprovalDocument, TurnDocument, TurnRecordDocument, TurnTreeDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import {
+  AppendMessagesDocument,
+  ApprovalsDocument,
+  DecideApprovalDocument,
+  TurnDocument,
+  TurnRecordDocument,
+  TurnTreeDocument,
+  UpsertEntityDocument,
+} from '../generated/graphql.js';
 
 const env = useAgentServer();
 
 /** What the model was sent in the `i`th chat request, as role: content lines. */
 const sentTo = (i: number): { role: string; content: string }[] => env.fake.chatRequests[i]!.body.messages;
 
-const approvalsOf = (events: Event[]) => events.filter((e): e is Extract<Event, { __typename: 'ApprovalNeededEvent' }> => e.__typename === 'ApprovalNeededEvent');
+const approvalsOf = (events: Event[]) =>
+  events.filter((e): e is Extract<Event, { __typename: 'ApprovalNeededEvent' }> => e.__typename === 'ApprovalNeededEvent');
 const lastSeq = (events: Event[]) => (events.at(-1) as { seq: number }).seq;
 
 async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
@@ -59,7 +68,10 @@ describe('memory and context', () => {
     const third = await chat(env.server.url, user, { content: 'Third', sessionId });
 
     for (const i of [0, 1, 2]) {
-      expect(sentTo(i).filter((m) => m.content?.includes('Likes tea.')), `call ${i}`).toHaveLength(1);
+      expect(
+        sentTo(i).filter((m) => m.content?.includes('Likes tea.')),
+        `call ${i}`,
+      ).toHaveLength(1);
     }
     const rows = (await user.data(TurnRecordDocument, { id: third.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
     expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
@@ -133,11 +145,17 @@ describe('memory and context', () => {
 
   it('applies request_limit and total_tokens_limit per agent run: a child’s usage does not count against its parent’s limits', async () => {
     const user = newUser(env.server.url);
-    await registerAgent(user, 'name: lboss\ndescription: You delegate.\ntools:\n  - name: ask_agent\nlimits:\n  request_limit: 2\n  total_tokens_limit: 1000\n');
+    await registerAgent(
+      user,
+      'name: lboss\ndescription: You delegate.\ntools:\n  - name: ask_agent\nlimits:\n  request_limit: 2\n  total_tokens_limit: 1000\n',
+    );
     await registerAgent(user, 'name: lworker\ndescription: You work.\ntools:\n  - name: action\nlimits:\n  request_limit: 2\n');
     const note = (id: string) => ({ toolCalls: [{ id, name: 'action', arguments: { type: 'note' } }], usage: { prompt_tokens: 600, completion_tokens: 10 } });
     env.fake.enqueue(
-      { toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'lworker', input_text: 'work' } }], usage: { prompt_tokens: 10, completion_tokens: 5 } },
+      {
+        toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'lworker', input_text: 'work' } }],
+        usage: { prompt_tokens: 10, completion_tokens: 5 },
+      },
       note('n1'),
       note('n2'),
       { text: 'Done.', usage: { prompt_tokens: 10, completion_tokens: 5 } },
@@ -145,7 +163,12 @@ describe('memory and context', () => {
     const { events, turn } = await chat(env.server.url, user, { content: 'get it done', agent: 'lboss' });
 
     // The parent made 2 calls and used 30 tokens of its own; the tree's usage still adds the child's.
-    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Done.', usage: { requests: 4, inputTokens: 1220, outputTokens: 30 } });
+    expect(events.at(-1)).toMatchObject({
+      __typename: 'FinalEvent',
+      status: 'COMPLETED',
+      content: 'Done.',
+      usage: { requests: 4, inputTokens: 1220, outputTokens: 30 },
+    });
     const tree = (await user.data(TurnTreeDocument, { id: turn.id })).turn!;
     expect(tree.children).toMatchObject([{ agent: 'lworker', status: 'MAX_ITERATIONS', usage: { requests: 2 } }]);
   });

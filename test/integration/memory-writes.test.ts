@@ -37,32 +37,64 @@ describe('save_memory', () => {
       {
         toolCalls: [
           { id: 's1', name: 'save_memory', arguments: sarah },
-          { id: 's2', name: 'save_memory', arguments: { kind: 'moment', key: 'budget call 2026-02', summary: 'Sarah approved the Q3 budget', starts_at: '2026-02-03T10:00:00Z', edges: [{ dst: 'sarah-chen', rel_type: 'involves' }] } },
+          {
+            id: 's2',
+            name: 'save_memory',
+            arguments: {
+              kind: 'moment',
+              key: 'budget call 2026-02',
+              summary: 'Sarah approved the Q3 budget',
+              starts_at: '2026-02-03T10:00:00Z',
+              edges: [{ dst: 'sarah-chen', rel_type: 'involves' }],
+            },
+          },
         ],
       },
       { text: 'Saved.' },
     );
-    const { sent, events } = await chat(env.server.url, user, { content: 'Remember: Sarah Chen runs finance at Acme; she approved the Q3 budget on Feb 3.', agent: 'note-taker' });
+    const { sent, events } = await chat(env.server.url, user, {
+      content: 'Remember: Sarah Chen runs finance at Acme; she approved the Q3 budget on Feb 3.',
+      agent: 'note-taker',
+    });
     expect(shape(events)).toEqual(['tool_call', 'tool_call', 'tool_result', 'tool_result', 'content*', 'final']);
     expect(events[2]).toMatchObject({ isError: false, result: { saved: { kind: 'entity', key: 'sarah-chen' }, edges: 1 } });
     expect(events[3]).toMatchObject({ isError: false, result: { saved: { kind: 'moment', key: 'budget-call-2026-02' }, edges: 1 } });
 
     const { turn } = await user.data(TurnMemoryWritesDocument, { id: sent.turn.id });
     expect(turn!.memoryWrites.entities).toEqual([
-      { key: 'sarah-chen', name: 'Sarah Chen', entityType: 'person', graphEdges: [{ dst: 'acme-corp', relType: 'works_at', weight: 0.9 }], sourceTurn: { id: sent.turn.id } },
+      {
+        key: 'sarah-chen',
+        name: 'Sarah Chen',
+        entityType: 'person',
+        graphEdges: [{ dst: 'acme-corp', relType: 'works_at', weight: 0.9 }],
+        sourceTurn: { id: sent.turn.id },
+      },
     ]);
     expect(turn!.memoryWrites.moments).toEqual([
-      { key: 'budget-call-2026-02', summary: 'Sarah approved the Q3 budget', startsAt: '2026-02-03T10:00:00.000Z', sessionId: sent.session.id, graphEdges: [{ dst: 'sarah-chen', relType: 'involves' }], sourceTurn: { id: sent.turn.id } },
+      {
+        key: 'budget-call-2026-02',
+        summary: 'Sarah approved the Q3 budget',
+        startsAt: '2026-02-03T10:00:00.000Z',
+        sessionId: sent.session.id,
+        graphEdges: [{ dst: 'sarah-chen', relType: 'involves' }],
+        sourceTurn: { id: sent.turn.id },
+      },
     ]);
     expect(turn!.memoryWrites.resources).toEqual([]);
 
     // A later turn adds a relation: the earlier one stays, and the row names its new writer.
-    env.fake.enqueue({ toolCalls: [{ id: 's3', name: 'save_memory', arguments: { kind: 'entity', key: 'sarah-chen', edges: [{ dst: 'bob-lee', rel_type: 'manages' }] } }] }, { text: 'Noted.' });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 's3', name: 'save_memory', arguments: { kind: 'entity', key: 'sarah-chen', edges: [{ dst: 'bob-lee', rel_type: 'manages' }] } }] },
+      { text: 'Noted.' },
+    );
     const second = await chat(env.server.url, user, { content: 'She manages Bob Lee.', agent: 'note-taker', sessionId: sent.session.id });
     const { entity } = await user.data(EntityProvenanceDocument, { key: 'sarah-chen' });
     expect(entity).toMatchObject({
       summary: 'Head of finance',
-      graphEdges: [{ dst: 'acme-corp', relType: 'works_at' }, { dst: 'bob-lee', relType: 'manages' }],
+      graphEdges: [
+        { dst: 'acme-corp', relType: 'works_at' },
+        { dst: 'bob-lee', relType: 'manages' },
+      ],
       sourceTurn: { id: second.sent.turn.id, agent: 'note-taker' },
     });
     expect((await user.data(TurnMemoryWritesDocument, { id: sent.turn.id })).turn!.memoryWrites.entities).toEqual([]);

@@ -42,7 +42,9 @@ describe('POST /v1/chat/completions', () => {
 
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('general');
-    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello from remgraph.', refusal: null }, logprobs: null, finish_reason: 'stop' }]);
+    expect(completion.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: 'Hello from remgraph.', refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ]);
     expect(completion.usage).toEqual({ prompt_tokens: 30, completion_tokens: 4, total_tokens: 34 });
     const ext = remgraphOf(completion);
     expect(ext.status).toBe('COMPLETED');
@@ -50,14 +52,22 @@ describe('POST /v1/chat/completions', () => {
     const turn = (await user.data(TurnDocument, { id: ext.turn_id })).turn!;
     expect(turn).toMatchObject({ status: 'COMPLETED', agent: 'general', usage: { inputTokens: 30, outputTokens: 4 } });
     expect(turn.session.id).toBe(ext.session_id);
-    expect(turn.session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([['user', 'Hi!'], ['assistant', 'Hello from remgraph.']]);
+    expect(turn.session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([
+      ['user', 'Hi!'],
+      ['assistant', 'Hello from remgraph.'],
+    ]);
     expect(completion.id).toBe(`chatcmpl-${Buffer.from(ext.turn_id, 'base64').toString().split(':')[1]}`);
   });
 
   it('streams content chunks, then the finish reason, then usage; continues the session named in metadata', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ text: ['The ', 'answer ', 'is 42.'], usage: { prompt_tokens: 12, completion_tokens: 3 } });
-    const first = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'What is the answer?' }] , stream: true, stream_options: { include_usage: true } });
+    const first = await sdk(user).chat.completions.create({
+      model: 'general',
+      messages: [{ role: 'user', content: 'What is the answer?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = await streamAll(first);
 
     expect(chunks.map((c) => c.object)).toEqual(chunks.map(() => 'chat.completion.chunk'));
@@ -78,7 +88,10 @@ describe('POST /v1/chat/completions', () => {
     env.fake.enqueue({ text: 'You asked about the answer.' });
     const second = await sdk(user).chat.completions.create({
       model: 'general',
-      messages: [{ role: 'system', content: 'Answer in one sentence.' }, { role: 'user', content: 'What did I ask?' }],
+      messages: [
+        { role: 'system', content: 'Answer in one sentence.' },
+        { role: 'user', content: 'What did I ask?' },
+      ],
       metadata: { session_id: ext.session_id },
     });
     expect(remgraphOf(second).session_id).toBe(ext.session_id);
@@ -88,9 +101,19 @@ describe('POST /v1/chat/completions', () => {
       { role: 'assistant', content: 'The answer is 42.' },
       { role: 'user', content: 'What did I ask?' },
     ]);
-    expect(sent.filter((m) => m.role === 'system').map((m) => m.content).join('\n')).toContain('Answer in one sentence.');
+    expect(
+      sent
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n'),
+    ).toContain('Answer in one sentence.');
     const session = (await user.data(SessionDocument, { id: ext.session_id })).session!;
-    expect(session.messages.edges.map((e) => e.node.content)).toEqual(['What is the answer?', 'The answer is 42.', 'What did I ask?', 'You asked about the answer.']);
+    expect(session.messages.edges.map((e) => e.node.content)).toEqual([
+      'What is the answer?',
+      'The answer is 42.',
+      'What did I ask?',
+      'You asked about the answer.',
+    ]);
   });
 
   it('continues a session named by the X-Session-Id header or by `user`', async () => {
@@ -98,11 +121,18 @@ describe('POST /v1/chat/completions', () => {
     env.fake.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' });
     const first = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'first' }] });
     const sessionId = remgraphOf(first).session_id;
-    const second = await sdk(user, { 'x-session-id': sessionId }).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'second' }] });
+    const second = await sdk(user, { 'x-session-id': sessionId }).chat.completions.create({
+      model: 'general',
+      messages: [{ role: 'user', content: 'second' }],
+    });
     const rawId = Buffer.from(sessionId, 'base64').toString().split(':')[1]!;
     const third = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'third' }], user: rawId });
     expect([remgraphOf(second).session_id, remgraphOf(third).session_id]).toEqual([sessionId, sessionId]);
-    expect(env.fake.chatRequests[2]!.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first', 'second', 'third']);
+    expect(env.fake.chatRequests[2]!.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual([
+      'first',
+      'second',
+      'third',
+    ]);
   });
 
   it('keeps tool activity and child agents out of the text, and sends the delegated answer once', async () => {
@@ -113,11 +143,13 @@ describe('POST /v1/chat/completions', () => {
     env.fake.enqueue(
       { text: 'Let me check. ', toolCalls: [{ id: 'act', name: 'action', arguments: { type: 'progress', payload: { step: 1 } } }] },
       { toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'How big is Lisbon?' } }] },
-      { text: 'Child thinking out loud.' , toolCalls: [{ id: 'child-act', name: 'action', arguments: { type: 'progress' } }] },
+      { text: 'Child thinking out loud.', toolCalls: [{ id: 'child-act', name: 'action', arguments: { type: 'progress' } }] },
       { text: answer },
       { text: answer },
     );
-    const chunks = await streamAll(await sdk(user).chat.completions.create({ model: 'boss', messages: [{ role: 'user', content: 'How big is Lisbon?' }], stream: true }));
+    const chunks = await streamAll(
+      await sdk(user).chat.completions.create({ model: 'boss', messages: [{ role: 'user', content: 'How big is Lisbon?' }], stream: true }),
+    );
     // Text streamed before a tool call is the agent's own, so it stays; the child's text does not.
     expect(textOf(chunks)).toBe(`Let me check. ${answer}`);
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
@@ -128,13 +160,22 @@ describe('POST /v1/chat/completions', () => {
     const user = newUser(env.server.url);
     await registerAgent(user, GATED_AGENT);
     env.fake.enqueue({ toolCalls: [{ id: 'gated', name: 'action', arguments: { type: 'refund', payload: { amount: 30 } } }] }, { text: 'Refunded.' });
-    const chunks = await streamAll(await sdk(user).chat.completions.create({ model: 'careful', messages: [{ role: 'user', content: 'Refund order 7' }], stream: true, stream_options: { include_usage: true } }));
+    const chunks = await streamAll(
+      await sdk(user).chat.completions.create({
+        model: 'careful',
+        messages: [{ role: 'user', content: 'Refund order 7' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
 
     const last = chunks.at(-1)!;
     expect(last.choices[0]!.finish_reason).toBe('approval_required');
     const ext = remgraphOf(last);
     expect(ext.status).toBe('AWAITING_APPROVAL');
-    expect(ext.approvals).toEqual([{ id: expect.any(String), tool: 'action', arguments: { type: 'refund', payload: { amount: 30 } }, agent_path: ['careful'] }]);
+    expect(ext.approvals).toEqual([
+      { id: expect.any(String), tool: 'action', arguments: { type: 'refund', payload: { amount: 30 } }, agent_path: ['careful'] },
+    ]);
     expect(textOf(chunks)).toBe('');
 
     const decided = await user.data(DecideApprovalDocument, { id: ext.approvals![0]!.id, approve: true });
@@ -154,7 +195,9 @@ describe('POST /v1/chat/completions', () => {
     const completion = await sdk(user).chat.completions.create({ model: 'boss', messages: [{ role: 'user', content: 'Refund order 8' }] });
     expect(completion.choices[0]).toMatchObject({ finish_reason: 'approval_required', message: { content: '' } });
     expect(completion.usage).toBeNull();
-    expect(remgraphOf(completion).approvals).toEqual([{ id: expect.any(String), tool: 'action', arguments: { type: 'refund' }, agent_path: ['boss', 'careful'] }]);
+    expect(remgraphOf(completion).approvals).toEqual([
+      { id: expect.any(String), tool: 'action', arguments: { type: 'refund' }, agent_path: ['boss', 'careful'] },
+    ]);
     // Leave nothing running: reject, and let the child and the parent finish.
     env.fake.enqueue({ text: 'Not refunded.' }, { text: 'The refund was rejected.' });
     await user.data(DecideApprovalDocument, { id: remgraphOf(completion).approvals![0]!.id, approve: false });
@@ -192,9 +235,17 @@ describe('stateless clients (the whole conversation in every request, no session
       { role: 'assistant', content: 'Hello Ada!' },
       { role: 'user', content: 'What is my name?' },
     ]);
-    expect(sent.filter((m) => m.role === 'system').map((m) => m.content).join('\n')).toContain('Be brief.');
+    expect(
+      sent
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n'),
+    ).toContain('Be brief.');
     const session = (await user.data(SessionDocument, { id: remgraphOf(completion).session_id })).session!;
-    expect(session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([['user', 'What is my name?'], ['assistant', 'Your name is Ada.']]);
+    expect(session.messages.edges.map((e) => [e.node.type, e.node.content])).toEqual([
+      ['user', 'What is my name?'],
+      ['assistant', 'Your name is Ada.'],
+    ]);
   });
 
   it('passes earlier tool calls and their results on in order, and refuses a result that answers no call', async () => {
@@ -223,8 +274,16 @@ describe('stateless clients (the whole conversation in every request, no session
       { role: 'user', content: 'And now?' },
     ]);
 
-    const orphan = await refusal(sdk(user)
-      .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'nope', content: 'x' }, { role: 'user', content: 'again' }] }));
+    const orphan = await refusal(
+      sdk(user).chat.completions.create({
+        model: 'general',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'tool', tool_call_id: 'nope', content: 'x' },
+          { role: 'user', content: 'again' },
+        ],
+      }),
+    );
     expect(orphan).toBeInstanceOf(OpenAI.BadRequestError);
     expect(orphan.error).toMatchObject({ param: 'messages.1.tool_call_id', code: 'VALIDATION_FAILED' });
   });
@@ -235,7 +294,11 @@ describe('stateless clients (the whole conversation in every request, no session
     const first = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'First question' }] });
     await sdk(user).chat.completions.create({
       model: 'general',
-      messages: [{ role: 'user', content: 'A copy the client changed' }, { role: 'assistant', content: 'Edited.' }, { role: 'user', content: 'Second question' }],
+      messages: [
+        { role: 'user', content: 'A copy the client changed' },
+        { role: 'assistant', content: 'Edited.' },
+        { role: 'user', content: 'Second question' },
+      ],
       metadata: { session_id: remgraphOf(first).session_id },
     });
     const sent = (env.fake.chatRequests[1]!.body.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system');
@@ -250,8 +313,24 @@ describe('request parameters', () => {
     const user = newUser(env.server.url);
     await registerAgent(user, CAPPED);
     env.fake.enqueue({ text: 'one' }, { text: 'two' });
-    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], temperature: 0.3, top_p: 0.9, stop: 'END', seed: 42, max_tokens: 5000 });
-    await streamAll(await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], stop: ['A', 'B'], max_completion_tokens: 40, stream: true }));
+    await sdk(user).chat.completions.create({
+      model: 'capped',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.3,
+      top_p: 0.9,
+      stop: 'END',
+      seed: 42,
+      max_tokens: 5000,
+    });
+    await streamAll(
+      await sdk(user).chat.completions.create({
+        model: 'capped',
+        messages: [{ role: 'user', content: 'hi' }],
+        stop: ['A', 'B'],
+        max_completion_tokens: 40,
+        stream: true,
+      }),
+    );
 
     const [first, second] = env.fake.chatRequests.map((r) => r.body);
     expect(first).toMatchObject({ temperature: 0.3, top_p: 0.9, stop: ['END'], seed: 42, max_tokens: 100 });
@@ -271,17 +350,27 @@ describe('request parameters', () => {
     await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action')] });
     expect(env.fake.chatRequests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
 
-    const refused = await refusal(sdk(user)
-      .chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action'), fn('get_weather')] }));
+    const refused = await refusal(
+      sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action'), fn('get_weather')] }),
+    );
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(refused.error).toEqual({ message: 'tools.1.function.name: agent capped does not declare tool "get_weather"', type: 'invalid_request_error', param: 'tools.1.function.name', code: 'VALIDATION_FAILED' });
+    expect(refused.error).toEqual({
+      message: 'tools.1.function.name: agent capped does not declare tool "get_weather"',
+      type: 'invalid_request_error',
+      param: 'tools.1.function.name',
+      code: 'VALIDATION_FAILED',
+    });
     expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(1);
   });
 
   it('answers in a JSON object for json_object', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ json: { city: 'Lisbon' } });
-    const completion = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Reply in JSON: which city?' }], response_format: { type: 'json_object' } });
+    const completion = await sdk(user).chat.completions.create({
+      model: 'general',
+      messages: [{ role: 'user', content: 'Reply in JSON: which city?' }],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: 'Lisbon' });
     expect(env.fake.chatRequests[0]!.body.response_format).toEqual({ type: 'json_object' });
   });
@@ -291,7 +380,9 @@ describe('request parameters', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
     const response_format = { type: 'json_schema' as const, json_schema: { name: 'place', schema, strict: true } };
     env.fake.enqueue({ text: 'Lisbon, of course.' }, { json: { city: 'Lisbon' } });
-    const chunks = await streamAll(await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format, stream: true }));
+    const chunks = await streamAll(
+      await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format, stream: true }),
+    );
     expect(textOf(chunks)).toBe('{"city":"Lisbon"}');
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
     const [asked, repair] = env.fake.chatRequests.map((r) => r.body);
@@ -299,12 +390,22 @@ describe('request parameters', () => {
     expect(repair.messages.at(-1).content).toMatch(/^Your previous reply did not match the required JSON Schema:\n- not valid JSON/);
 
     env.fake.enqueue({ json: { town: 'Porto' } }, { json: { town: 'Porto' } });
-    const failed = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format }));
+    const failed = await refusal(
+      sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format }),
+    );
     expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
-    expect(failed.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('did not match the requested response_format after one repair') });
+    expect(failed.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('did not match the requested response_format after one repair'),
+    });
 
-    const bad = await refusal(sdk(user)
-      .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'nope' } } } }));
+    const bad = await refusal(
+      sdk(user).chat.completions.create({
+        model: 'general',
+        messages: [{ role: 'user', content: 'hi' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'nope' } } },
+      }),
+    );
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
     expect(bad.error).toMatchObject({ param: 'response_format.json_schema.schema', code: 'VALIDATION_FAILED' });
   });
@@ -329,11 +430,14 @@ describe('finish reasons', () => {
     const partial = { text: ['Partial ', 'answer'], stallAfterChunks: 2 };
     env.fake.enqueue(partial, partial);
 
-    const { data: stream, response } = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'long story' }], stream: true }).withResponse();
+    const { data: stream, response } = await sdk(user)
+      .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'long story' }], stream: true })
+      .withResponse();
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) {
       chunks.push(chunk);
-      if (chunk.choices[0]?.delta.content === 'Partial ') expect((await user.data(CancelTurnDocument, { id: response.headers.get('x-turn-id')! })).cancelTurn.__typename).toBe('CancelTurnSuccess');
+      if (chunk.choices[0]?.delta.content === 'Partial ')
+        expect((await user.data(CancelTurnDocument, { id: response.headers.get('x-turn-id')! })).cancelTurn.__typename).toBe('CancelTurnSuccess');
     }
     expect(textOf(chunks)).toBe('Partial ');
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
@@ -359,7 +463,13 @@ describe('quotas', () => {
   it('answers a turn over the caller’s quota with 429 and Retry-After in seconds', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ text: ['Busy'], hang: true }, { text: ['Busy'], hang: true });
-    const busy = await Promise.all([1, 2].map(() => sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'take your time' }], stream: true }).withResponse()));
+    const busy = await Promise.all(
+      [1, 2].map(() =>
+        sdk(user)
+          .chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'take your time' }], stream: true })
+          .withResponse(),
+      ),
+    );
     await env.fake.waitForRequests(2, 60_000, 'chat/completions');
 
     const refused = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'one more' }] }));
@@ -381,20 +491,37 @@ describe('errors as OpenAI error bodies', () => {
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
     expect(unknown.error).toEqual({ message: 'Agent "nobody" not found', type: 'not_found_error', param: null, code: 'NOT_FOUND' });
 
-    const notUser = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }));
+    const notUser = await refusal(
+      client.chat.completions.create({
+        model: 'general',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+      }),
+    );
     expect(notUser).toBeInstanceOf(OpenAI.BadRequestError);
     expect(notUser.error).toMatchObject({ type: 'invalid_request_error', param: 'messages.1.role', code: 'VALIDATION_FAILED' });
 
-    const image = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }));
+    const image = await refusal(
+      client.chat.completions.create({
+        model: 'general',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
+      }),
+    );
     expect(image.error).toMatchObject({ param: 'messages.0.content.0.type', code: 'VALIDATION_FAILED' });
 
-    const badSession = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: 'nope' } }));
+    const badSession = await refusal(
+      client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: 'nope' } }),
+    );
     expect(badSession.error).toMatchObject({ param: 'metadata.session_id', code: 'VALIDATION_FAILED' });
 
     const other = newUser(env.server.url);
     env.fake.enqueue({ text: 'mine' });
     const theirs = remgraphOf(await sdk(other).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'private' }] })).session_id;
-    const foreign = await refusal(client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: theirs } }));
+    const foreign = await refusal(
+      client.chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: theirs } }),
+    );
     expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
     expect(foreign.error).toMatchObject({ message: 'Session not found', code: 'NOT_FOUND' });
 
@@ -405,15 +532,29 @@ describe('errors as OpenAI error bodies', () => {
   it('answers malformed JSON, a non-JSON body, a foreign origin, a wrong method and an oversized body without a stack trace', async () => {
     const base = env.server.url.replace(/\/graphql$/, '/v1');
     const user = newUser(env.server.url);
-    const bad = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json' }, body: '{"model":' });
+    const bad = await fetch(`${base}/chat/completions`, {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      body: '{"model":',
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { message: 'The request body is not valid JSON', type: 'invalid_request_error', param: null, code: 'VALIDATION_FAILED' } });
+    expect(await bad.json()).toEqual({
+      error: { message: 'The request body is not valid JSON', type: 'invalid_request_error', param: null, code: 'VALIDATION_FAILED' },
+    });
 
-    const plain = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'text/plain' }, body: '{"model":"general","messages":[{"role":"user","content":"hi"}]}' });
+    const plain = await fetch(`${base}/chat/completions`, {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'text/plain' },
+      body: '{"model":"general","messages":[{"role":"user","content":"hi"}]}',
+    });
     // A body any web page could send without a preflight is refused like a foreign origin.
     expect(plain.status).toBe(403);
     expect((await plain.json()).error).toMatchObject({ message: 'Send the body as JSON (content-type: application/json)', code: 'FORBIDDEN' });
-    const foreign = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{}' });
+    const foreign = await fetch(`${base}/chat/completions`, {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: '{}',
+    });
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).error).toMatchObject({ message: 'Origin not allowed (CORS_ORIGINS)', code: 'FORBIDDEN' });
 
@@ -421,7 +562,11 @@ describe('errors as OpenAI error bodies', () => {
     expect(get.status).toBe(405);
     expect((await get.json()).error.code).toBe('METHOD_NOT_ALLOWED');
 
-    const huge = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'general', messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }) });
+    const huge = await fetch(`${base}/chat/completions`, {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'general', messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }),
+    });
     expect(huge.status).toBe(413);
     expect((await huge.json()).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
@@ -465,17 +610,28 @@ describe('with JWT auth', () => {
   it('takes the API key as the bearer token, like GraphQL, and refuses a missing or bad one with 401', async () => {
     jwtServer = await startTestServer({ AUTH_JWT_SECRET: SECRET, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: env.fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model' });
     const baseURL = jwtServer.url.replace(/\/graphql$/, '/v1');
-    const token = await new SignJWT({ sub: 'jwt-user', tenant_id: `jwt-${Date.now()}` }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ sub: 'jwt-user', tenant_id: `jwt-${Date.now()}` })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(SECRET));
 
     env.fake.enqueue({ text: 'Hello, token holder.' });
-    const ok = await new OpenAI({ baseURL, apiKey: token, maxRetries: 0 }).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }] });
+    const ok = await new OpenAI({ baseURL, apiKey: token, maxRetries: 0 }).chat.completions.create({
+      model: 'general',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(ok.choices[0]!.message.content).toBe('Hello, token holder.');
     const turn = (await caller(jwtServer.url, { authorization: `Bearer ${token}` }).data(TurnDocument, { id: remgraphOf(ok).turn_id })).turn!;
     expect(turn.status).toBe('COMPLETED');
 
     const refused = await new OpenAI({ baseURL, apiKey: 'not-a-jwt', maxRetries: 0 }).models.list().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect((refused as InstanceType<typeof OpenAI.APIError>).error).toEqual({ message: 'Invalid token', type: 'authentication_error', param: null, code: 'UNAUTHENTICATED' });
+    expect((refused as InstanceType<typeof OpenAI.APIError>).error).toEqual({
+      message: 'Invalid token',
+      type: 'authentication_error',
+      param: null,
+      code: 'UNAUTHENTICATED',
+    });
   });
 });
 

@@ -49,7 +49,11 @@ describe('operation limits', () => {
     const levels = (n: number) => 'graphEdges { target { '.repeat(n) + 'key' + ' } }'.repeat(n);
     expectLimit(await send(user, `{ entity(key: "${key}") { ${levels(4)} } }`), 'MAX_QUERY_COST');
     // Asking for 100 edges a level through a variable costs the same as a literal.
-    const viaVariable = await send(user, `query($n: Int) { entity(key: "${key}") { graphEdges(first: $n) { target { graphEdges(first: $n) { target { graphEdges(first: $n) { dst } } } } } } }`, { n: 100 });
+    const viaVariable = await send(
+      user,
+      `query($n: Int) { entity(key: "${key}") { graphEdges(first: $n) { target { graphEdges(first: $n) { target { graphEdges(first: $n) { dst } } } } } } }`,
+      { n: 100 },
+    );
     expectLimit(viaVariable, 'MAX_QUERY_COST');
     // One level is fine and returns the first 20 of the 500 edges.
     const one = await send(user, `{ entity(key: "${key}") { graphEdges { target { key } } } }`);
@@ -98,7 +102,10 @@ describe('operation limits', () => {
     const sends = Array.from({ length: 6 }, (_, i) => `s${i}: sendMessage(input: {content: "hi ${i}"}) { __typename }`).join(' ');
     expectLimit(await send(user, `mutation { ${sends} }`), 'MAX_SAME_MUTATION');
     // Spread through fragments too.
-    const spread = await send(user, `mutation { ...A ...B } fragment A on Mutation { ${sends.split(' s3:')[0]} } fragment B on Mutation { s3:${sends.split(' s3:')[1]} }`);
+    const spread = await send(
+      user,
+      `mutation { ...A ...B } fragment A on Mutation { ${sends.split(' s3:')[0]} } fragment B on Mutation { s3:${sends.split(' s3:')[1]} }`,
+    );
     expectLimit(spread, 'MAX_SAME_MUTATION');
     expect(await server.db.prisma.message.count({ where: { userId: user.headers['x-user-id'] } })).toBe(0);
     expect(await server.db.prisma.session.count({ where: { userId: user.headers['x-user-id'] } })).toBe(0);

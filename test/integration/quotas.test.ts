@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, send, useAgentServer } from '../support/agents.js';
-import { ApprovalsChangedDocument, CancelTurnDocument, CreateSessionDocument, ExtractDocument, SendMessageDocument, SessionUpdatedDocument } from '../generated/graphql.js';
+import {
+  ApprovalsChangedDocument,
+  CancelTurnDocument,
+  CreateSessionDocument,
+  ExtractDocument,
+  SendMessageDocument,
+  SessionUpdatedDocument,
+} from '../generated/graphql.js';
 
 // Ephemeral turns are dropped as soon as they end here (no retention), so the tests can show that
 // a dropped turn still counts.

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import {
-  IngestDocument,
-  NodesOfSeveralTypesDocument,
-  RemHitsWithTargetsDocument,
-  SessionTurnsWithEventsDocument,
-} from '../generated/graphql.js';
+import { IngestDocument, NodesOfSeveralTypesDocument, RemHitsWithTargetsDocument, SessionTurnsWithEventsDocument } from '../generated/graphql.js';
 import { newUser, postGraphQL } from '../support/client.js';
 import { countingGraphQL } from '../support/query-count.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -35,10 +30,25 @@ describe('read path batching (no N+1)', () => {
       const message = await prisma.message.create({ data: { sessionId: session.id, seq: i + 1, type: 'assistant', content: `answer ${i}`, ...owner } });
       const turnId = randomUUID();
       const turn = await prisma.turn.create({
-        data: { id: turnId, rootId: turnId, sessionId: session.id, agent: 'general', agentPath: ['general'], status: 'COMPLETED', finalMessageId: message.id, lastSeq: 3, ...owner },
+        data: {
+          id: turnId,
+          rootId: turnId,
+          sessionId: session.id,
+          agent: 'general',
+          agentPath: ['general'],
+          status: 'COMPLETED',
+          finalMessageId: message.id,
+          lastSeq: 3,
+          ...owner,
+        },
       });
       await prisma.turnEvent.createMany({
-        data: [1, 2, 3].map((seq) => ({ turnId: turn.id, seq, type: 'content', payload: { type: 'content', seq, turnId: turn.id, at: new Date().toISOString(), agent: 'general', depth: 0, delta: `part ${seq}` } })),
+        data: [1, 2, 3].map((seq) => ({
+          turnId: turn.id,
+          seq,
+          type: 'content',
+          payload: { type: 'content', seq, turnId: turn.id, at: new Date().toISOString(), agent: 'general', depth: 0, delta: `part ${seq}` },
+        })),
       });
     }
     const id = encodeGlobalID('Session', session.id);
@@ -75,7 +85,9 @@ describe('read path batching (no N+1)', () => {
     const shared = await prisma.entity.create({ data: { key: 'node-shared', tenantId: tenant, userId: null } });
     const moments = await Promise.all([0, 1, 2].map((i) => prisma.moment.create({ data: { key: `moment-${i}`, ...owner(alice) } })));
     const sessions = await Promise.all([0, 1, 2].map((i) => prisma.session.create({ data: { name: `s${i}`, ...owner(alice) } })));
-    const messages = await Promise.all([1, 2, 3].map((seq) => prisma.message.create({ data: { sessionId: sessions[0]!.id, seq, type: 'user', content: `m${seq}`, ...owner(alice) } })));
+    const messages = await Promise.all(
+      [1, 2, 3].map((seq) => prisma.message.create({ data: { sessionId: sessions[0]!.id, seq, type: 'user', content: `m${seq}`, ...owner(alice) } })),
+    );
     const bobs = await prisma.entity.create({ data: { key: 'node-private', ...owner(bob) } });
     const bobSession = await prisma.session.create({ data: { name: 'bob', ...owner(bob) } });
     const otherTenant = await prisma.entity.create({ data: { key: 'node-elsewhere', tenantId: `t-${randomUUID()}`, userId: owner(alice).userId } });

@@ -182,7 +182,10 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
   }
 
   for (const block of blocks) {
-    const title = `line ${block.line} (${block.lang}): ${block.code.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.slice(0, 70)}`;
+    const title = `line ${block.line} (${block.lang}): ${block.code
+      .split('\n')
+      .find((l) => l.trim() && !l.startsWith('#'))
+      ?.slice(0, 70)}`;
     if (block.skip) {
       it.skip(`${title} [skipped: ${block.skip}]`, () => {});
       continue;
@@ -190,14 +193,18 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     const run = { shell: runShell, script: runScript, graphql: runGraphql }[block.kind];
     if (block.serverStopped) {
       // The data directory has one owner: the example runs between a stop and a start, as the README says.
-      it(`${title} [server stopped: ${block.serverStopped}]`, async () => {
-        expect(await server.stop()).toBe(0);
-        try {
-          await run(block);
-        } finally {
-          server = await startServer();
-        }
-      }, EXAMPLE_TIMEOUT_MS + 420_000);
+      it(
+        `${title} [server stopped: ${block.serverStopped}]`,
+        async () => {
+          expect(await server.stop()).toBe(0);
+          try {
+            await run(block);
+          } finally {
+            server = await startServer();
+          }
+        },
+        EXAMPLE_TIMEOUT_MS + 420_000,
+      );
       continue;
     }
     it(title, () => run(block), EXAMPLE_TIMEOUT_MS + 60_000);

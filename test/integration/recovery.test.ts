@@ -153,7 +153,9 @@ describe('durability across processes', () => {
       await server.stop('SIGKILL');
       // As if it was killed a moment sooner, before letting go of the paused tree: the tree's row
       // names the killed process as its holder, with a fresh heartbeat.
-      await withDatabase(env, (db) => db.prisma.turn.update({ where: { id: decodeGlobalID(sent.turn.id).id }, data: { runner: dead, heartbeatAt: new Date() } }));
+      await withDatabase(env, (db) =>
+        db.prisma.turn.update({ where: { id: decodeGlobalID(sent.turn.id).id }, data: { runner: dead, heartbeatAt: new Date() } }),
+      );
 
       server = await start(env);
       user = caller(server.url, user.headers);

@@ -99,12 +99,17 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing Po
     watcher.on('pmessage', (_pattern: string, channel: string, message: string) => crossed.push({ channel, message }));
     const admin = new Redis(REDIS_URL!);
     // Channels and patterns subscribed to by every client of this Redis.
-    const subscriptions = async () => ((await admin.client('LIST')) as string).split('\n').reduce((n, line) => n + Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0) + Number(/ psub=(\d+)/.exec(line)?.[1] ?? 0), 0);
+    const subscriptions = async () =>
+      ((await admin.client('LIST')) as string)
+        .split('\n')
+        .reduce((n, line) => n + Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0) + Number(/ psub=(\d+)/.exec(line)?.[1] ?? 0), 0);
     try {
       await watcher.psubscribe('*');
       const before = await subscriptions();
       const client = wsClient(b.url, user.headers);
-      const session = collect(client, SessionEventsDocument, { sessionId: first.session.id }, (items) => items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'));
+      const session = collect(client, SessionEventsDocument, { sessionId: first.session.id }, (items) =>
+        items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'),
+      );
       // The subscription is in effect once B has subscribed to the session's events in Redis.
       while ((await subscriptions()) <= before) await new Promise((r) => setTimeout(r, 20));
 
@@ -115,7 +120,11 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing Po
       await client.dispose();
       const turnId = decodeGlobalID(second.turn.id).id;
       // Other suites may share this Redis: only messages carrying this turn's events count.
-      const published = () => crossed.filter(({ message }) => message.includes(turnId)).map(({ channel, message }) => ({ channel, event: JSON.parse(message) as { turnId?: string; seq?: number; type?: string } })).filter(({ event }) => event.turnId === turnId);
+      const published = () =>
+        crossed
+          .filter(({ message }) => message.includes(turnId))
+          .map(({ channel, message }) => ({ channel, event: JSON.parse(message) as { turnId?: string; seq?: number; type?: string } }))
+          .filter(({ event }) => event.turnId === turnId);
       while (!published().some(({ event }) => event.type === 'final')) await new Promise((r) => setTimeout(r, 20));
 
       expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });

@@ -42,7 +42,8 @@ async function ingest(user: Caller, items: MemoryItemInput[]) {
 /** The tenant's rows as if written before a model change (or by SQL): no vector of the configured model. */
 const dropVectors = (env: Server, tenant: string) => env.server.db.prisma.$executeRaw`DELETE FROM embeddings WHERE tenant_id = ${tenant}`;
 const vectorsOf = (env: Server, tenant: string, userId: string | null) => env.server.db.prisma.embedding.count({ where: { tenantId: tenant, userId } });
-const search = async (user: Caller, text: string) => (await user.data(RemQueryDocument, { query: `SEARCH "${text}" LIMIT 10` })).remQuery.hits.map((h) => h.key);
+const search = async (user: Caller, text: string) =>
+  (await user.data(RemQueryDocument, { query: `SEARCH "${text}" LIMIT 10` })).remQuery.hits.map((h) => h.key);
 
 /** Embeddings requests for the rows of this tenant (a job of another suite's tenant may run here too, on PostgreSQL). */
 const forTenant = (tenant: string) => (request: RecordedRequest) => JSON.stringify(request.body.input).includes(tenant);

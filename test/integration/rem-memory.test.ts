@@ -278,10 +278,7 @@ describe('changing the embedding model', () => {
   it('never mixes models in a search, and re-embedding fills in the new model on demand', async () => {
     const alice = newUser(server.url);
     await alice.data(IngestDocument, {
-      items: [
-        { entity: { key: 'zebra-facts', content: 'zebras have stripes' } },
-        { entity: { key: 'lion-facts', content: 'lions have manes' } },
-      ],
+      items: [{ entity: { key: 'zebra-facts', content: 'zebras have stripes' } }, { entity: { key: 'lion-facts', content: 'lions have manes' } }],
     });
     const ctx = contextOf(alice);
     const v2 = { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(256, 'hashed-lexical-v2') };
@@ -303,12 +300,10 @@ describe('changing the embedding model', () => {
     const userId = alice.headers['x-user-id']!;
     await server.db.prisma.$executeRaw`INSERT INTO entities (key, content, tenant_id, user_id)
       VALUES ('raw-row', 'written by a migration script about walruses', ${alice.headers['x-tenant-id']}, ${userId})`;
-    const search = async () =>
-      (await alice.data(RemQueryDocument, { query: 'SEARCH "walruses migration" LIMIT 5' })).remQuery.hits.map((h) => h.key);
+    const search = async () => (await alice.data(RemQueryDocument, { query: 'SEARCH "walruses migration" LIMIT 5' })).remQuery.hits.map((h) => h.key);
     expect(await search()).toEqual([]);
     expect((await alice.data(ReembedDocument, {})).reembed).toEqual({ __typename: 'ReembedSuccess', model: 'hashed-lexical-v1', dimension: 384, embedded: 1 });
     expect(await search()).toEqual(['raw-row']);
     expect((await alice.data(ReembedDocument, {})).reembed).toMatchObject({ embedded: 0 });
   });
 });
-

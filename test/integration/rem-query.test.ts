@@ -30,7 +30,6 @@ function serviceWith(sql: Partial<typeof sqlDefaults>) {
   );
 }
 
-
 async function ingest(user: Caller, items: MemoryItemInput[]) {
   const data = await user.data(IngestDocument, { items });
   if (data.ingest.__typename !== 'IngestSuccess') throw new Error(JSON.stringify(data.ingest));
@@ -71,7 +70,14 @@ const graph: MemoryItemInput[] = [
       ],
     },
   },
-  { entity: { key: 'finance-team', name: 'Finance team', content: 'The finance team pays suppliers.', graphEdges: [{ dst: 'sarah-chen', relType: 'has_member' }] } },
+  {
+    entity: {
+      key: 'finance-team',
+      name: 'Finance team',
+      content: 'The finance team pays suppliers.',
+      graphEdges: [{ dst: 'sarah-chen', relType: 'has_member' }],
+    },
+  },
   { entity: { key: 'budget-2026', name: 'Budget 2026', content: 'Budget plan for 2026.', graphEdges: [{ dst: 'quarterly-report', relType: 'cited_by' }] } },
   { resource: { key: 'invoice-policy', name: 'Invoice policy', content: 'Invoices overdue by 30 days are escalated to finance.', category: 'policy' } },
   { moment: { key: 'q3-review-meeting', name: 'Q3 review', summary: 'Meeting about the quarterly report', momentType: 'meeting' } },
@@ -116,7 +122,10 @@ describe('REM query modes', () => {
 
   it('FUZZY bounds its candidates, never below LIMIT', async () => {
     const user = newUser(server.url);
-    await ingest(user, Array.from({ length: 30 }, (_, i) => ({ entity: { key: `report ${i}` } })));
+    await ingest(
+      user,
+      Array.from({ length: 30 }, (_, i) => ({ entity: { key: `report ${i}` } })),
+    );
     const bounded = new RemService(
       { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder() },
       { searchMinSimilarity: 0.3, fuzzyCandidates: 5, sql: sqlDefaults },
@@ -176,7 +185,10 @@ describe('REM query modes', () => {
       { key: 'quarterly-report', edges: 2 },
       { key: 'sarah-chen', edges: 2 },
     ]);
-    const kv = await rem(alice, 'SQL WITH k(key, t) AS (SELECT entity_key, entity_type FROM kv_store) SELECT t, count(*)::int AS n FROM k GROUP BY t ORDER BY t');
+    const kv = await rem(
+      alice,
+      'SQL WITH k(key, t) AS (SELECT entity_key, entity_type FROM kv_store) SELECT t, count(*)::int AS n FROM k GROUP BY t ORDER BY t',
+    );
     expect(kv.rows).toEqual([
       { t: 'entities', n: 4 },
       { t: 'moments', n: 1 },
@@ -229,8 +241,8 @@ describe('REM query errors', () => {
   });
 
   it.each([
-    ['INSERT INTO entities (key) VALUES (\'x\')', /only SELECT/],
-    ['UPDATE entities SET key = \'x\'', /only SELECT/],
+    ["INSERT INTO entities (key) VALUES ('x')", /only SELECT/],
+    ["UPDATE entities SET key = 'x'", /only SELECT/],
     ['DELETE FROM entities', /only SELECT/],
     ['SELECT 1; DELETE FROM entities', /one statement/],
     ['WITH d AS (DELETE FROM entities RETURNING *) SELECT * FROM d', /DELETE/],
@@ -239,16 +251,16 @@ describe('REM query errors', () => {
     ['COPY entities TO STDOUT', /only SELECT/],
     ['SELECT * INTO copy_of_entities FROM entities', /INTO/],
     ['SET ROLE postgres', /only SELECT/],
-    ['SELECT set_config(\'role\', \'postgres\', true)', /set_config/],
-    ['SELECT "set_config"(\'remgraph.user_id\', \'other\', true)', /set_config/],
-    ['SELECT SeT_CoNfIg /* hidden */ (\'remgraph.tenant_id\', \'t\', false)', /set_config/],
+    ["SELECT set_config('role', 'postgres', true)", /set_config/],
+    ["SELECT \"set_config\"('remgraph.user_id', 'other', true)", /set_config/],
+    ["SELECT SeT_CoNfIg /* hidden */ ('remgraph.tenant_id', 't', false)", /set_config/],
     ['SELECT pg_sleep(5)', /pg_sleep/],
     ['SELECT pg_catalog.pg_sleep(5)', /pg_catalog|pg_sleep/],
-    ['SELECT pg_read_file(\'/etc/passwd\')', /pg_read_file/],
-    ['SELECT * FROM dblink(\'dbname=postgres\', \'select 1\') AS t(a int)', /dblink/],
-    ['SELECT query_to_xml(\'select * from public.entities\', true, true, \'\')', /query_to_xml/],
-    ['SELECT lo_import(\'/etc/passwd\')', /lo_import/],
-    ['SELECT current_setting(\'remgraph.user_id\')', /current_setting/],
+    ["SELECT pg_read_file('/etc/passwd')", /pg_read_file/],
+    ["SELECT * FROM dblink('dbname=postgres', 'select 1') AS t(a int)", /dblink/],
+    ["SELECT query_to_xml('select * from public.entities', true, true, '')", /query_to_xml/],
+    ["SELECT lo_import('/etc/passwd')", /lo_import/],
+    ["SELECT current_setting('remgraph.user_id')", /current_setting/],
     ['SELECT * FROM public.entities', /public/],
     ['SELECT * FROM pg_catalog.pg_class', /pg_catalog/],
     ['SELECT * FROM information_schema.tables', /information_schema/],
@@ -295,9 +307,28 @@ describe('REM scoping', () => {
       { resource: { key: 'alice-notes', content: 'alice private notes about zebras' } },
     ]);
     await ingest(admin, [
-      { entity: { key: 'shared-handbook', name: 'Handbook', content: 'company handbook about zebras', shared: true, graphEdges: [{ dst: 'alice-secret', relType: 'links' }] } },
+      {
+        entity: {
+          key: 'shared-handbook',
+          name: 'Handbook',
+          content: 'company handbook about zebras',
+          shared: true,
+          graphEdges: [{ dst: 'alice-secret', relType: 'links' }],
+        },
+      },
     ]);
-    await ingest(bob, [{ entity: { key: 'bob-plan', content: 'bob plan about zebras', graphEdges: [{ dst: 'alice-secret', relType: 'spies' }, { dst: 'shared-handbook', relType: 'reads' }] } }]);
+    await ingest(bob, [
+      {
+        entity: {
+          key: 'bob-plan',
+          content: 'bob plan about zebras',
+          graphEdges: [
+            { dst: 'alice-secret', relType: 'spies' },
+            { dst: 'shared-handbook', relType: 'reads' },
+          ],
+        },
+      },
+    ]);
   });
 
   const keysOf = (r: { hits: { key: string }[] }) => r.hits.map((h) => h.key).sort();
@@ -335,18 +366,18 @@ describe('REM scoping', () => {
 
   it.each([
     'SELECT key FROM entities ORDER BY key',
-    'SELECT key FROM entities WHERE user_id <> \'nobody\' OR user_id IS NULL OR true ORDER BY key',
+    "SELECT key FROM entities WHERE user_id <> 'nobody' OR user_id IS NULL OR true ORDER BY key",
     'SELECT e.key FROM entities e JOIN kv_store k ON k.entity_id = e.id ORDER BY 1',
     'SELECT key FROM entities WHERE id IN (SELECT entity_id FROM kv_store) ORDER BY key',
     'WITH all_rows AS (SELECT * FROM entities) SELECT key FROM all_rows ORDER BY key',
-    'SELECT key FROM entities UNION SELECT entity_key FROM kv_store WHERE entity_type = \'entities\' ORDER BY key',
+    "SELECT key FROM entities UNION SELECT entity_key FROM kv_store WHERE entity_type = 'entities' ORDER BY key",
     'SELECT key FROM ENTITIES /* where user_id = me */ -- and nothing else\n ORDER BY key',
     'SELECT key FROM "entities" ORDER BY key',
     'SeLeCt key FrOm EnTiTiEs ORDER BY key',
     'SELECT key FROM (SELECT * FROM entities) AS sub ORDER BY key',
-    'SELECT (SELECT string_agg(key, \',\') FROM entities) AS key',
+    "SELECT (SELECT string_agg(key, ',') FROM entities) AS key",
     'SELECT key FROM rem_sql_custom.entities ORDER BY key',
-    'SELECT entity_key AS key FROM kv_store WHERE entity_type = \'entities\' ORDER BY key',
+    "SELECT entity_key AS key FROM kv_store WHERE entity_type = 'entities' ORDER BY key",
   ])('SQL: %s', async (sql) => {
     const result = await rem(bob, `SQL ${sql}`);
     const keys = (result.rows as { key: string }[]).flatMap((r) => r.key.split(','));

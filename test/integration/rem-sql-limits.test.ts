@@ -46,7 +46,11 @@ describe('SQL mode refuses what could hurt the server, and nothing changes', () 
     ['a generator over a column', 'SELECT count(*) FROM entities, generate_series(1, length(content) * 100000)', /generate_series/],
     ['a huge string builder', "SELECT length(repeat('x', 100000000))", /repeat/],
     ['a padded huge string', "SELECT length(lpad('', 100000000, 'x'))", /lpad/],
-    ['compounding replacements', "SELECT length(replace(replace(replace(content, 'e', 'eeeeeeeeee'), 'e', 'eeeeeeeeee'), 'e', 'eeeeeeeeee')) FROM entities", /already lengthened/],
+    [
+      'compounding replacements',
+      "SELECT length(replace(replace(replace(content, 'e', 'eeeeeeeeee'), 'e', 'eeeeeeeeee'), 'e', 'eeeeeeeeee')) FROM entities",
+      /already lengthened/,
+    ],
     ['string_agg over generated rows', "SELECT length(string_agg(content, '')) FROM entities, generate_series(1, 10000000)", /generate_series/],
     ['DDL', 'CREATE TABLE stolen AS SELECT * FROM entities', /only SELECT/],
     ['DML', "UPDATE entities SET content = 'gone'", /only SELECT/],
@@ -57,7 +61,7 @@ describe('SQL mode refuses what could hurt the server, and nothing changes', () 
   ])('refuses %s with FORBIDDEN', async (_name, sql, message) => {
     const error = await remError(user, `SQL ${sql}`);
     expect(error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(message) });
-    const rows = await rem(user, "SQL SELECT key, content FROM entities");
+    const rows = await rem(user, 'SQL SELECT key, content FROM entities');
     expect(rows.rows).toEqual([{ key: 'kept-entity', content: 'kept-entity content' }]);
     expect(await healthz(server)).toBe(200);
   });
@@ -100,7 +104,10 @@ describe('SQL mode is bounded in time and never blocks other requests', () => {
       // The agents' search tool is held to the same rules and limits.
       const rules = loadConfig({ ...heavy, REM_SQL_STATEMENT_TIMEOUT_MS: '1000' }).rem;
       const search = createSearchTool(
-        new RemService({ prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter }, rules),
+        new RemService(
+          { prisma: server.db.prisma, sql: server.db.sql, embedder: new HashedLexicalEmbedder(), interruptAfter: server.db.interruptAfter },
+          rules,
+        ),
       );
       const ctx = { agent: contextOf(user), emit: () => {} } as unknown as ToolContext;
       const recursive = 'SQL WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';

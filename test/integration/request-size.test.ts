@@ -25,7 +25,9 @@ function postChunked(payload: unknown, headers: Record<string, string>): Promise
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     // The server may answer and close before every chunk is written.
-    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error),
+    );
     for (let i = 0; i < bytes.length; i += 8192) req.write(bytes.subarray(i, i + 8192));
     req.end();
   });
@@ -67,7 +69,12 @@ describe('YAML size', () => {
   it('refuses a small YAML that expands into a huge one (aliases)', async () => {
     const user = newUser(server.url);
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     const bomb = `name: bomb\ndescription: d\n${lines.join('\n')}\n`;
     const validated = await user.data(ValidateAgentDocument, { yaml: bomb });
     expect(validated.validateAgent).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED' });

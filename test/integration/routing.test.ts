@@ -65,15 +65,24 @@ describe('rule-based routing', () => {
       ['urgent', 'agent', 'support', 'passthrough'],
       ['pharmacy-mail', 'agent', 'pharmacy', 'email'],
     ]);
-    expect(routingRules[1]).toMatchObject({ model: 'openai:fake-model', match: { all: false, senderDomain: 'acme.com', subjectContains: 'invoice', headerMatch: [] } });
+    expect(routingRules[1]).toMatchObject({
+      model: 'openai:fake-model',
+      match: { all: false, senderDomain: 'acme.com', subjectContains: 'invoice', headerMatch: [] },
+    });
     expect(routingRules[2]!.match.headerMatch).toEqual([{ header: 'x-priority', pattern: '^(1|high)$' }]);
   });
 
   it('answers routeMessage for every condition, first match first, without running or storing anything', async () => {
     const user = newUser(env.server.url);
-    const dry = async (metadata: Record<string, unknown>, content = 'hello') => (await user.data(RouteMessageDocument, { input: { content, metadata } })).routeMessage;
+    const dry = async (metadata: Record<string, unknown>, content = 'hello') =>
+      (await user.data(RouteMessageDocument, { input: { content, metadata } })).routeMessage;
     expect(await dry({ sender: 'CEO <ceo@acme.com>', subject: 'invoice' })).toMatchObject({ agent: 'support', routedBy: 'RULE', rule: 'ceo' });
-    expect(await dry({ sender: 'ap@acme.com', subject: 'Invoice 7' })).toMatchObject({ agent: 'billing', routedBy: 'RULE', rule: 'acme-invoices', model: 'openai:fake-model' });
+    expect(await dry({ sender: 'ap@acme.com', subject: 'Invoice 7' })).toMatchObject({
+      agent: 'billing',
+      routedBy: 'RULE',
+      rule: 'acme-invoices',
+      model: 'openai:fake-model',
+    });
     expect(await dry({ sender: 'ap@acme.com', subject: 'lunch' })).toMatchObject({ agent: 'general', routedBy: 'DEFAULT', rule: null });
     expect(await dry({ headers: { 'X-Priority': 'High' } })).toMatchObject({ rule: 'urgent' });
     expect(await dry({ headers: { 'Reply-To': 'info@pharmacy.example' } })).toMatchObject({ rule: 'pharmacy-mail', agent: 'pharmacy' });
@@ -103,10 +112,18 @@ describe('rule-based routing', () => {
     expect(turn).toMatchObject({ agent: 'pharmacy', routedBy: 'RULE', routingRule: 'pharmacy-mail', status: 'COMPLETED' });
     const stored = turn!.session.messages.edges[0]!.node;
     expect(stored.content).toBe(RAW_EMAIL);
-    expect(stored.metadata).toMatchObject({ sender: 'info@pharmacy.example', subject: 'Ibuprofen 400 in stock?', forwarded_from: null, headers: { to: 'orders@us.example' } });
+    expect(stored.metadata).toMatchObject({
+      sender: 'info@pharmacy.example',
+      subject: 'Ibuprofen 400 in stock?',
+      forwarded_from: null,
+      headers: { to: 'orders@us.example' },
+    });
     const request = env.fake.chatRequests[0]!.body;
     expect(request.messages[0].content).toMatch(/medicine availability/);
-    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'From: Pharmacy Desk <info@pharmacy.example>\nSubject: Ibuprofen 400 in stock?\n\nDo you have ibuprofen 400 for Mrs. Novak?' });
+    expect(request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'From: Pharmacy Desk <info@pharmacy.example>\nSubject: Ibuprofen 400 in stock?\n\nDo you have ibuprofen 400 for Mrs. Novak?',
+    });
   });
 
   it('records EXPLICIT, HEADER, SESSION and DEFAULT on turns', async () => {
@@ -124,7 +141,11 @@ describe('rule-based routing', () => {
     const created = await user.data(CreateRoutedSessionDocument, { input: { agent: 'billing' } });
     if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error('no session');
     expect(await routedBy(user, { content: 'hi', sessionId: created.createSession.session.id })).toEqual(['billing', 'SESSION', null]);
-    expect(await routedBy(user, { content: 'hi', sessionId: created.createSession.session.id, metadata: { sender: 'ceo@acme.com' } })).toEqual(['support', 'RULE', 'ceo']);
+    expect(await routedBy(user, { content: 'hi', sessionId: created.createSession.session.id, metadata: { sender: 'ceo@acme.com' } })).toEqual([
+      'support',
+      'RULE',
+      'ceo',
+    ]);
   });
 });
 

@@ -117,7 +117,9 @@ describe('what the model is sent', () => {
     const { sent } = await chat(env.server.url, owner, { content: 'private' });
     const bad = await send(newUser(env.server.url, undefined, { 'x-session-id': 'not an id' }), { content: 'x' }).catch((e: Error) => e.message);
     expect(bad).toMatch(/VALIDATION_FAILED.*X-Session-Id/);
-    const other = await send(newUser(env.server.url, owner.headers['x-tenant-id'], { 'x-session-id': sent.session.id }), { content: 'x' }).catch((e: Error) => e.message);
+    const other = await send(newUser(env.server.url, owner.headers['x-tenant-id'], { 'x-session-id': sent.session.id }), { content: 'x' }).catch(
+      (e: Error) => e.message,
+    );
     expect(other).toMatch(/NOT_FOUND/);
   });
 });
@@ -141,7 +143,14 @@ describe('what a turn keeps', () => {
   it('keeps an observation with the seeds’ fields (risk_level moderate) as an observation message', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    const payload = { confidence: 0.7, session_name: 'Invoice check', references: ['https://example.com/inv'], risk_level: 'moderate', risk_score: 40, extra: { team: 'finance' } };
+    const payload = {
+      confidence: 0.7,
+      session_name: 'Invoice check',
+      references: ['https://example.com/inv'],
+      risk_level: 'moderate',
+      risk_score: 40,
+      extra: { team: 'finance' },
+    };
     env.fake.enqueue({ toolCalls: [{ id: 'o1', name: 'action', arguments: { type: 'observation', payload } }] }, { text: 'Checked.' });
     const { events, turn } = await chat(env.server.url, user, { content: 'check', agent: 'noter' });
 
@@ -166,7 +175,11 @@ describe('what a turn keeps', () => {
 
   it('marks an eval turn, its messages and session (left out of default session lists) and keeps the client id', async () => {
     const user = newUser(env.server.url);
-    const evalCaller = newUser(env.server.url, user.headers['x-tenant-id'], { 'x-user-id': user.headers['x-user-id']!, 'x-is-eval': 'true', 'x-client-id': 'eval-runner' });
+    const evalCaller = newUser(env.server.url, user.headers['x-tenant-id'], {
+      'x-user-id': user.headers['x-user-id']!,
+      'x-is-eval': 'true',
+      'x-client-id': 'eval-runner',
+    });
     env.fake.enqueue({ text: 'Scored.' }, { text: 'Normal.' });
     const evalTurn = await chat(env.server.url, evalCaller, { content: 'grade me' });
     const normal = await chat(env.server.url, user, { content: 'talk to me' });
@@ -325,7 +338,11 @@ describe('structured output', () => {
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED' });
     const stored = await record(user, turn.id);
     expect(stored.events.find((e) => e.__typename === 'ErrorEvent')).toMatchObject({ details: { errors: ["/ must have required property 'age'"] } });
-    expect(stored).toMatchObject({ status: 'ERROR', error: { code: 'VALIDATION_FAILED', details: { errors: ["/ must have required property 'age'"] } }, finalMessage: null });
+    expect(stored).toMatchObject({
+      status: 'ERROR',
+      error: { code: 'VALIDATION_FAILED', details: { errors: ["/ must have required property 'age'"] } },
+      finalMessage: null,
+    });
     expect(events.at(-1)).toMatchObject({ status: 'ERROR', content: null });
   });
 
@@ -353,7 +370,12 @@ describe('extract', () => {
     env.fake.enqueue({ json: { name: 'Sarah Chen', age: 41 }, usage: { prompt_tokens: 30, completion_tokens: 8 } });
     const { extract } = await user.data(ExtractDocument, { input: { agent: 'extractor', content: 'Sarah Chen, 41, runs finance.' } });
 
-    expect(extract).toEqual({ __typename: 'ExtractPayload', data: { name: 'Sarah Chen', age: 41 }, model: 'openai:fake-model', usage: { inputTokens: 30, outputTokens: 8, requests: 1 } });
+    expect(extract).toEqual({
+      __typename: 'ExtractPayload',
+      data: { name: 'Sarah Chen', age: 41 },
+      model: 'openai:fake-model',
+      usage: { inputTokens: 30, outputTokens: 8, requests: 1 },
+    });
     const body = env.fake.chatRequests[0]!.body;
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'extractor', schema: { required: ['name', 'age'] } } });
     expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Sarah Chen, 41, runs finance.' });
@@ -424,10 +446,16 @@ describe('appendMessages', () => {
     const sent = await send(user, { content: 'publish', agent: 'careful' });
     await until(async () => (await record(user, sent.turn.id)).status === 'AWAITING_APPROVAL');
 
-    const append = (who: Caller, messages: { type: 'user' | 'assistant' | 'system'; content: string }[]) => who.data(AppendMessagesDocument, { sessionId: sent.session.id, messages });
-    expect((await append(user, [{ type: 'user', content: '' }])).appendMessages).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['messages', '0', 'content'] }] });
+    const append = (who: Caller, messages: { type: 'user' | 'assistant' | 'system'; content: string }[]) =>
+      who.data(AppendMessagesDocument, { sessionId: sent.session.id, messages });
+    expect((await append(user, [{ type: 'user', content: '' }])).appendMessages).toMatchObject({
+      __typename: 'ValidationError',
+      issues: [{ path: ['messages', '0', 'content'] }],
+    });
     expect((await append(user, [])).appendMessages).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['messages'] }] });
-    expect((await append(newUser(env.server.url, user.headers['x-tenant-id']), [{ type: 'user', content: 'x' }])).appendMessages).toMatchObject({ __typename: 'NotFoundError' });
+    expect((await append(newUser(env.server.url, user.headers['x-tenant-id']), [{ type: 'user', content: 'x' }])).appendMessages).toMatchObject({
+      __typename: 'NotFoundError',
+    });
     expect((await append(user, [{ type: 'system', content: 'x' }])).appendMessages).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY' });
     expect(await env.server.db.prisma.message.count({ where: { sessionId: rowId(sent.session.id) } })).toBe(1);
   });
@@ -448,7 +476,11 @@ tools:
     const user = newUser(env.server.url);
     await registerAgent(user, AGENT);
     env.fake.enqueue({ text: 'Tuned.' });
-    await chat(env.server.url, user, { content: 'hi', agent: 'tunable', overrides: { temperature: 0.1, maxTokens: 200, systemPromptSuffix: 'Answer in one word.', tools: ['search'] } });
+    await chat(env.server.url, user, {
+      content: 'hi',
+      agent: 'tunable',
+      overrides: { temperature: 0.1, maxTokens: 200, systemPromptSuffix: 'Answer in one word.', tools: ['search'] },
+    });
 
     const body = env.fake.chatRequests[0]!.body;
     expect(body).toMatchObject({ temperature: 0.1, max_tokens: 200 });
@@ -460,7 +492,10 @@ tools:
     const user = newUser(env.server.url);
     await registerAgent(user, AGENT);
     const tool = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { tools: ['search', 'ask_agent'] } } });
-    expect(tool.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'tools', '1'], message: 'agent tunable does not declare tool "ask_agent"' }] });
+    expect(tool.sendMessage).toMatchObject({
+      __typename: 'ValidationError',
+      issues: [{ path: ['input', 'overrides', 'tools', '1'], message: 'agent tunable does not declare tool "ask_agent"' }],
+    });
     const tokens = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { maxTokens: 501 } } });
     expect(tokens.sendMessage).toMatchObject({ __typename: 'ValidationError', issues: [{ path: ['input', 'overrides', 'maxTokens'] }] });
     const temperature = await user.data(SendMessageDocument, { input: { content: 'hi', agent: 'tunable', overrides: { temperature: 3 } } });
@@ -490,11 +525,15 @@ describe('anonymous callers (header mode, no X-User-Id, no DEFAULT_USER)', () =>
     expect(visible).toEqual([shared.id]);
 
     const refused = async (result: Promise<unknown>) => JSON.stringify(await result);
-    expect(await refused(anonymous.data(SendMessageDocument, { input: { content: 'remember me' } }))).toMatch(/"ForbiddenError".*Anonymous callers cannot store messages/);
+    expect(await refused(anonymous.data(SendMessageDocument, { input: { content: 'remember me' } }))).toMatch(
+      /"ForbiddenError".*Anonymous callers cannot store messages/,
+    );
     expect(await refused(anonymous.data(CreateSessionDocument, { input: { name: 'x' } }))).toMatch(/"ForbiddenError"/);
     expect(await refused(anonymous.data(RegisterAgentDocument, { yaml: 'name: anon\ndescription: x\n' }))).toMatch(/"ForbiddenError"/);
     expect(await refused(anonymous.data(RenameSessionDocument, { id: encodeGlobalID('Session', shared.id), name: 'mine now' }))).toMatch(/"NotFoundError"/);
-    expect(await refused(anonymous.data(AppendMessagesDocument, { sessionId: encodeGlobalID('Session', shared.id), messages: [{ type: 'user', content: 'x' }] }))).toMatch(/"NotFoundError"/);
+    expect(
+      await refused(anonymous.data(AppendMessagesDocument, { sessionId: encodeGlobalID('Session', shared.id), messages: [{ type: 'user', content: 'x' }] })),
+    ).toMatch(/"NotFoundError"/);
 
     env.fake.enqueue({ text: 'Off the record.' });
     const sent = await send(anonymous, { content: 'What did the team ask?', sessionId: encodeGlobalID('Session', shared.id), ephemeral: true });

@@ -27,7 +27,10 @@ describe('OpenTelemetry spans', () => {
     await registerAgent(user, 'name: researcher\ndescription: You look things up.\ntools:\n  - name: search\n');
     exporter.reset();
     env.fake.enqueue(
-      { toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'Who is Sarah?' } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      {
+        toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'Who is Sarah?' } }],
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      },
       { toolCalls: [{ id: 'look', name: 'search', arguments: { query: 'LOOKUP "sarah-chen"' } }], usage: { prompt_tokens: 50, completion_tokens: 5 } },
       { text: 'Nobody I know.', usage: { prompt_tokens: 60, completion_tokens: 4 } },
       { text: 'The researcher does not know Sarah.', usage: { prompt_tokens: 120, completion_tokens: 8 } },
@@ -72,18 +75,35 @@ describe('OpenTelemetry spans', () => {
 
     const boss = spans.find((s) => s.name === 'invoke_agent boss')!;
     const researcher = spans.find((s) => s.name === 'invoke_agent researcher')!;
-    expect(boss.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'boss', 'remgraph.turn.status': 'COMPLETED', 'remgraph.turn.depth': 0 });
+    expect(boss.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'boss',
+      'remgraph.turn.status': 'COMPLETED',
+      'remgraph.turn.depth': 0,
+    });
     const chats = spans.filter((s) => s.name === 'chat fake-model').sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
     expect(chats.map((s) => s.attributes)).toEqual([
-      expect.objectContaining({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'fake-model', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10, 'gen_ai.response.finish_reasons': ['tool_calls'] }),
+      expect.objectContaining({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openai',
+        'gen_ai.request.model': 'fake-model',
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 10,
+        'gen_ai.response.finish_reasons': ['tool_calls'],
+      }),
       expect.objectContaining({ 'gen_ai.usage.input_tokens': 50, 'gen_ai.response.finish_reasons': ['tool_calls'] }),
       expect.objectContaining({ 'gen_ai.usage.input_tokens': 60, 'gen_ai.usage.output_tokens': 4, 'gen_ai.response.finish_reasons': ['stop'] }),
       expect.objectContaining({ 'gen_ai.usage.input_tokens': 120, 'gen_ai.response.finish_reasons': ['stop'] }),
     ]);
-    expect(spans.find((s) => s.name === 'execute_tool search')!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' });
+    expect(spans.find((s) => s.name === 'execute_tool search')!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'search',
+    });
     expect(spans.find((s) => s.name === 'rem LOOKUP')!.attributes).toMatchObject({ 'remgraph.rem.mode': 'LOOKUP', 'remgraph.rem.hits': 0 });
     // One trace from the request to the deepest query.
-    expect(new Set(spans.filter((s) => s.name !== 'turn_events write').map((s) => s.spanContext().traceId))).toEqual(new Set([operation.spanContext().traceId]));
+    expect(new Set(spans.filter((s) => s.name !== 'turn_events write').map((s) => s.spanContext().traceId))).toEqual(
+      new Set([operation.spanContext().traceId]),
+    );
 
     const turn = (await user.data(TurnTraceDocument, { id: sent.turn.id })).turn!;
     expect(turn).toMatchObject({ traceId: operation.spanContext().traceId, spanId: boss.spanContext().spanId });

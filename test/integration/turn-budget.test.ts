@@ -45,7 +45,8 @@ const env = useAgentServer(
       if (!counting) return;
       lastAt = Date.now();
       if (operation === 'sql') seen.push({ label: `sql: ${squash(sql ?? '')}`, viaPrisma: false });
-      else if (operation === '$transaction') seen.push({ label: 'prisma $transaction: BEGIN', viaPrisma: true }, { label: 'prisma $transaction: COMMIT', viaPrisma: true });
+      else if (operation === '$transaction')
+        seen.push({ label: 'prisma $transaction: BEGIN', viaPrisma: true }, { label: 'prisma $transaction: COMMIT', viaPrisma: true });
       else seen.push({ label: model ? `prisma ${model}.${operation}` : `prisma ${operation}: ${squash(sql ?? '')}`, viaPrisma: true });
     },
   },
@@ -55,7 +56,10 @@ const env = useAgentServer(
 function breakdown(statements: Statement[]): string {
   const counts = new Map<string, number>();
   for (const s of statements) counts.set(s.label, (counts.get(s.label) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([label, n]) => `${n} × ${label}`).join('\n');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, n]) => `${n} × ${label}`)
+    .join('\n');
 }
 
 describe('a plain turn on a warm session', () => {

@@ -7,7 +7,8 @@ import { DeleteSessionDocument, TurnDocument, TurnEventsDocument } from '../gene
 /** Every read of the turn event log the server makes, counted while `reading` is on. */
 const logReads = { count: 0, counting: false };
 const readsLog = (query: { model?: string; operation: string; sql?: string }) =>
-  (query.model === 'TurnEvent' && /^find|^aggregate|^count/.test(query.operation)) || (query.sql !== undefined && /SELECT[\s\S]*FROM\s+turn_events/i.test(query.sql) && !/INSERT/i.test(query.sql));
+  (query.model === 'TurnEvent' && /^find|^aggregate|^count/.test(query.operation)) ||
+  (query.sql !== undefined && /SELECT[\s\S]*FROM\s+turn_events/i.test(query.sql) && !/INSERT/i.test(query.sql));
 
 // A long flush window keeps events in memory while a turn streams: what a late subscriber cannot
 // read from the log it must get from the hub.

@@ -40,7 +40,12 @@ describe('fan-out limits', () => {
     const tree = (await user.data(TurnTreeDocument, { id: turn.id })).turn!;
     expect(tree.children).toHaveLength(2);
     const results = events.filter((e) => e.__typename === 'ToolResultEvent') as { toolCallId: string; isError: boolean; result: { error?: string } }[];
-    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([['a', false], ['b', false], ['c', true], ['d', true]]);
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+      ['a', false],
+      ['b', false],
+      ['c', true],
+      ['d', true],
+    ]);
     expect(results[2]!.result.error).toMatch(/Too many tool calls in one response: at most 2/);
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED' });
   });
@@ -58,8 +63,17 @@ describe('fan-out limits', () => {
       { text: 'Stopped at three helpers.' },
     );
     const { events } = await chat(env.server.url, user, { content: 'many', agent: 'boss' });
-    const results = events.filter((e) => e.__typename === 'ToolResultEvent') as { toolCallId: string; isError: boolean; result: { error?: string; code?: string } }[];
-    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([['a', false], ['b', false], ['c', false], ['d', true]]);
+    const results = events.filter((e) => e.__typename === 'ToolResultEvent') as {
+      toolCallId: string;
+      isError: boolean;
+      result: { error?: string; code?: string };
+    }[];
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+      ['a', false],
+      ['b', false],
+      ['c', false],
+      ['d', true],
+    ]);
     expect(results[3]!.result).toMatchObject({ code: 'LIMIT_EXCEEDED', error: expect.stringMatching(/MAX_CHILD_TURNS 3/) });
   });
 });

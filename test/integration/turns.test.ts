@@ -2,7 +2,16 @@ import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
-import { CancelTurnDocument, CreateSessionDocument, RegenerateDocument, SendMessageDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument, ViewerDocument } from '../generated/graphql.js';
+import {
+  CancelTurnDocument,
+  CreateSessionDocument,
+  RegenerateDocument,
+  SendMessageDocument,
+  SessionEventsDocument,
+  TurnDocument,
+  TurnEventsDocument,
+  ViewerDocument,
+} from '../generated/graphql.js';
 
 const env = useAgentServer();
 
@@ -26,10 +35,20 @@ describe('a chat turn', () => {
     expect(shape(events)).toEqual(['content*', 'final']);
     expectGapFreeSeqs(events);
     expect(contentOf(events)).toBe('Hello there, how can I help?');
-    expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Hello there, how can I help?', usage: { inputTokens: 42, outputTokens: 7, requests: 1 } });
+    expect(events.at(-1)).toMatchObject({
+      status: 'COMPLETED',
+      content: 'Hello there, how can I help?',
+      usage: { inputTokens: 42, outputTokens: 7, requests: 1 },
+    });
 
     expect(turn).toMatchObject({ status: 'COMPLETED', iterations: 1, agent: 'general', model: 'openai:fake-model' });
-    expect(turn.finalMessage).toMatchObject({ content: 'Hello there, how can I help?', inputTokens: 42, outputTokens: 7, model: 'openai:fake-model', agentName: 'general' });
+    expect(turn.finalMessage).toMatchObject({
+      content: 'Hello there, how can I help?',
+      inputTokens: 42,
+      outputTokens: 7,
+      model: 'openai:fake-model',
+      agentName: 'general',
+    });
     expect(turn.finalMessage!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'assistant']);
     expect(turn.events).toEqual(events);
@@ -39,7 +58,12 @@ describe('a chat turn', () => {
     expect(request.stream_options).toEqual({ include_usage: true });
     expect(request.messages[0].role).toBe('system');
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Hi!' });
-    const calls = await env.server.db.prisma.llmCall.findMany({ where: { session: { turns: { some: {} } }, turnId: (await env.server.db.prisma.turn.findFirst({ where: { finalMessage: { content: 'Hello there, how can I help?' } } }))!.id } });
+    const calls = await env.server.db.prisma.llmCall.findMany({
+      where: {
+        session: { turns: { some: {} } },
+        turnId: (await env.server.db.prisma.turn.findFirst({ where: { finalMessage: { content: 'Hello there, how can I help?' } } }))!.id,
+      },
+    });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ provider: 'openai', model: 'fake-model', inputTokens: 42, outputTokens: 7, finishReason: 'stop' });
   });
@@ -69,10 +93,7 @@ describe('a chat turn', () => {
   it('runs one tool call and continues to the answer', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, TOOL_AGENT);
-    env.fake.enqueue(
-      { toolCalls: [{ id: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } } }] },
-      { text: 'Noted.' },
-    );
+    env.fake.enqueue({ toolCalls: [{ id: 'call_a', name: 'action', arguments: { type: 'observation', payload: { confidence: 0.8 } } }] }, { text: 'Noted.' });
     const { events, turn } = await chat(env.server.url, user, { content: 'observe', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'action', 'tool_result', 'content*', 'final']);
     expectGapFreeSeqs(events);
@@ -82,7 +103,14 @@ describe('a chat turn', () => {
     expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'tool_call', 'observation', 'tool_response', 'assistant']);
     expect(turn.session.messages.edges[3]!.node).toMatchObject({ toolCallId: 'call_a', toolName: 'action' });
     expect(turn.toolCallsLog).toEqual([
-      { tool: 'action', toolCallId: 'call_a', arguments: { type: 'observation', payload: { confidence: 0.8 } }, result: { recorded: true }, isError: false, iteration: 1 },
+      {
+        tool: 'action',
+        toolCallId: 'call_a',
+        arguments: { type: 'observation', payload: { confidence: 0.8 } },
+        result: { recorded: true },
+        isError: false,
+        iteration: 1,
+      },
     ]);
     // The model saw its tool call and the tool's result on the second call, and only declared tools.
     const second = env.fake.chatRequests[1]!.body;
@@ -128,7 +156,9 @@ describe('a chat turn', () => {
     expect(shape(events)).toEqual(['tool_call', 'tool_result', 'content*', 'final']);
     expect(events[1]).toMatchObject({ isError: true, result: { error: 'Tool "delete_everything" is not available to agent tool-agent' } });
     expect(turn.status).toBe('COMPLETED');
-    expect(JSON.parse(env.fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({ error: 'Tool "delete_everything" is not available to agent tool-agent' });
+    expect(JSON.parse(env.fake.chatRequests[1]!.body.messages.at(-1).content)).toEqual({
+      error: 'Tool "delete_everything" is not available to agent tool-agent',
+    });
   });
 
   it('turns malformed tool arguments into {} and returns the validation error to the model', async () => {
@@ -263,11 +293,17 @@ describe('regenerate', () => {
     const mallory = newUser(env.server.url);
     env.fake.enqueue({ text: ['Working'], hang: true });
     const running = await send(alice, { content: 'one' });
-    expect((await alice.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ __typename: 'SessionBusyError', code: 'SESSION_BUSY', sessionId: running.session.id });
+    expect((await alice.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({
+      __typename: 'SessionBusyError',
+      code: 'SESSION_BUSY',
+      sessionId: running.session.id,
+    });
     expect((await mallory.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
     await alice.data(CancelTurnDocument, { id: running.turn.id });
     expect((await mallory.data(RegenerateDocument, { turnId: running.turn.id })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
-    expect((await alice.data(RegenerateDocument, { turnId: encodeGlobalID('Turn', '00000000-0000-4000-8000-000000000000') })).regenerate).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await alice.data(RegenerateDocument, { turnId: encodeGlobalID('Turn', '00000000-0000-4000-8000-000000000000') })).regenerate).toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const turn = (await alice.data(TurnDocument, { id: running.turn.id })).turn!;
     expect(turn.session.messages.edges.map((e) => e.node.content)).toEqual(['one']);
   });
@@ -367,7 +403,10 @@ describe('resumable streams', () => {
     const res = await fetch(env.server.url, {
       method: 'POST',
       headers: { ...user.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription($id: ID!) { turnEvents(turnId: $id) { __typename ... on ContentEvent { delta } } }', variables: { id: sent.turn.id } }),
+      body: JSON.stringify({
+        query: 'subscription($id: ID!) { turnEvents(turnId: $id) { __typename ... on ContentEvent { delta } } }',
+        variables: { id: sent.turn.id },
+      }),
     });
     const text = await res.text();
     const deltas = [...text.matchAll(/"delta":"([^"]*)"/g)].map((m) => m[1]).join('');
@@ -380,7 +419,9 @@ describe('resumable streams', () => {
     env.fake.enqueue({ text: 'one' });
     const { sent } = await chat(env.server.url, user, { content: 'first' });
     const client = wsClient(env.server.url, user.headers);
-    const sub = collect(client, SessionEventsDocument, { sessionId: sent.session.id }, (items) => items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'));
+    const sub = collect(client, SessionEventsDocument, { sessionId: sent.session.id }, (items) =>
+      items.some((i) => i.data?.sessionEvents.__typename === 'FinalEvent'),
+    );
     await new Promise((r) => setTimeout(r, 100));
     env.fake.enqueue({ text: 'second answer' });
     const second = await send(user, { content: 'second', sessionId: sent.session.id });
@@ -400,7 +441,9 @@ describe('scoping', () => {
     expect(errorCode(await mallory.request(TurnDocument, { id: sent.turn.id }))).toBe('NOT_FOUND');
     expect((await mallory.data(CancelTurnDocument, { id: sent.turn.id })).cancelTurn).toMatchObject({ code: 'NOT_FOUND' });
     await expect(followTurn(env.server.url, mallory, sent.turn.id)).rejects.toThrow(/NOT_FOUND/);
-    expect((await mallory.data(SendMessageDocument, { input: { content: 'hi', sessionId: sent.session.id } })).sendMessage).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await mallory.data(SendMessageDocument, { input: { content: 'hi', sessionId: sent.session.id } })).sendMessage).toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('rejects bad input without starting anything', async () => {

@@ -39,7 +39,13 @@ describe('the number of workers', () => {
     [['--workers', '2'], {}, /need DATABASE_URL \(PostgreSQL\).*PGlite.*one process/],
     [['--workers', '2'], { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' }, /need REDIS_URL.*through the database log only/],
   ])('`serve %j` exits non-zero with a clear message (%j)', async (args, env, message) => {
-    const { code, stderr } = await runCli(['serve', ...args], { DATA_DIR: 'memory://', DATABASE_URL: undefined, REDIS_URL: undefined, WORKERS: undefined, ...env }).exit;
+    const { code, stderr } = await runCli(['serve', ...args], {
+      DATA_DIR: 'memory://',
+      DATABASE_URL: undefined,
+      REDIS_URL: undefined,
+      WORKERS: undefined,
+      ...env,
+    }).exit;
     expect(code).not.toBe(0);
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(/\bat .*\(/);
@@ -75,7 +81,14 @@ async function socket(url: string, user: Caller): Promise<{ client: Client; work
       this.once('close', () => accepted(NaN));
     }
   }
-  const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: Tracked, connectionParams: user.headers, retryAttempts: 0, lazy: false, onNonLazyError: () => {} });
+  const client = createClient({
+    url: url.replace(/^http/, 'ws'),
+    webSocketImpl: Tracked,
+    connectionParams: user.headers,
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+  });
   return { client, worker: await worker };
 }
 
@@ -112,7 +125,14 @@ async function waitForStatus(user: Caller, turnId: string, status: string, timeo
 describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQL + Redis)', () => {
   it('serves on both workers, streams a turn of one to a subscriber of the other, and replaces a killed worker whose turn then resumes', async () => {
     server = await spawnServer(
-      { DATABASE_URL: inject('databaseUrl'), REDIS_URL: REDIS_URL!, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model', SWEEP_INTERVAL_MS: '200' },
+      {
+        DATABASE_URL: inject('databaseUrl'),
+        REDIS_URL: REDIS_URL!,
+        OPENAI_API_KEY: 'test',
+        OPENAI_BASE_URL: fake.url,
+        LLM_DEFAULT_MODEL: 'openai:fake-model',
+        SWEEP_INTERVAL_MS: '200',
+      },
       180_000,
       'compiled',
       ['--workers', '2'],

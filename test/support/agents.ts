@@ -19,14 +19,17 @@ export type Event = EventFieldsFragment;
 /** A real server whose default model is the fake OpenAI server. */
 export async function startAgentServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<{ server: TestServer; fake: FakeOpenAI }> {
   const fake = await startFakeOpenAI();
-  const server = await startTestServer({
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: fake.url,
-    LLM_DEFAULT_MODEL: 'openai:fake-model',
-    LLM_RETRY_BASE_MS: '1',
-    LLM_MAX_RETRIES: '2',
-    ...env,
-  }, options);
+  const server = await startTestServer(
+    {
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: fake.url,
+      LLM_DEFAULT_MODEL: 'openai:fake-model',
+      LLM_RETRY_BASE_MS: '1',
+      LLM_MAX_RETRIES: '2',
+      ...env,
+    },
+    options,
+  );
   return { server, fake };
 }
 
@@ -85,7 +88,12 @@ export async function followTurn(url: string, user: Caller, turnId: string, afte
 export async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
   const client = wsClient(url, user.headers);
   try {
-    const sub = collect(client, TurnEventsDocument, { turnId }, (items) => items.filter((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent').length >= approvalsExpected);
+    const sub = collect(
+      client,
+      TurnEventsDocument,
+      { turnId },
+      (items) => items.filter((i) => i.data?.turnEvents.__typename === 'ApprovalNeededEvent').length >= approvalsExpected,
+    );
     return (await sub.done).map((i) => i.data!.turnEvents);
   } finally {
     await client.dispose();
@@ -104,7 +112,10 @@ export async function chat(url: string, user: Caller, input: SendMessageInput) {
 export function shape(events: Event[]): string[] {
   const out: string[] = [];
   for (const e of events) {
-    const name = e.__typename.replace(/Event$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+    const name = e.__typename
+      .replace(/Event$/, '')
+      .replace(/([a-z])([A-Z])/g, '$1_$2')
+      .toLowerCase();
     const label = name === 'content' ? 'content*' : name;
     if (label === 'content*' && out[out.length - 1] === 'content*') continue;
     out.push(label);

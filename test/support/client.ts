@@ -22,8 +22,7 @@ export interface Caller {
 }
 
 export function caller(url: string, headers: Headers = {}): Caller {
-  const request = async <T, V>(document: TypedDocumentNode<T, V>, variables?: V) =>
-    postGraphQL<T>(url, { query: print(document), variables }, headers);
+  const request = async <T, V>(document: TypedDocumentNode<T, V>, variables?: V) => postGraphQL<T>(url, { query: print(document), variables }, headers);
   return {
     headers,
     request,
@@ -56,7 +55,7 @@ export async function postGraphQL<T>(url: string, payload: unknown, headers: Hea
   return { status: res.status, body };
 }
 
-export function expectNoGraphQLErrors(res: GraphQLResponse<unknown>): void {
+function expectNoGraphQLErrors(res: GraphQLResponse<unknown>): void {
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   expect(res.status).toBe(200);
 }

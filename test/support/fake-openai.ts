@@ -20,14 +20,14 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 // Script types
 // ---------------------------------------------------------------------------------------------
 
-export interface ScriptUsage {
+interface ScriptUsage {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens?: number;
   reasoning_tokens?: number;
 }
 
-export interface ScriptPacing {
+interface ScriptPacing {
   /** Wait this long between streamed chunks (non-streaming replies: once, before replying). */
   delayMs?: number;
   /** Send the first chunk, then keep the connection open until the client aborts or the fake closes. */
@@ -42,21 +42,21 @@ export interface ScriptPacing {
 }
 
 /** A string is split into word-ish chunks; an array gives the content delta of each chunk verbatim. */
-export type ScriptedText = string | string[];
+type ScriptedText = string | string[];
 
 /** Reasoning streamed before the answer, as OpenAI-compatible servers do (DeepSeek, vLLM: `reasoning_content`; OpenRouter, Ollama: `reasoning`). */
-export interface ScriptedReasoning {
+interface ScriptedReasoning {
   reasoning?: ScriptedText;
   reasoningField?: 'reasoning_content' | 'reasoning';
 }
 
-export interface TextScript extends ScriptPacing, ScriptedReasoning {
+interface TextScript extends ScriptPacing, ScriptedReasoning {
   text: ScriptedText;
   usage?: ScriptUsage;
   finishReason?: 'stop' | 'length';
 }
 
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   /** Defaults to a deterministic `call_<response>_<index>`. */
   id?: string;
   name: string;
@@ -64,7 +64,7 @@ export interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-export interface ToolCallScript extends ScriptPacing, ScriptedReasoning {
+interface ToolCallScript extends ScriptPacing, ScriptedReasoning {
   toolCalls: ScriptedToolCall[];
   /** Optional assistant content streamed before the tool calls. */
   text?: ScriptedText;
@@ -72,13 +72,13 @@ export interface ToolCallScript extends ScriptPacing, ScriptedReasoning {
 }
 
 /** Structured output: the JSON.stringify of `json` is streamed as content. */
-export interface JsonScript extends ScriptPacing {
+interface JsonScript extends ScriptPacing {
   json: unknown;
   usage?: ScriptUsage;
   finishReason?: 'stop' | 'length';
 }
 
-export interface ScriptedError {
+interface ScriptedError {
   message: string;
   type?: string;
   code?: string | null;
@@ -113,8 +113,8 @@ interface Hold {
   reach: (request: RecordedRequest) => void;
 }
 
-export const FAKE_MODEL = 'fake-model';
-export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
+const FAKE_MODEL = 'fake-model';
+const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 
 const CHAT_PATH = '/v1/chat/completions';
 const EMBEDDINGS_PATH = '/v1/embeddings';
@@ -386,11 +386,7 @@ function isErrorScript(script: StaticScript): script is ErrorScript {
   return 'status' in script;
 }
 
-function buildReply(
-  script: TextScript | ToolCallScript | JsonScript,
-  sequence: number,
-  body: any,
-): Reply {
+function buildReply(script: TextScript | ToolCallScript | JsonScript, sequence: number, body: any): Reply {
   const contentChunks = contentChunksOf(script);
   const toolCalls =
     'toolCalls' in script

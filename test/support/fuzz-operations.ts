@@ -47,9 +47,7 @@ class Builder {
   field(field: GraphQLField<unknown, unknown>, depth: number, alias?: string): string {
     const name = alias ?? (this.random.chance(0.15) ? `a${this.random.int(1000)}: ${field.name}` : field.name);
     const prefix = alias ? `${alias}: ${field.name}` : name;
-    const args = field.args
-      .filter((arg) => String(arg.type).endsWith('!') || this.random.chance(0.5))
-      .map((arg) => `${arg.name}: ${this.variable(arg.type)}`);
+    const args = field.args.filter((arg) => String(arg.type).endsWith('!') || this.random.chance(0.5)).map((arg) => `${arg.name}: ${this.variable(arg.type)}`);
     const argList = args.length ? `(${args.join(', ')})` : '';
     const type = getNamedType(field.type);
     return `${prefix}${argList}${isCompositeType(type) ? ` { ${this.selection(type, depth + 1)} }` : ''}`;

@@ -17,16 +17,23 @@ const server = new McpServer({ name: 'weather', version: '1.0.0' }, { capabiliti
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 let refunds = 0;
 
-server.registerTool('get_weather', { description: 'Current weather for a city.', inputSchema: { city: z.string().min(1).describe('City name') } }, async ({ city }) =>
-  city === 'Atlantis' ? { ...text(`No weather station in ${city}`), isError: true } : text(`Sunny, 21 °C in ${city} (pid ${process.pid})`),
+server.registerTool(
+  'get_weather',
+  { description: 'Current weather for a city.', inputSchema: { city: z.string().min(1).describe('City name') } },
+  async ({ city }) =>
+    city === 'Atlantis' ? { ...text(`No weather station in ${city}`), isError: true } : text(`Sunny, 21 °C in ${city} (pid ${process.pid})`),
 );
 server.registerTool('slow', { description: 'Answers after a while.', inputSchema: { ms: z.number().int().min(0) } }, async ({ ms }) => {
   await sleep(ms);
   return text('done');
 });
-server.registerTool('refund', { description: 'Refunds an order.', inputSchema: { order: z.string() } }, async ({ order }) => text(`refund ${++refunds} of ${order}`));
+server.registerTool('refund', { description: 'Refunds an order.', inputSchema: { order: z.string() } }, async ({ order }) =>
+  text(`refund ${++refunds} of ${order}`),
+);
 server.registerTool('add_forecast_tool', { description: 'Adds the forecast tool.' }, async () => {
-  server.registerTool('get_forecast', { description: 'Tomorrow’s weather.', inputSchema: { city: z.string() } }, async ({ city }) => text(`Rain tomorrow in ${city}`));
+  server.registerTool('get_forecast', { description: 'Tomorrow’s weather.', inputSchema: { city: z.string() } }, async ({ city }) =>
+    text(`Rain tomorrow in ${city}`),
+  );
   return text('added');
 });
 server.registerTool('crash', { description: 'Stops the server process before answering.' }, async () => process.exit(1));

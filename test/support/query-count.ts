@@ -38,7 +38,14 @@ export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
     sql,
     rem: new RemService({ prisma: counting, sql, embedder: new HashedLexicalEmbedder() }, config.rem),
   } as unknown as AppServices;
-  const yoga = createGraphQLServer({ services, identify: createIdentify(config.auth), logger: createLogger('silent'), graphiql: false, origins: createOriginPolicy([]), limits: config.security.operations });
+  const yoga = createGraphQLServer({
+    services,
+    identify: createIdentify(config.auth),
+    logger: createLogger('silent'),
+    graphiql: false,
+    origins: createOriginPolicy([]),
+    limits: config.security.operations,
+  });
   return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {
     queries = 0;
     const res = await yoga.fetch('http://localhost/graphql', {

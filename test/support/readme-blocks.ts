@@ -59,7 +59,8 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     let serverStopped: string | undefined;
     if (marker) {
       const [, what, reason] = /^(skip|server stopped) \((.+)\)$/.exec(marker.text) ?? [];
-      if (!reason) throw new Error(`README line ${marker.line}: expected <!-- example: skip (why) --> or <!-- example: server stopped (why) -->, found "${marker.text}"`);
+      if (!reason)
+        throw new Error(`README line ${marker.line}: expected <!-- example: skip (why) --> or <!-- example: server stopped (why) -->, found "${marker.text}"`);
       if (!kind) throw new Error(`README line ${marker.line}: ${lang || 'unlabelled'} blocks are never run, so they need no marker`);
       if (what === 'skip') skip = reason;
       else serverStopped = reason;

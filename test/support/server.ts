@@ -73,7 +73,7 @@ export interface TestServerOptions {
  * a direct statement (`sql`), or the start of a transaction through Prisma (`$transaction`, whose
  * statements are reported on their own).
  */
-export type QueryObserver = (query: { model?: string; operation: string; sql?: string }) => void;
+type QueryObserver = (query: { model?: string; operation: string; sql?: string }) => void;
 
 function rawSql(args: unknown): string | undefined {
   if (Array.isArray(args) && Array.isArray(args[0])) return (args[0] as string[]).join('?');

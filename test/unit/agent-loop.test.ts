@@ -55,7 +55,17 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
   const unexpected: unknown[] = [];
   const modelCalls: ModelCallRecord[] = [];
   const ctx = contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } });
-  const state = options.state ?? freshState(agent, ctx, [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'before' }], 'Hello');
+  const state =
+    options.state ??
+    freshState(
+      agent,
+      ctx,
+      [
+        { role: 'user', content: 'earlier' },
+        { role: 'assistant', content: 'before' },
+      ],
+      'Hello',
+    );
   return {
     model,
     events,
@@ -78,7 +88,13 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
           delegate: async (request) => {
             delegated.push(request);
             if (options.delegate) return options.delegate(request);
-            return { childTurnId: 'child-1', agent: request.agentName, status: 'COMPLETED', content: 'child answer', usage: { inputTokens: 3, outputTokens: 2, requests: 1 } };
+            return {
+              childTurnId: 'child-1',
+              agent: request.agentName,
+              status: 'COMPLETED',
+              content: 'child answer',
+              usage: { inputTokens: 3, outputTokens: 2, requests: 1 },
+            };
           },
           toolContext: { agent: ctx, prisma: undefined as never, turnId: 't', sessionId: 's1', jobId: null, agentName: agent.name },
           onUnexpected: (error) => unexpected.push(error),
@@ -95,7 +111,10 @@ describe('the agent loop', () => {
   it('streams a plain answer and sends the model the system prompt, the request instructions and the history', async () => {
     const h = harness(TOOLS, [{ text: ['Bon', 'jour'], usage: { inputTokens: 12, outputTokens: 2 } }]);
     expect(await h.run()).toEqual({ kind: 'finished', status: 'COMPLETED', error: null });
-    expect(h.events).toEqual([{ type: 'content', delta: 'Bon' }, { type: 'content', delta: 'jour' }]);
+    expect(h.events).toEqual([
+      { type: 'content', delta: 'Bon' },
+      { type: 'content', delta: 'jour' },
+    ]);
     expect(h.state).toMatchObject({ text: 'Bonjour', iterations: 1, usage: { inputTokens: 12, outputTokens: 2, requests: 1 } });
     const [request] = h.model.requests;
     expect(request!.messages.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant', 'user']);
@@ -117,7 +136,11 @@ describe('the agent loop', () => {
     ]);
     expect(await h.run()).toMatchObject({ kind: 'finished', status: 'COMPLETED' });
     expect(types(h.events)).toEqual(['tool_call', 'tool_call', 'tool_call', 'action', 'action', 'tool_result', 'tool_result', 'tool_result', 'content']);
-    expect(h.state.toolLog.map((t) => [t.toolCallId, t.isError])).toEqual([['a', false], ['m', false], ['x', true]]);
+    expect(h.state.toolLog.map((t) => [t.toolCallId, t.isError])).toEqual([
+      ['a', false],
+      ['m', false],
+      ['x', true],
+    ]);
     expect(h.state.metadata).toEqual({ confidence: 0.5 });
     expect(h.state.rows.map((r) => r.type)).toEqual(['tool_call', 'tool_response', 'tool_response', 'tool_response']);
     expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(['a', 'm', 'x']);
@@ -128,7 +151,12 @@ describe('the agent loop', () => {
     const calls = Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, name: 'action', arguments: '{"type":"t"}' }));
     const h = harness(TOOLS, [{ toolCalls: calls }, { text: ['ok'] }]);
     await h.run({ maxToolCallsPerResponse: 2 });
-    expect(h.state.toolLog.map((t) => [t.toolCallId, t.isError])).toEqual([['c0', false], ['c1', false], ['c2', true], ['c3', true]]);
+    expect(h.state.toolLog.map((t) => [t.toolCallId, t.isError])).toEqual([
+      ['c0', false],
+      ['c1', false],
+      ['c2', true],
+      ['c3', true],
+    ]);
     expect(JSON.stringify(h.state.toolLog[2]!.result)).toMatch(/at most 2 run/);
   });
 
@@ -203,13 +231,19 @@ describe('the agent loop', () => {
   it('streams reasoning as thought events and keeps it as a think row before the answer', async () => {
     const h = harness(TOOLS, [{ reasoning: ['Greet ', 'back.'], text: ['Hi'] }]);
     await h.run();
-    expect(h.events).toEqual([{ type: 'thought', text: 'Greet ' }, { type: 'thought', text: 'back.' }, { type: 'content', delta: 'Hi' }]);
+    expect(h.events).toEqual([
+      { type: 'thought', text: 'Greet ' },
+      { type: 'thought', text: 'back.' },
+      { type: 'content', delta: 'Hi' },
+    ]);
     expect(h.state.rows).toEqual([{ type: 'think', content: 'Greet back.', agentName: 'helper' }]);
     expect(h.modelCalls[0]!.request).toBeNull();
   });
 
   it('keeps the last text said with tool calls when max_iterations ends the run', async () => {
-    const h = harness(TOOLS.replace('max_iterations: 3', 'max_iterations: 1'), [{ text: ['Working on it.'], toolCalls: [{ id: 'x', name: 'action', arguments: '{"type":"t"}' }] }]);
+    const h = harness(TOOLS.replace('max_iterations: 3', 'max_iterations: 1'), [
+      { text: ['Working on it.'], toolCalls: [{ id: 'x', name: 'action', arguments: '{"type":"t"}' }] },
+    ]);
     expect(await h.run()).toMatchObject({ kind: 'finished', status: 'MAX_ITERATIONS' });
     expect(h.state.text).toBe('Working on it.');
   });
@@ -221,11 +255,18 @@ describe('the agent loop', () => {
     expect(outcome).toEqual({
       kind: 'finished',
       status: 'ERROR',
-      error: { code: 'VALIDATION_FAILED', message: expect.stringContaining("must have required property 'n'"), details: { errors: ["/ must have required property 'n'"] } },
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: expect.stringContaining("must have required property 'n'"),
+        details: { errors: ["/ must have required property 'n'"] },
+      },
     });
     expect(h.model.requests[1]!.messages.slice(-2)).toEqual([
       { role: 'assistant', content: '{"n":"one"}' },
-      { role: 'user', content: 'Your previous reply did not match the required JSON Schema:\n- /n must be integer\nReply again with only the corrected JSON object.' },
+      {
+        role: 'user',
+        content: 'Your previous reply did not match the required JSON Schema:\n- /n must be integer\nReply again with only the corrected JSON object.',
+      },
     ]);
     expect(h.state.text).toBe('');
     expect(h.events.at(-1)).toMatchObject({ type: 'error', code: 'VALIDATION_FAILED' });
@@ -245,7 +286,13 @@ describe('the agent loop', () => {
 
     const anyObject = freshState(agent, ctx, [], 'Where?', [], { responseFormat: { type: 'json_object' } });
     const failing = harness(TOOLS, [{ text: ['[1]'] }, { text: ['"Lisbon"'] }], { state: anyObject });
-    expect(await failing.run()).toMatchObject({ status: 'ERROR', error: { code: 'VALIDATION_FAILED', message: expect.stringMatching(/^The reply did not match the requested response_format after one repair: \/ must be object/) } });
+    expect(await failing.run()).toMatchObject({
+      status: 'ERROR',
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: expect.stringMatching(/^The reply did not match the requested response_format after one repair: \/ must be object/),
+      },
+    });
   });
 
   it('offers and runs only the tools a caller chose, with their temperature and max tokens', async () => {
@@ -258,11 +305,17 @@ describe('the agent loop', () => {
     expect(first!.tools!.map((t) => t.name)).toEqual(['action']);
     expect(first).toMatchObject({ temperature: 0.2, maxTokens: 50 });
     expect(first!.messages[0]!.content!.endsWith('\n\nBe terse.')).toBe(true);
-    expect(h.events.find((e) => e.type === 'tool_result')).toMatchObject({ isError: true, result: { error: 'Tool "register_metadata" is not available to agent helper' } });
+    expect(h.events.find((e) => e.type === 'tool_result')).toMatchObject({
+      isError: true,
+      result: { error: 'Tool "register_metadata" is not available to agent helper' },
+    });
   });
 
   it('ends CANCELLED or INTERRUPTED by the abort reason', async () => {
-    for (const [reason, status] of [['cancelled', 'CANCELLED'], ['shutdown', 'INTERRUPTED']] as const) {
+    for (const [reason, status] of [
+      ['cancelled', 'CANCELLED'],
+      ['shutdown', 'INTERRUPTED'],
+    ] as const) {
       const h = harness(TOOLS, [{ hang: ['Partial '] }]);
       const controller = new AbortController();
       const running = h.run({ signal: controller.signal });

@@ -172,9 +172,7 @@ json_schema_extra:
       .sort();
 
     it('include the expected agents', () => {
-      expect(files).toEqual(
-        expect.arrayContaining(['dreaming.yaml', 'evaluators/answer-quality.yaml', 'general.yaml', 'sample.yaml']),
-      );
+      expect(files).toEqual(expect.arrayContaining(['dreaming.yaml', 'evaluators/answer-quality.yaml', 'general.yaml', 'sample.yaml']));
     });
 
     it.each(files)('%s parses', (file) => {
@@ -247,9 +245,7 @@ json_schema_extra:
     });
 
     it('missing and wrongly typed fields', () => {
-      const issues = issuesOf(
-        'name: General Agent\ntemperature: hot\nmax_iterations: 0\nkind: bot\nstructured_output: "yes"\n',
-      );
+      const issues = issuesOf('name: General Agent\ntemperature: hot\nmax_iterations: 0\nkind: bot\nstructured_output: "yes"\n');
       expect(issueAt(issues, ['name'])).toMatchObject({ line: 1, column: 7 });
       expect(issueAt(issues, ['description']).message).toBe('is required');
       expect(issueAt(issues, ['temperature'])).toMatchObject({ line: 2, column: 14 });
@@ -287,9 +283,7 @@ json_schema_extra:
     });
 
     it('unknown JSON schema keywords in properties', () => {
-      const issues = issuesOf(
-        'name: a\ndescription: b\nproperties:\n  typ:\n    type: object\n    properties:\n      x:\n        typ: string\n',
-      );
+      const issues = issuesOf('name: a\ndescription: b\nproperties:\n  typ:\n    type: object\n    properties:\n      x:\n        typ: string\n');
       expect(issueAt(issues, ['properties', 'typ', 'properties', 'x', 'typ'])).toMatchObject({ line: 8, column: 9 });
     });
 

@@ -21,7 +21,12 @@ describe('chunkSections', () => {
     const text = 'Alpha beta gamma. Delta epsilon zeta eta. Theta iota kappa lambda mu nu xi omicron.';
     const chunks = chunkSections([{ headings: [], text }], { maxChars: 40, overlapChars: 10 });
     expect(chunks.every((c) => c.text.length <= 40)).toBe(true);
-    expect(chunks.map((c) => c.text)).toEqual(['Alpha beta gamma.', 'gamma. Delta epsilon zeta eta.', 'zeta eta. Theta iota kappa lambda mu nu', 'mu nu xi omicron.']);
+    expect(chunks.map((c) => c.text)).toEqual([
+      'Alpha beta gamma.',
+      'gamma. Delta epsilon zeta eta.',
+      'zeta eta. Theta iota kappa lambda mu nu',
+      'mu nu xi omicron.',
+    ]);
   });
 
   it('drops empty paragraphs and sections', () => {

@@ -65,10 +65,30 @@ describe('PGlite in a worker thread', () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
     const doc = { text: 'naïve "quoted" \\ ✓', nested: [1, null, { deep: true }] };
     await db.query('INSERT INTO kinds VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [
-      id, doc, ['a', 'b,c', 'with "quote"'], [1, 2, 3], null, true, at, new Uint8Array([0, 1, 255]), 9007199254740993n, '12.50',
+      id,
+      doc,
+      ['a', 'b,c', 'with "quote"'],
+      [1, 2, 3],
+      null,
+      true,
+      at,
+      new Uint8Array([0, 1, 255]),
+      9007199254740993n,
+      '12.50',
     ]);
     expect((await db.query('SELECT * FROM kinds WHERE id = $1', [id])).rows).toEqual([
-      { id, doc, tags: ['a', 'b,c', 'with "quote"'], counts: [1, 2, 3], note: null, flag: true, at, bytes: new Uint8Array([0, 1, 255]), big: 9007199254740993n, amount: '12.50' },
+      {
+        id,
+        doc,
+        tags: ['a', 'b,c', 'with "quote"'],
+        counts: [1, 2, 3],
+        note: null,
+        flag: true,
+        at,
+        bytes: new Uint8Array([0, 1, 255]),
+        big: 9007199254740993n,
+        amount: '12.50',
+      },
     ]);
     // The adapter's way: rows as arrays, its own parsers (here: timestamps kept as text).
     const asArrays = await db.query('SELECT id, at, note FROM kinds WHERE doc @> $1', [{ nested: [1] }], {
@@ -85,7 +105,9 @@ describe('PGlite in a worker thread', () => {
     await db.query('INSERT INTO notes VALUES ($1, $2)', [1, 'first']);
     const read = () => db.query('SELECT * FROM notes WHERE id = $1', [1]);
     for (let i = 0; i < 3; i++) expect((await read()).rows).toEqual([{ id: 1, body: 'first' }]);
-    expect((await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement = $1', ['SELECT * FROM notes WHERE id = $1'])).rows).toHaveLength(1);
+    expect(
+      (await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement = $1', ['SELECT * FROM notes WHERE id = $1'])).rows,
+    ).toHaveLength(1);
     // The named statement's result changes shape: PostgreSQL refuses to run it as prepared (0A000).
     await db.exec("ALTER TABLE notes ADD COLUMN tag text DEFAULT 'x'");
     expect((await read()).rows).toEqual([{ id: 1, body: 'first', tag: 'x' }]);
@@ -102,7 +124,11 @@ describe('PGlite in a worker thread', () => {
   });
 
   it('fails a statement at any step with its SQLSTATE and goes on serving the next one', async () => {
-    const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     const syntax = await failure(db.query('SELEKT $1', [1]));
     expect(syntax).toBeInstanceOf(messages.DatabaseError);
     expect(syntax).toMatchObject({ code: '42601', query: 'SELEKT $1', params: [1] });

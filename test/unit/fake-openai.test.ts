@@ -145,7 +145,10 @@ describe('fake OpenAI: tool calls', () => {
 
     const toolChunks = chunks.filter((c) => c.choices[0]?.delta.tool_calls);
     const first = toolChunks[0]!.choices[0]!.delta;
-    expect(first).toMatchObject({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_weather', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
+    expect(first).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ index: 0, id: 'call_weather', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+    });
     const continuation = toolChunks[1]!.choices[0]!.delta.tool_calls![0]!;
     expect(Object.keys(continuation).sort()).toEqual(['function', 'index']);
     expect(Object.keys(continuation.function!)).toEqual(['arguments']);
@@ -185,7 +188,12 @@ describe('fake OpenAI: non-streaming', () => {
   });
 
   it('returns tool_calls with null content', async () => {
-    fake.enqueue({ toolCalls: [{ id: 'call_a', name: 'a', arguments: '{}' }, { id: 'call_b', name: 'b', arguments: 'not json' }] });
+    fake.enqueue({
+      toolCalls: [
+        { id: 'call_a', name: 'a', arguments: '{}' },
+        { id: 'call_b', name: 'b', arguments: 'not json' },
+      ],
+    });
     const completion = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
@@ -235,7 +243,11 @@ describe('fake OpenAI: errors', () => {
 
 describe('fake OpenAI: scripting and recording', () => {
   it('consumes scripts FIFO and supports dynamic replies', async () => {
-    fake.enqueue({ text: 'first' }, (request) => ({ text: `you said: ${request.body.messages.at(-1).content}` }), async () => ({ text: 'third' }));
+    fake.enqueue(
+      { text: 'first' },
+      (request) => ({ text: `you said: ${request.body.messages.at(-1).content}` }),
+      async () => ({ text: 'third' }),
+    );
     const ask = async (content: string) =>
       (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content }] })).choices[0]!.message.content;
     expect(await ask('a')).toBe('first');
@@ -246,7 +258,14 @@ describe('fake OpenAI: scripting and recording', () => {
   it('records every request with path, headers and parsed body', async () => {
     fake.enqueue({ text: 'ok' });
     const pending = client.chat.completions.create(
-      streamParams({ model: 'my-model', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }], temperature: 0 }),
+      streamParams({
+        model: 'my-model',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+        temperature: 0,
+      }),
     );
     const [request] = await fake.waitForRequests(1);
     await collect(await pending);
@@ -260,7 +279,10 @@ describe('fake OpenAI: scripting and recording', () => {
       stream: true,
       stream_options: { include_usage: true },
       temperature: 0,
-      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
     });
   });
 

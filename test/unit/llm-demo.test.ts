@@ -25,7 +25,12 @@ const tools: ToolSpec[] = [
 describe('demo model', () => {
   it('labels itself and is deterministic', async () => {
     expect(demo).toMatchObject({ provider: 'demo', model: 'demo', id: 'demo', isDemo: true });
-    const request: ChatRequest = { messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Hello demo, how are you?' }] };
+    const request: ChatRequest = {
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'Hello demo, how are you?' },
+      ],
+    };
     const first = await collect(request);
     const second = await collect(request);
     expect(second).toEqual(first);

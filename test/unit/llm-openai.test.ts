@@ -349,7 +349,15 @@ describe('OpenAI chat model: failures and retries', () => {
   });
 
   it('reports an unreachable endpoint as a connection failure', async () => {
-    const m = createOpenAIModel({ provider: 'gone', model: 'm', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k', timeoutMs: 2000, maxRetries: 1, retryBaseMs: 1 });
+    const m = createOpenAIModel({
+      provider: 'gone',
+      model: 'm',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+      timeoutMs: 2000,
+      maxRetries: 1,
+      retryBaseMs: 1,
+    });
     const error = await failure(collect(m.stream(hello)));
     expect(error).toBeInstanceOf(ModelError);
     expect((error as Error).message).toMatch(/connection to gone at http:\/\/127\.0\.0\.1:9\/v1 failed after 2 attempts/);

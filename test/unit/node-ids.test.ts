@@ -8,7 +8,10 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('node IDs', () => {
   it('name exactly the schema’s Node types', () => {
-    const nodeTypes = schema.getPossibleTypes(schema.getType('Node') as GraphQLAbstractType).map((t) => t.name).sort();
+    const nodeTypes = schema
+      .getPossibleTypes(schema.getType('Node') as GraphQLAbstractType)
+      .map((t) => t.name)
+      .sort();
     expect([...NODE_TYPES].sort()).toEqual(nodeTypes);
   });
 

@@ -19,7 +19,13 @@ const riskLevels = (name: string) => {
 describe('agents’ notes (register_metadata and action observations)', () => {
   it('register_metadata accepts the REM design’s own example, its risk level stored on the one scale', async () => {
     // rem-design.md, "The register_metadata Pattern".
-    const example = { confidence: 0.95, references: ['sarah-chen', 'q3-report'], sources: ['REM database'], risk_level: 'green', extra: { topics: ['quarterly-review'] } };
+    const example = {
+      confidence: 0.95,
+      references: ['sarah-chen', 'q3-report'],
+      sources: ['REM database'],
+      risk_level: 'green',
+      extra: { topics: ['quarterly-review'] },
+    };
     const { outcome, emitted } = await run('register_metadata', example);
     expect(outcome).toEqual({ isError: false, result: { recorded: true } });
     expect(emitted).toEqual([{ type: 'action', actionType: 'metadata', payload: { ...example, risk_level: 'low' } }]);
@@ -41,7 +47,9 @@ describe('agents’ notes (register_metadata and action observations)', () => {
   it('rejects a level outside the scale with the accepted ones', async () => {
     const { outcome, emitted } = await run('register_metadata', { risk_level: 'purple' });
     expect(outcome.isError).toBe(true);
-    expect((outcome.result as { error: string }).error).toMatch(/Invalid arguments for register_metadata: \/risk_level must be equal to one of the allowed values/);
+    expect((outcome.result as { error: string }).error).toMatch(
+      /Invalid arguments for register_metadata: \/risk_level must be equal to one of the allowed values/,
+    );
     expect(emitted).toEqual([]);
   });
 });

@@ -122,7 +122,7 @@ describe('parseRemQuery: FUZZY', () => {
 
   it('keeps the text as written apart from trimming', () => {
     expect(parseRemQuery('FUZZY "  Sarah  Chen\\t"')).toMatchObject({ text: 'Sarah  Chen' });
-    expect(parseRemQuery("FUZZY 'say \\\"hi\\\"'")).toMatchObject({ text: 'say "hi"' });
+    expect(parseRemQuery('FUZZY \'say \\"hi\\"\'')).toMatchObject({ text: 'say "hi"' });
   });
 });
 
@@ -276,10 +276,20 @@ describe('parseRemQuery: errors', () => {
     ['FUZZY "sara" LIMT 5', 13, 'Unknown clause "LIMT" at position 13; expected THRESHOLD or LIMIT', ['THRESHOLD', 'LIMIT']],
     ['FUZZY "x" LIMIT 5 DEPTH 2', 18, 'Unknown clause "DEPTH" at position 18; expected THRESHOLD', ['THRESHOLD']],
     ['SEARCH "x" IN entities', 11, 'Unknown clause "IN" at position 11; expected FROM, LIMIT or MIN_SIMILARITY', ['FROM', 'LIMIT', 'MIN_SIMILARITY']],
-    ['TRAVERSE "a"', 9, 'Unexpected string "a" at position 9; expected FROM, TYPE, DEPTH, LIMIT or end of query', ['FROM', 'TYPE', 'DEPTH', 'LIMIT', 'end of query']],
+    [
+      'TRAVERSE "a"',
+      9,
+      'Unexpected string "a" at position 9; expected FROM, TYPE, DEPTH, LIMIT or end of query',
+      ['FROM', 'TYPE', 'DEPTH', 'LIMIT', 'end of query'],
+    ],
     ['FUZZY "x" LIMIT 5 LIMIT 6', 18, 'Duplicate LIMIT clause at position 18; already given at position 10', ['THRESHOLD', 'end of query']],
     ['TRAVERSE FROM "a" from "b"', 18, 'Duplicate FROM clause at position 18; already given at position 9', ['TYPE', 'DEPTH', 'LIMIT', 'end of query']],
-    ['SEARCH "x" FROM entities FROM moments', 25, 'Duplicate FROM clause at position 25; already given at position 11', ['LIMIT', 'MIN_SIMILARITY', 'end of query']],
+    [
+      'SEARCH "x" FROM entities FROM moments',
+      25,
+      'Duplicate FROM clause at position 25; already given at position 11',
+      ['LIMIT', 'MIN_SIMILARITY', 'end of query'],
+    ],
     ['LOOKUP "a" "b"', 11, 'Unexpected string "b" at position 11; expected "," or end of query', ['","', 'end of query']],
     ['LOOKUP "a" extra', 11, 'Unexpected "extra" at position 11; expected "," or end of query', ['","', 'end of query']],
     ['LOOKUP "a"; x', 10, 'Unexpected ";" at position 10; expected "," or end of query', ['","', 'end of query']],
@@ -293,7 +303,12 @@ describe('parseRemQuery: errors', () => {
     ['SEARCH "x" FROM', 15, 'Expected a table name after FROM at position 15, found end of query', ['resources', 'entities', 'moments']],
     ['SEARCH "x" FROM 3', 16, 'Expected a table name after FROM at position 16, found number 3', ['resources', 'entities', 'moments']],
     ['SEARCH "x" FROM users', 16, 'Unknown table "users" at position 16; expected resources, entities or moments', ['resources', 'entities', 'moments']],
-    ['SEARCH "x" FROM constructor', 16, 'Unknown table "constructor" at position 16; expected resources, entities or moments', ['resources', 'entities', 'moments']],
+    [
+      'SEARCH "x" FROM constructor',
+      16,
+      'Unknown table "constructor" at position 16; expected resources, entities or moments',
+      ['resources', 'entities', 'moments'],
+    ],
 
     // Numbers
     ['FUZZY "sara" THRESHOLD 1.5', 23, 'THRESHOLD must be between 0 and 1 at position 23, found 1.5', ['a number between 0 and 1']],

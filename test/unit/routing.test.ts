@@ -89,7 +89,11 @@ describe('routing rules', () => {
     expect(await route({ sender: 'ap@acme.com', subject: 'Your INVOICE 42' })).toEqual({ agent: 'billing', routedBy: 'RULE', rule: 'acme-invoices' });
     // Same domain without the subject falls to the later domain-only rule, which routes to the pipeline (the session's agent).
     expect(await route({ sender: 'ap@acme.com', subject: 'lunch' })).toEqual({ agent: 'general', routedBy: 'RULE', rule: 'acme-rest' });
-    expect(await route({ sender: 'ap@acme.com', subject: 'lunch' }, 'hi', session({ agent: 'sample' }))).toEqual({ agent: 'sample', routedBy: 'RULE', rule: 'acme-rest' });
+    expect(await route({ sender: 'ap@acme.com', subject: 'lunch' }, 'hi', session({ agent: 'sample' }))).toEqual({
+      agent: 'sample',
+      routedBy: 'RULE',
+      rule: 'acme-rest',
+    });
     // The CEO writes about an invoice: the earlier rule wins.
     expect(await route({ sender: 'ceo@acme.com', subject: 'invoice' })).toMatchObject({ rule: 'ceo' });
     expect(await route({ sender: 'ap@notacme.com', subject: 'invoice' })).toMatchObject({ rule: 'catch-all' });
@@ -151,8 +155,12 @@ describe('routing rules', () => {
       ['routing.rules.1.match', 7, 14],
       ['routing.rules.2.colour', 12, 7],
     ]);
-    expect(error!.message).toMatch(/^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/);
-    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      profile: u\n`)).toThrow(/header_match\.X-P: not a valid regular expression.*line 4, column 37/);
+    expect(error!.message).toMatch(
+      /^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/,
+    );
+    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      profile: u\n`)).toThrow(
+      /header_match\.X-P: not a valid regular expression.*line 4, column 37/,
+    );
     expect(() => parseRoutingYaml('routing: [')).toThrow(/YAML syntax/);
   });
 });
@@ -170,12 +178,20 @@ describe('the email preprocessor', () => {
 
   it('fills sender, subject (unfolded), headers and forwarded_from from a raw message', () => {
     const { fields, content } = PREPROCESSORS.email(raw, { subject: 'ignored: the message has one' });
-    expect(fields).toMatchObject({ sender: 'info@pharmacy.example', subject: 'Availability of ibuprofen 400', forwardedFrom: 'desk@pharmacy.example', body: 'Hello, do you have ibuprofen?' });
+    expect(fields).toMatchObject({
+      sender: 'info@pharmacy.example',
+      subject: 'Availability of ibuprofen 400',
+      forwardedFrom: 'desk@pharmacy.example',
+      body: 'Hello, do you have ibuprofen?',
+    });
     expect(fields.headers.to).toBe('support@us.example');
     expect(content).toBe('From: "Pharmacy Desk" <Info@Pharmacy.example>\nSubject: Availability of ibuprofen 400\n\nHello, do you have ibuprofen?');
   });
 
   it('passes content without a header block through', () => {
-    expect(PREPROCESSORS.email('just text: with a colon\n\nbody', { sender: 'a@b.example' })).toMatchObject({ content: 'just text: with a colon\n\nbody', fields: { sender: 'a@b.example' } });
+    expect(PREPROCESSORS.email('just text: with a colon\n\nbody', { sender: 'a@b.example' })).toMatchObject({
+      content: 'just text: with a colon\n\nbody',
+      fields: { sender: 'a@b.example' },
+    });
   });
 });

@@ -40,7 +40,10 @@ describe('security settings', () => {
 
   it('has no cross-site origins by default and keeps the listed ones exact', () => {
     expect(loadConfig({}).security.corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' }).security.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' }).security.corsOrigins).toEqual([
+      'https://a.example.com',
+      'http://localhost:5173',
+    ]);
   });
 });
 

@@ -26,7 +26,9 @@ describe('token counting', () => {
     expect(counter.text(text)).toBe(o200k(text));
     expect(counter.text('<|endoftext|>')).toBeGreaterThan(1);
     expect(counter.message({ role: 'user', content: text })).toBe(3 + o200k(text));
-    expect(counter.message({ role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'search', arguments: '{"query":"x"}' }] })).toBe(3 + 3 + o200k('search') + o200k('{"query":"x"}'));
+    expect(counter.message({ role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'search', arguments: '{"query":"x"}' }] })).toBe(
+      3 + 3 + o200k('search') + o200k('{"query":"x"}'),
+    );
     const tools = [{ name: 'search', description: 'Search memory', parameters: { type: 'object' } }];
     expect(requestOverhead(counter, { messages: [{ role: 'user', content: text }], tools })).toBe(3 + 3 + o200k(text) + o200k(JSON.stringify(tools)));
   });

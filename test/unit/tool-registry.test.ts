@@ -11,7 +11,14 @@ const ctx = {} as ToolContext;
 describe('tool failures', () => {
   it('reach the model as a generic message with a code; the details go to the failure hook only', async () => {
     const failures: unknown[] = [];
-    const registry = new ToolRegistry([tool(async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (user app_owner)'); })], (error) => failures.push(error));
+    const registry = new ToolRegistry(
+      [
+        tool(async () => {
+          throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (user app_owner)');
+        }),
+      ],
+      (error) => failures.push(error),
+    );
     const outcome = await registry.execute('probe', {}, ctx);
     expect(outcome).toEqual({ isError: true, result: { error: 'The probe tool failed unexpectedly', code: 'TOOL_FAILED' } });
     expect(JSON.stringify(outcome)).not.toMatch(/10\.0\.0\.5|app_owner|ECONNREFUSED/);
@@ -19,7 +26,11 @@ describe('tool failures', () => {
   });
 
   it('pass expected failures on with their own message and code', async () => {
-    const registry = new ToolRegistry([tool(async () => { throw new ValidationError('query: must not be empty'); })]);
+    const registry = new ToolRegistry([
+      tool(async () => {
+        throw new ValidationError('query: must not be empty');
+      }),
+    ]);
     expect(await registry.execute('probe', {}, ctx)).toEqual({ isError: true, result: { error: 'query: must not be empty', code: 'VALIDATION_FAILED' } });
   });
 });

@@ -7,7 +7,13 @@ let seq = 0;
 type Without<T> = T extends unknown ? Omit<T, 'seq' | 'agent' | 'depth'> : never;
 const ev = (e: Without<WebEventFragment>) => ({ ...base, seq: ++seq, ...e }) as WebEventFragment;
 const child = (childTurnId: string, path: string[], event: Partial<StepFieldsFragment> & { __typename: StepFieldsFragment['__typename'] }) =>
-  ev({ __typename: 'ChildEvent', childTurnId, childAgent: path.at(-1)!, path, event: { seq: 1, agent: path.at(-1)!, depth: path.length - 1, ...event } as StepFieldsFragment });
+  ev({
+    __typename: 'ChildEvent',
+    childTurnId,
+    childAgent: path.at(-1)!,
+    path,
+    event: { seq: 1, agent: path.at(-1)!, depth: path.length - 1, ...event } as StepFieldsFragment,
+  });
 
 describe('TurnView (the chat app’s model of a turn)', () => {
   it('joins streamed text, pairs tool calls with results and applies the final status and sources', () => {
@@ -21,7 +27,9 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     view.apply(ev({ __typename: 'SourcesEvent', sources: [source] }));
     view.apply(ev({ __typename: 'ContentEvent', delta: 'Hello ' }));
     view.apply(ev({ __typename: 'ContentEvent', delta: 'world' }));
-    view.apply(ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Hello world', sources: [source], usage: { inputTokens: 1, outputTokens: 2, requests: 1 } }));
+    view.apply(
+      ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Hello world', sources: [source], usage: { inputTokens: 1, outputTokens: 2, requests: 1 } }),
+    );
     expect(view.run.steps).toEqual([
       { kind: 'thought', text: 'Let me think.' },
       { kind: 'tool', toolCallId: 'c1', name: 'search', arguments: { q: 'x' }, result: { hits: 1 }, isError: false },
@@ -48,7 +56,13 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     view.apply(child('c-leaf', ['boss', 'middle', 'leaf'], { __typename: 'ContentEvent', delta: 'leaf says hi' }));
     view.apply(child('c-other', ['boss', 'other'], { __typename: 'ContentEvent', delta: 'sibling' }));
     const [middle, other] = view.run.steps as { kind: 'child'; run: TurnView['run'] }[];
-    expect(middle!.run).toMatchObject({ agent: 'middle', steps: [{ kind: 'text', text: 'asking leaf' }, { kind: 'child', run: { agent: 'leaf', path: ['boss', 'middle', 'leaf'] } }] });
+    expect(middle!.run).toMatchObject({
+      agent: 'middle',
+      steps: [
+        { kind: 'text', text: 'asking leaf' },
+        { kind: 'child', run: { agent: 'leaf', path: ['boss', 'middle', 'leaf'] } },
+      ],
+    });
     expect(other!.run).toMatchObject({ agent: 'other', steps: [{ kind: 'text', text: 'sibling' }] });
   });
 
@@ -56,18 +70,32 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     seq = 0;
     const view = new TurnView('t1', 'boss', 'RUNNING');
     view.apply(child('c1', ['boss', 'careful'], { __typename: 'ToolCallEvent', toolCallId: 'g', name: 'action', arguments: {} }));
-    view.apply(child('c1', ['boss', 'careful'], { __typename: 'ApprovalNeededEvent', approvalId: 'a1', toolCallId: 'g', name: 'action', arguments: {}, agentPath: ['boss', 'careful'] }));
+    view.apply(
+      child('c1', ['boss', 'careful'], {
+        __typename: 'ApprovalNeededEvent',
+        approvalId: 'a1',
+        toolCallId: 'g',
+        name: 'action',
+        arguments: {},
+        agentPath: ['boss', 'careful'],
+      }),
+    );
     expect(view.pendingApprovals().map((a) => a.approvalId)).toEqual(['a1']);
     view.apply(child('c1', ['boss', 'careful'], { __typename: 'ApprovalResultEvent', approvalId: 'a1', approved: false, reason: 'no', decidedBy: 'u1' }));
     expect(view.pendingApprovals()).toEqual([]);
-    expect(view.run.steps[0]).toMatchObject({ kind: 'child', run: { steps: [{ kind: 'tool' }, { kind: 'approval', decision: { approved: false, reason: 'no' } }] } });
+    expect(view.run.steps[0]).toMatchObject({
+      kind: 'child',
+      run: { steps: [{ kind: 'tool' }, { kind: 'approval', decision: { approved: false, reason: 'no' } }] },
+    });
   });
 
   it('shows the final answer when it was not streamed, and prefers it to a streamed text that lost pieces', () => {
     seq = 0;
     const repeated = new TurnView('t1', 'boss', 'RUNNING');
     repeated.apply(ev({ __typename: 'ToolCallEvent', toolCallId: 'c', name: 'ask_agent', arguments: {} }));
-    repeated.apply(ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'child answer', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
+    repeated.apply(
+      ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'child answer', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }),
+    );
     expect(repeated.run.steps.at(-1)).toEqual({ kind: 'text', text: 'child answer' });
 
     const gappy = new TurnView('t2', 'boss', 'RUNNING');
@@ -79,6 +107,9 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     failed.apply(ev({ __typename: 'ContentEvent', delta: 'Partial ' }));
     failed.apply(ev({ __typename: 'ErrorEvent', code: 'MODEL_ERROR', message: 'timed out' }));
     failed.apply(ev({ __typename: 'FinalEvent', status: 'ERROR', content: 'Partial', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
-    expect(failed.run.steps).toEqual([{ kind: 'text', text: 'Partial' }, { kind: 'error', code: 'MODEL_ERROR', message: 'timed out' }]);
+    expect(failed.run.steps).toEqual([
+      { kind: 'text', text: 'Partial' },
+      { kind: 'error', code: 'MODEL_ERROR', message: 'timed out' },
+    ]);
   });
 });

@@ -25,7 +25,7 @@ export function saveIdentity(identity: Identity): void {
 }
 
 /** The credentials as HTTP headers; the same object is the websocket connection_init payload. */
-export function credentials(identity: Identity): Record<string, string> {
+function credentials(identity: Identity): Record<string, string> {
   if (identity.mode === 'jwt') return identity.token ? { Authorization: `Bearer ${identity.token}` } : {};
   const headers: Record<string, string> = {};
   if (identity.userId) headers['X-User-Id'] = identity.userId;
@@ -69,7 +69,11 @@ export async function upload<R, V extends { file: File }>(document: TypedDocumen
 async function send<R>(headers: Record<string, string>, payload: string | FormData): Promise<R> {
   let res: Response;
   try {
-    res = await fetch(endpoint, { method: 'POST', headers: { accept: 'application/graphql-response+json', ...headers, ...credentials(identity) }, body: payload });
+    res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { accept: 'application/graphql-response+json', ...headers, ...credentials(identity) },
+      body: payload,
+    });
   } catch (error) {
     throw new ApiError(`The server cannot be reached (${(error as Error).message})`, 'NETWORK');
   }

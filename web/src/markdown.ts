@@ -13,7 +13,8 @@ import MarkdownIt from 'markdown-it';
 for (const [name, language] of Object.entries({ bash, graphql, javascript, json, python, sql, typescript, yaml })) hljs.registerLanguage(name, language);
 
 // Fences name their language; other code stays plain (markdown-it escapes it). hljs escapes what it highlights.
-const highlight = (code: string, lang: string): string => (lang && hljs.getLanguage(lang) ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : '');
+const highlight = (code: string, lang: string): string =>
+  lang && hljs.getLanguage(lang) ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : '';
 
 // Raw HTML in model output is shown as text, never injected; markdown-it also refuses
 // javascript:, vbscript: and file: links.

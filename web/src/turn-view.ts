@@ -3,7 +3,7 @@ import type { StepFieldsFragment, TurnStatus, WebEventFragment, WebSourceFragmen
 
 export type Source = WebSourceFragment;
 
-export interface Decision {
+interface Decision {
   approved: boolean;
   reason: string | null;
   decidedBy: string | null;
@@ -124,7 +124,14 @@ function applyStep(run: AgentRun, event: StepFieldsFragment): void {
       break;
     case 'ApprovalNeededEvent':
       run.status = 'AWAITING_APPROVAL';
-      run.steps.push({ kind: 'approval', approvalId: event.approvalId, toolCallId: event.toolCallId, name: event.name, arguments: event.arguments, agentPath: event.agentPath });
+      run.steps.push({
+        kind: 'approval',
+        approvalId: event.approvalId,
+        toolCallId: event.toolCallId,
+        name: event.name,
+        arguments: event.arguments,
+        agentPath: event.agentPath,
+      });
       break;
     case 'ApprovalResultEvent': {
       const request = run.steps.find((s): s is Extract<Step, { kind: 'approval' }> => s.kind === 'approval' && s.approvalId === event.approvalId);

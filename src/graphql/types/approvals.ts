@@ -8,7 +8,7 @@ import { pageSize } from '../pagination.js';
 
 const ApprovalStatusEnum = builder.enumType(ApprovalStatus, { name: 'ApprovalStatus' });
 
-export const ApprovalRef = builder.prismaNode('Approval', {
+const ApprovalRef = builder.prismaNode('Approval', {
   id: { field: 'id' },
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
   nullable: true,
@@ -84,4 +84,3 @@ builder.subscriptionField('approvalsChanged', (t) =>
     resolve: (approval) => approval as never,
   }),
 );
-

@@ -16,12 +16,12 @@ import { encodeGlobalID } from '../../http/global-ids.js';
 import { builder } from '../builder.js';
 
 /** Expected failures are part of the schema: mutation results are unions of success and these. */
-export const ErrorCodeEnum = builder.enumType('ErrorCode', {
+const ErrorCodeEnum = builder.enumType('ErrorCode', {
   description: 'Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors.',
   values: ERROR_CODES,
 });
 
-export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
+const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   description: 'An expected failure with a stable machine-readable code.',
   fields: (t) => ({
     message: t.exposeString('message'),
@@ -54,7 +54,11 @@ builder.objectType(RateLimitedError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof RateLimitedError,
   fields: (t) => ({
-    retryAfterMs: t.int({ nullable: true, description: 'How long to wait before trying again, in milliseconds.', resolve: (error) => error.retryAfterMs ?? null }),
+    retryAfterMs: t.int({
+      nullable: true,
+      description: 'How long to wait before trying again, in milliseconds.',
+      resolve: (error) => error.retryAfterMs ?? null,
+    }),
   }),
 });
 builder.objectType(PayloadTooLargeError, {

@@ -83,7 +83,11 @@ const ExperimentRef = builder.prismaNode('Experiment', {
     results: t.relation('results', { query: { orderBy: { ord: 'asc' } } }),
     aggregates: t.field({
       type: [EvaluatorAggregateRef],
-      resolve: async (experiment, _args, ctx) => aggregate(experiment.evaluators, await ctx.prisma.experimentResult.findMany({ where: { experimentId: experiment.id }, select: { status: true, scores: true } })),
+      resolve: async (experiment, _args, ctx) =>
+        aggregate(
+          experiment.evaluators,
+          await ctx.prisma.experimentResult.findMany({ where: { experimentId: experiment.id }, select: { status: true, scores: true } }),
+        ),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
@@ -119,7 +123,10 @@ const RunExperimentInput = builder.inputType('RunExperimentInput', {
     datasetId: t.id(),
     evaluators: t.stringList({ description: 'Evaluator agents (kind: evaluator, structured output).' }),
     model: t.string({ required: false, description: 'Model for the agent (evaluators keep theirs).' }),
-    concurrency: t.int({ required: false, description: 'Examples run at once: 1–10 and at most MAX_CONCURRENT_TURNS_PER_USER (default 2, or that limit if lower).' }),
+    concurrency: t.int({
+      required: false,
+      description: 'Examples run at once: 1–10 and at most MAX_CONCURRENT_TURNS_PER_USER (default 2, or that limit if lower).',
+    }),
   }),
 });
 
@@ -167,7 +174,8 @@ builder.queryFields((t) => ({
     type: ExperimentComparisonRef,
     description: 'Per-example score differences (b − a) between two experiments on the same dataset.',
     args: { a: t.arg.id(), b: t.arg.id() },
-    resolve: (_root, args, ctx) => compareExperiments(ctx.prisma, ctx.viewer, rowId(String(args.a), 'Experiment', 'a'), rowId(String(args.b), 'Experiment', 'b')),
+    resolve: (_root, args, ctx) =>
+      compareExperiments(ctx.prisma, ctx.viewer, rowId(String(args.a), 'Experiment', 'a'), rowId(String(args.b), 'Experiment', 'b')),
   }),
 }));
 

@@ -27,6 +27,11 @@ builder.mutationField('extract', (t) =>
     errors: { types: [ValidationError, NotFoundError, ModelError, RateLimitedError], directResult: true },
     args: { input: t.arg({ type: ExtractInput }) },
     resolve: (_root, { input }, ctx) =>
-      extract(ctx, ctx.viewer, { agent: input.agent, content: input.content, schema: input.schema as Record<string, unknown> | null | undefined, model: input.model }),
+      extract(ctx, ctx.viewer, {
+        agent: input.agent,
+        content: input.content,
+        schema: input.schema as Record<string, unknown> | null | undefined,
+        model: input.model,
+      }),
   }),
 );

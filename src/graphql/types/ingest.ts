@@ -6,7 +6,11 @@ import { ResourceRef } from './rem.js';
 
 const IngestFileSuccess = builder.objectRef<{ resource: unknown; chunks: number; unchanged: boolean; contentHash: string }>('IngestFileSuccess').implement({
   fields: (t) => ({
-    resource: t.field({ type: ResourceRef, description: 'The file’s resource, with a `has_chunk` edge to each of its chunks: resources `<key>-chunk-<n>` with a `chunk_of` edge back.', resolve: (r) => r.resource as never }),
+    resource: t.field({
+      type: ResourceRef,
+      description: 'The file’s resource, with a `has_chunk` edge to each of its chunks: resources `<key>-chunk-<n>` with a `chunk_of` edge back.',
+      resolve: (r) => r.resource as never,
+    }),
     chunks: t.exposeInt('chunks'),
     unchanged: t.exposeBoolean('unchanged', { description: 'The same content (SHA-256) was already ingested under this key: nothing was written.' }),
     contentHash: t.exposeString('contentHash'),
@@ -38,7 +42,9 @@ builder.mutationField('ingestFile', (t) =>
       progressId: t.arg.string({ required: false, description: 'Any id you choose: subscribe to ingestProgress(progressId) first to follow this ingestion.' }),
     },
     resolve: async (_root, args, ctx) => {
-      const publish = args.progressId ? (progress: IngestProgress) => ctx.pubsub.publish('ingest:progress', progressChannel(ctx, args.progressId!), progress) : undefined;
+      const publish = args.progressId
+        ? (progress: IngestProgress) => ctx.pubsub.publish('ingest:progress', progressChannel(ctx, args.progressId!), progress)
+        : undefined;
       try {
         return await ctx.ingestFile(ctx.viewer, {
           filename: args.file.name,
@@ -59,7 +65,8 @@ builder.mutationField('ingestFile', (t) =>
 builder.subscriptionField('ingestProgress', (t) =>
   t.field({
     type: IngestProgressRef,
-    description: 'Stages of the caller’s ingestFile call given this progressId: EXTRACTING, EMBEDDING (chunks known), STORING, then DONE or FAILED, where it completes.',
+    description:
+      'Stages of the caller’s ingestFile call given this progressId: EXTRACTING, EMBEDDING (chunks known), STORING, then DONE or FAILED, where it completes.',
     args: { progressId: t.arg.string() },
     subscribe: async function* (_root, args, ctx) {
       for await (const progress of ctx.pubsub.subscribe('ingest:progress', progressChannel(ctx, args.progressId))) {

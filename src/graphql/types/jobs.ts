@@ -9,7 +9,7 @@ import { EntityRef, MomentRef, ResourceRef } from './rem.js';
 
 const JobStatusEnum = builder.enumType(JobStatus, { name: 'JobStatus' });
 
-export const JobRef = builder.prismaNode('Job', {
+const JobRef = builder.prismaNode('Job', {
   id: { field: 'id' },
   findUnique: (id, ctx) => ({ id, ...ownedBy(ctx.viewer) }),
   nullable: true,
@@ -29,7 +29,8 @@ export const JobRef = builder.prismaNode('Job', {
     progress: t.expose('progress', {
       type: 'JSON',
       nullable: true,
-      description: 'How far a running job has got; for reembed {table, scanned, embedded} (counted over all attempts, written at most every 250 ms and at the end).',
+      description:
+        'How far a running job has got; for reembed {table, scanned, embedded} (counted over all attempts, written at most every 250 ms and at the end).',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
@@ -78,7 +79,11 @@ builder.mutationField('dream', (t) =>
     errors: { types: [ValidationError, NotFoundError], dataField: { name: 'job' } },
     args: { input: t.arg({ type: DreamInput, required: false }) },
     resolve: (_root, args, ctx) =>
-      requestDream({ prisma: ctx.prisma, queue: ctx.queue }, ctx.viewer, args.input?.sessionId ? rowId(String(args.input.sessionId), 'Session', 'input.sessionId') : null),
+      requestDream(
+        { prisma: ctx.prisma, queue: ctx.queue },
+        ctx.viewer,
+        args.input?.sessionId ? rowId(String(args.input.sessionId), 'Session', 'input.sessionId') : null,
+      ),
   }),
 );
 

@@ -6,7 +6,7 @@ import { appendSessionMessages } from '../../sessions/sessions.js';
 import { builder } from '../builder.js';
 import { rowId } from '../../http/global-ids.js';
 
-export const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
+const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
 
 export const MessageRef = builder.prismaNode('Message', {
   id: { field: 'id' },
@@ -58,7 +58,12 @@ builder.mutationField('appendMessages', (t) =>
         ctx,
         ctx.viewer,
         rowId(String(args.sessionId), 'Session', 'sessionId'),
-        args.messages.map((m) => ({ type: m.type, content: m.content, agentName: m.agentName, metadata: m.metadata as Record<string, unknown> | null | undefined })),
+        args.messages.map((m) => ({
+          type: m.type,
+          content: m.content,
+          agentName: m.agentName,
+          metadata: m.metadata as Record<string, unknown> | null | undefined,
+        })),
       ),
   }),
 );

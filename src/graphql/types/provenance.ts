@@ -23,9 +23,21 @@ for (const ref of [EntityRef, MomentRef, ResourceRef]) {
 const MemoryWritesRef = builder.objectRef<Turn>('MemoryWrites').implement({
   description: 'Memory rows whose latest writer is this turn’s agent.',
   fields: (t) => ({
-    entities: t.prismaField({ type: ['Entity'], resolve: (query, turn, _args, ctx) => ctx.prisma.entity.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }) }),
-    moments: t.prismaField({ type: ['Moment'], resolve: (query, turn, _args, ctx) => ctx.prisma.moment.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }) }),
-    resources: t.prismaField({ type: ['Resource'], resolve: (query, turn, _args, ctx) => ctx.prisma.resource.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }) }),
+    entities: t.prismaField({
+      type: ['Entity'],
+      resolve: (query, turn, _args, ctx) =>
+        ctx.prisma.entity.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }),
+    }),
+    moments: t.prismaField({
+      type: ['Moment'],
+      resolve: (query, turn, _args, ctx) =>
+        ctx.prisma.moment.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }),
+    }),
+    resources: t.prismaField({
+      type: ['Resource'],
+      resolve: (query, turn, _args, ctx) =>
+        ctx.prisma.resource.findMany({ ...query, where: { sourceTurnId: turn.id, ...visibleTo(ctx.viewer) }, orderBy: { key: 'asc' } }),
+    }),
   }),
 });
 

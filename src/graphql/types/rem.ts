@@ -65,7 +65,8 @@ const MemoryItemRef = builder.interfaceRef<MemoryRow>('MemoryItem').implement({
       extensions: { complexity: (args: { first?: number | null }) => ({ field: 1, multiplier: args.first ?? DEFAULT_EDGES }) },
       resolve: (row, { first }) => {
         const count = first ?? DEFAULT_EDGES;
-        if (count < 0 || count > MAX_EDGES) throw new ValidationError(`first: between 0 and ${MAX_EDGES}`, [{ path: ['first'], message: `between 0 and ${MAX_EDGES}` }]);
+        if (count < 0 || count > MAX_EDGES)
+          throw new ValidationError(`first: between 0 and ${MAX_EDGES}`, [{ path: ['first'], message: `between 0 and ${MAX_EDGES}` }]);
         return edgesOf(row.graphEdges).slice(0, count);
       },
     }),
@@ -153,7 +154,10 @@ const RemHitRef = builder.objectRef<RemHit>('RemHit').implement({
     name: t.exposeString('name', { nullable: true }),
     summary: t.exposeString('summary', { nullable: true }),
     content: t.exposeString('content', { nullable: true, description: 'Full stored content (LOOKUP only).' }),
-    score: t.exposeFloat('score', { nullable: true, description: 'LOOKUP 1, FUZZY trigram similarity, SEARCH cosine similarity, TRAVERSE product of edge weights.' }),
+    score: t.exposeFloat('score', {
+      nullable: true,
+      description: 'LOOKUP 1, FUZZY trigram similarity, SEARCH cosine similarity, TRAVERSE product of edge weights.',
+    }),
     edges: t.field({ type: [GraphEdgeRef], resolve: (h) => h.edges }),
     path: t.exposeStringList('path', { nullable: true, description: 'TRAVERSE: keys from the start to this hit.' }),
     relType: t.exposeString('relType', { nullable: true, description: 'TRAVERSE: relation of the last step.' }),
@@ -217,7 +221,11 @@ builder.queryFields((t) => ({
     args: { filter: t.arg({ type: MemoryFilterInput, required: false }) },
     totalCount: (_root, args, ctx) => ctx.prisma.moment.count({ where: memoryWhere(ctx.viewer, 'moment', args.filter) }),
     resolve: (query, _root, args, ctx) =>
-      ctx.prisma.moment.findMany({ ...query, where: memoryWhere(ctx.viewer, 'moment', args.filter), orderBy: [{ startsAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }] }),
+      ctx.prisma.moment.findMany({
+        ...query,
+        where: memoryWhere(ctx.viewer, 'moment', args.filter),
+        orderBy: [{ startsAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+      }),
   }),
 }));
 
@@ -323,11 +331,7 @@ builder.mutationFields((t) => ({
     errors: { types: writeErrors, directResult: true },
     args: { items: t.arg({ type: [MemoryItemInput] }) },
     resolve: (_root, args, ctx) =>
-      ingest(
-        memoryDeps(ctx),
-        ctx.viewer,
-        args.items.map((item) => ({ ...item, moment: item.moment ? momentInput(item.moment) : item.moment })) as never,
-      ),
+      ingest(memoryDeps(ctx), ctx.viewer, args.items.map((item) => ({ ...item, moment: item.moment ? momentInput(item.moment) : item.moment })) as never),
   }),
   deleteEntity: t.field({
     type: EntityRef,
@@ -357,4 +361,3 @@ builder.mutationFields((t) => ({
     resolve: (_root, _args, ctx) => reembed(memoryDeps(ctx), ctx.viewer),
   }),
 }));
-

@@ -76,7 +76,8 @@ builder.queryFields((t) => ({
   }),
   routeMessage: t.field({
     type: RouteDecisionRef,
-    description: 'Which agent sendMessage would run for this input, and why; runs and stores nothing (a routing session’s classifier is not asked: its current choice is answered).',
+    description:
+      'Which agent sendMessage would run for this input, and why; runs and stores nothing (a routing session’s classifier is not asked: its current choice is answered).',
     args: { input: t.arg({ type: SendMessageInput }) },
     resolve: (_root, { input }, ctx) => ctx.turns.routeMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
   }),

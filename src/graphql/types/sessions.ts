@@ -1,11 +1,5 @@
 import { visibleTo } from '../../auth/scope.js';
-import {
-  createSession,
-  deleteSession,
-  getSession,
-  renameSession,
-  sessionsWhere,
-} from '../../sessions/sessions.js';
+import { createSession, deleteSession, getSession, renameSession, sessionsWhere } from '../../sessions/sessions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { rowId } from '../../http/global-ids.js';

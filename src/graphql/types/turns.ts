@@ -34,7 +34,10 @@ export const TurnRef = builder.prismaNode('Turn', {
     parent: t.relation('parent', { nullable: true }),
     children: t.relation('children', { query: { orderBy: { startedAt: 'asc' } } }),
     lastSeq: t.int({ description: 'Highest event seq published so far.', resolve: (turn, _args, ctx) => ctx.hub.lastSeq(turn.id) ?? turn.lastSeq }),
-    traceId: t.exposeString('traceId', { nullable: true, description: 'OpenTelemetry trace of the run that last paused or ended the turn; null while tracing is off or the turn runs.' }),
+    traceId: t.exposeString('traceId', {
+      nullable: true,
+      description: 'OpenTelemetry trace of the run that last paused or ended the turn; null while tracing is off or the turn runs.',
+    }),
     spanId: t.exposeString('spanId', { nullable: true, description: 'That run’s span (`invoke_agent <agent>`).' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
@@ -43,7 +46,8 @@ export const TurnRef = builder.prismaNode('Turn', {
     ephemeral: t.exposeBoolean('ephemeral', { description: 'Stores no messages; deleted after EPHEMERAL_TURN_RETENTION_MS once ended.' }),
     llmCalls: t.relation('llmCalls', {
       nullable: true,
-      description: 'Every model call of the turn with the exact request sent, stored when the turn ends or pauses. Null for anyone but the turn’s owner (admins for shared turns).',
+      description:
+        'Every model call of the turn with the exact request sent, stored when the turn ends or pauses. Null for anyone but the turn’s owner (admins for shared turns).',
       query: { orderBy: [{ createdAt: 'asc' }, { iteration: 'asc' }] },
       resolve: (query, turn, _args, ctx) => (ownsTurn(ctx.viewer, turn) ? ctx.prisma.llmCall.findMany({ ...query, where: { turnId: turn.id } }) : null),
     }),
@@ -56,7 +60,8 @@ export const TurnRef = builder.prismaNode('Turn', {
       load: (turnIds: string[], ctx, args) => readLogs(ctx.prisma, turnIds, args.after ?? 0, args.first ?? 1000),
       resolve: (turn, args) => {
         const first = args.first ?? 1000;
-        if (first < 0 || first > 5000) throw new ValidationError('first: must be between 0 and 5000', [{ path: ['first'], message: 'must be between 0 and 5000' }]);
+        if (first < 0 || first > 5000)
+          throw new ValidationError('first: must be between 0 and 5000', [{ path: ['first'], message: 'must be between 0 and 5000' }]);
         return turn.id;
       },
     }),
@@ -121,7 +126,10 @@ export const SendMessageInput = builder.inputType('SendMessageInput', {
     model: t.string({ required: false, description: '`provider:model`, a bare model of the default provider, or `demo`.' }),
     metadata: t.field({ type: 'JSON', required: false }),
     overrides: t.field({ type: TurnOverridesInput, required: false }),
-    ephemeral: t.boolean({ required: false, description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.' }),
+    ephemeral: t.boolean({
+      required: false,
+      description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.',
+    }),
   }),
 });
 
@@ -131,7 +139,11 @@ export const SendMessageInput = builder.inputType('SendMessageInput', {
  */
 export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSessionId: string | null = null): SendInput {
   return {
-    sessionId: input.sessionId ? rowId(String(input.sessionId), 'Session', 'input.sessionId') : headerSessionId ? sessionIdOf(headerSessionId, 'X-Session-Id') : null,
+    sessionId: input.sessionId
+      ? rowId(String(input.sessionId), 'Session', 'input.sessionId')
+      : headerSessionId
+        ? sessionIdOf(headerSessionId, 'X-Session-Id')
+        : null,
     ephemeral: input.ephemeral,
     overrides: input.overrides,
     content: input.content,
@@ -141,15 +153,13 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
   };
 }
 
-const SendMessagePayload = builder
-  .objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload')
-  .implement({
-    fields: (t) => ({
-      turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
-      session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
-      userMessage: t.field({ type: MessageRef, nullable: true, description: 'Null for an ephemeral turn.', resolve: (p) => p.userMessage as never }),
-    }),
-  });
+const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
+  fields: (t) => ({
+    turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
+    session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
+    userMessage: t.field({ type: MessageRef, nullable: true, description: 'Null for an ephemeral turn.', resolve: (p) => p.userMessage as never }),
+  }),
+});
 
 builder.queryField('turn', (t) =>
   t.prismaField({
@@ -170,8 +180,7 @@ builder.mutationFields((t) => ({
     description: 'Stores the message, starts a turn and returns it at once; follow it with turnEvents.',
     errors: { types: [ValidationError, NotFoundError, SessionBusyError, ForbiddenError, RateLimitedError], directResult: true },
     args: { input: t.arg({ type: SendMessageInput }) },
-    resolve: (_root, { input }, ctx) =>
-      ctx.turns.sendMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
+    resolve: (_root, { input }, ctx) => ctx.turns.sendMessage(ctx.viewer, sendInputOf(input, ctx.viewer.sessionId)),
   }),
   regenerate: t.field({
     type: SendMessagePayload,

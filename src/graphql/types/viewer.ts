@@ -15,7 +15,8 @@ const Viewer = builder.objectRef<AgentContext>('Viewer').implement({
     sessionId: t.exposeString('sessionId', { nullable: true }),
     defaultModel: t.string({
       nullable: true,
-      description: 'The model turns use when none is named: X-Model-Name when sent (it also comes before an agent’s own model), else the server’s default (LLM_DEFAULT_MODEL).',
+      description:
+        'The model turns use when none is named: X-Model-Name when sent (it also comes before an agent’s own model), else the server’s default (LLM_DEFAULT_MODEL).',
       resolve: (v, _args, ctx) => v.defaultModel ?? ctx.models.defaultModelId,
     }),
     agentSchemaUri: t.exposeString('agentSchemaUri', { nullable: true }),

@@ -128,14 +128,16 @@ function historyOf(messages: z.infer<typeof body>['messages']): History {
     unanswered = new Set(calls.map((c) => c.id));
     history.push({ role: 'assistant', content: text || (calls.length ? null : ''), ...(calls.length ? { toolCalls: calls } : {}) });
   });
-  if (unanswered.size > 0) throw invalid(['messages', messages.length - 1], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
+  if (unanswered.size > 0)
+    throw invalid(['messages', messages.length - 1], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
   return history;
 }
 
 function overridesOf(input: z.infer<typeof body>): Overrides {
   const format = input.response_format;
   const tools = (input.tools ?? []).map((tool, i) => {
-    if (tool.type !== 'function' || !tool.function) throw invalid(['tools', i, 'type'], `"${tool.type}" tools are not supported; name the agent's tools as functions`);
+    if (tool.type !== 'function' || !tool.function)
+      throw invalid(['tools', i, 'type'], `"${tool.type}" tools are not supported; name the agent's tools as functions`);
     return tool.function.name;
   });
   const stop = typeof input.stop === 'string' ? [input.stop] : input.stop;

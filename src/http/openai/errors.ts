@@ -5,7 +5,18 @@ import { sendJson } from '../json-body.js';
 
 /** An OpenAI-shaped error body: `{ error: { message, type, param, code } }`, `code` being remgraph's stable code. */
 export function openAIError(status: number, message: string, code: string, param: string | null = null) {
-  const type = status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 404
+          ? 'not_found_error'
+          : status === 429
+            ? 'rate_limit_error'
+            : status >= 500
+              ? 'server_error'
+              : 'invalid_request_error';
   return { error: { message, type, param, code } };
 }
 

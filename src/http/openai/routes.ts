@@ -24,7 +24,7 @@ export interface OpenAIRoutesDeps extends TurnEventsDeps {
 }
 
 /** What the routes need of the turn engine (its TurnService): start a turn as `sendMessage` does. */
-export interface CompletionTurns {
+interface CompletionTurns {
   sendMessage(
     ctx: AgentContext,
     input: SendMessageInput,
@@ -159,7 +159,13 @@ class Reply {
   }
 
   chunk(delta: Record<string, unknown>, finish: string | null) {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.request.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.request.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
   }
 
   completion(content: string, end: Exclude<CompletionEnd, { kind: 'failed' }>) {
@@ -213,4 +219,3 @@ function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-

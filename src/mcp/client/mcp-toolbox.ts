@@ -137,7 +137,13 @@ class McpConnection {
     const config = this.config;
     if (config.transport === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     // The SDK's default environment (PATH, HOME, …) rather than all of ours, so secrets stay here; plus what the config gives.
-    return new StdioClientTransport({ command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...config.env }, cwd: config.cwd, stderr: 'inherit' });
+    return new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: config.cwd,
+      stderr: 'inherit',
+    });
   }
 
   private setTools(tools: Tool[]) {

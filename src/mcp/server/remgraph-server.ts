@@ -35,16 +35,18 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     { name: 'remgraph', version: '0.1.0' },
     { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
   );
-  const tool = <A>(run: (args: A) => Promise<unknown>) => async (args: A): Promise<CallToolResult> => {
-    try {
-      const value = (await run(args)) as Record<string, unknown>;
-      return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-    } catch (error) {
-      if (isAppError(error)) return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
-      deps.logger.error({ err: error }, 'MCP tool failed');
-      return { content: [{ type: 'text', text: 'INTERNAL: the tool failed unexpectedly' }], isError: true };
-    }
-  };
+  const tool =
+    <A>(run: (args: A) => Promise<unknown>) =>
+    async (args: A): Promise<CallToolResult> => {
+      try {
+        const value = (await run(args)) as Record<string, unknown>;
+        return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+      } catch (error) {
+        if (isAppError(error)) return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+        deps.logger.error({ err: error }, 'MCP tool failed');
+        return { content: [{ type: 'text', text: 'INTERNAL: the tool failed unexpectedly' }], isError: true };
+      }
+    };
 
   server.registerTool(
     'rem_query',
@@ -102,7 +104,8 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     },
     tool(async ({ agent_name, input_text, session_id }: { agent_name: string; input_text: string; session_id?: string }) => {
       const sessionId = session_id === undefined ? null : rowIdOrUuid(session_id, 'Session');
-      if (session_id !== undefined && !sessionId) throw new ValidationError('session_id: not a session id', [{ path: ['session_id'], message: 'not a session id' }]);
+      if (session_id !== undefined && !sessionId)
+        throw new ValidationError('session_id: not a session id', [{ path: ['session_id'], message: 'not a session id' }]);
       const { turn, session } = await deps.turns.sendMessage(ctx, { sessionId, content: input_text, agent: agent_name, metadata: { via: 'mcp' } });
       const ids = { session_id: encodeGlobalID('Session', session.id), turn_id: encodeGlobalID('Turn', turn.id) };
       for await (const part of turnCompletion(deps, turn)) {
@@ -123,15 +126,17 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
 
   const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }] });
   /** Expected failures keep their code and message; anything else is logged and masked. */
-  const resource = <A extends unknown[]>(read: (uri: URL, ...rest: A) => Promise<unknown>) => async (uri: URL, ...rest: A) => {
-    try {
-      return json(uri, await read(uri, ...rest));
-    } catch (error) {
-      if (isAppError(error)) throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`);
-      deps.logger.error({ err: error, uri: uri.href }, 'MCP resource failed');
-      throw new McpError(ErrorCode.InternalError, 'Unexpected error');
-    }
-  };
+  const resource =
+    <A extends unknown[]>(read: (uri: URL, ...rest: A) => Promise<unknown>) =>
+    async (uri: URL, ...rest: A) => {
+      try {
+        return json(uri, await read(uri, ...rest));
+      } catch (error) {
+        if (isAppError(error)) throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`);
+        deps.logger.error({ err: error, uri: uri.href }, 'MCP resource failed');
+        throw new McpError(ErrorCode.InternalError, 'Unexpected error');
+      }
+    };
   server.registerResource(
     'agents',
     'rem://agents',
@@ -153,7 +158,9 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     resource(() => memorySchema(deps.prisma, ctx)),
   );
   const profiles = new ResourceTemplate('user://profile/{user_id}', {
-    list: async () => ({ resources: ctx.userId ? [{ uri: `user://profile/${encodeURIComponent(ctx.userId)}`, name: 'profile', mimeType: 'application/json' }] : [] }),
+    list: async () => ({
+      resources: ctx.userId ? [{ uri: `user://profile/${encodeURIComponent(ctx.userId)}`, name: 'profile', mimeType: 'application/json' }] : [],
+    }),
   });
   server.registerResource(
     'user-profile',

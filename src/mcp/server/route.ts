@@ -5,7 +5,7 @@ import type { OriginPolicy } from '../../http/origin-policy.js';
 import { readJsonBody, sendJson } from '../../http/json-body.js';
 import type { RemgraphMcpDeps } from './remgraph-server.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 export interface McpRouteDeps extends RemgraphMcpDeps {
   identify: Identify;

@@ -6,7 +6,13 @@ import type { Section } from './chunk-text.js';
 export type FileFormat = 'text' | 'markdown' | 'html' | 'pdf';
 
 const BY_EXTENSION: Record<string, FileFormat> = { txt: 'text', text: 'text', md: 'markdown', markdown: 'markdown', html: 'html', htm: 'html', pdf: 'pdf' };
-const BY_TYPE: Record<string, FileFormat> = { 'text/plain': 'text', 'text/markdown': 'markdown', 'text/x-markdown': 'markdown', 'text/html': 'html', 'application/pdf': 'pdf' };
+const BY_TYPE: Record<string, FileFormat> = {
+  'text/plain': 'text',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/html': 'html',
+  'application/pdf': 'pdf',
+};
 
 /** The format of a file, from its name's extension or else its content type; VALIDATION_FAILED for anything else. */
 export function fileFormat(filename: string, contentType?: string | null): FileFormat {
@@ -62,7 +68,27 @@ function markdownSections(text: string): Section[] {
   return sections.map((s) => ({ ...s, headings: s.headings.filter(Boolean) }));
 }
 
-const BLOCKS = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'footer', 'li', 'ul', 'ol', 'table', 'tr', 'br', 'pre', 'blockquote', 'dd', 'dt', 'hr', 'figure']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'li',
+  'ul',
+  'ol',
+  'table',
+  'tr',
+  'br',
+  'pre',
+  'blockquote',
+  'dd',
+  'dt',
+  'hr',
+  'figure',
+]);
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'nav']);
 
 /** Visible text of an HTML page; `h1`…`h6` open sections, block elements separate paragraphs. */
@@ -73,7 +99,11 @@ function htmlSections(html: string): Section[] {
   let heading: { level: number; text: string } | null = null;
   let skipping = 0;
   const close = () => {
-    const body = text.replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+    const body = text
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ ?\n ?/g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
     if (body) sections.push({ headings: outline.filter(Boolean), text: body });
     text = '';
   };

@@ -6,7 +6,7 @@ import { prepare, type MemoryItemInput, type MemorySource } from './inputs.js';
 import { TABLE_OF, type MemoryDeps, type MemoryRow } from './kinds.js';
 import { writeAll, type WriteHooks } from './upsert.js';
 
-export const MAX_INGEST_ITEMS = 1000;
+const MAX_INGEST_ITEMS = 1000;
 
 export type IngestResult = { entities: Entity[]; resources: Resource[]; moments: Moment[] };
 

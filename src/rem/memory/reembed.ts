@@ -50,7 +50,11 @@ export async function reembed(
       after = ids.at(-1)!.id;
       const kind = table === 'entities' ? 'entity' : table === 'resources' ? 'resource' : 'moment';
       const rows = await delegate(deps.prisma, kind).findMany({ where: { id: { in: ids.map((r) => r.id) } } });
-      const batch = await syncEmbeddings(deps.prisma, deps.embedder, rows.map((row) => ({ table, row })));
+      const batch = await syncEmbeddings(
+        deps.prisma,
+        deps.embedder,
+        rows.map((row) => ({ table, row })),
+      );
       await deps.stats?.wrote({ embeddings: batch });
       embedded += batch;
       scanned += ids.length;

@@ -52,7 +52,11 @@ export async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepa
         for (const row of await upsertRows(tx, ctx.tenantId, kind, fields, grouped)) byId.set(rowId(kind, row.userId, row.key), row);
       }
       const rows = items.map((item) => byId.get(rowId(item.kind, item.owner, item.key))!);
-      await storeVectors(tx, deps.embedder, items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })));
+      await storeVectors(
+        tx,
+        deps.embedder,
+        items.map((item, i) => ({ table: TABLE_OF[item.kind], row: rows[i]!, plan: planned.get(rowId(item.kind, item.owner, item.key)) })),
+      );
       await hooks.afterWrite?.(tx);
       return rows;
     },
@@ -71,7 +75,9 @@ async function upsertOne<R extends MemoryRow>(deps: MemoryDeps, ctx: AgentContex
   return (await writeAll(deps, ctx, [prepare(ctx, kind, input, ['input'], source)]))[0] as R;
 }
 
-export const upsertEntity = (deps: MemoryDeps, ctx: AgentContext, input: EntityInput, source: MemorySource = {}) => upsertOne<Entity>(deps, ctx, 'entity', input, source);
+export const upsertEntity = (deps: MemoryDeps, ctx: AgentContext, input: EntityInput, source: MemorySource = {}) =>
+  upsertOne<Entity>(deps, ctx, 'entity', input, source);
 export const upsertResource = (deps: MemoryDeps, ctx: AgentContext, input: ResourceInput, source: MemorySource = {}) =>
   upsertOne<Resource>(deps, ctx, 'resource', input, source);
-export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentInput, source: MemorySource = {}) => upsertOne<Moment>(deps, ctx, 'moment', input, source);
+export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentInput, source: MemorySource = {}) =>
+  upsertOne<Moment>(deps, ctx, 'moment', input, source);

@@ -70,7 +70,10 @@ export async function planVectors(deps: MemoryDeps, tenantId: string, items: Pre
     planned.set(id, plan);
     if (!before || hashOf.get(before.id) !== plan.hash) toEmbed.push(plan);
   }
-  const vectors = await embedInChunks(embedder, toEmbed.map((p) => p.text));
+  const vectors = await embedInChunks(
+    embedder,
+    toEmbed.map((p) => p.text),
+  );
   toEmbed.forEach((p, i) => (p.vector = vectors[i]));
   return planned;
 }
@@ -122,7 +125,12 @@ export async function storeVectors(
       embedder.model,
     );
   }
-  if (fresh.length) await insertVectors(tx, embedder, fresh.map((f) => ({ table: f.table, row: f.row, hash: f.plan.hash, vector: f.plan.vector! })));
+  if (fresh.length)
+    await insertVectors(
+      tx,
+      embedder,
+      fresh.map((f) => ({ table: f.table, row: f.row, hash: f.plan.hash, vector: f.plan.vector! })),
+    );
 }
 
 async function insertVectors(
@@ -149,11 +157,7 @@ async function insertVectors(
 }
 
 /** Gives rows that have text the current model's vector, where theirs is missing or stale (by content hash). */
-export async function syncEmbeddings(
-  db: Tx | PrismaClient,
-  embedder: EmbeddingProvider,
-  rows: { table: MemoryTable; row: MemoryRow }[],
-): Promise<number> {
+export async function syncEmbeddings(db: Tx | PrismaClient, embedder: EmbeddingProvider, rows: { table: MemoryTable; row: MemoryRow }[]): Promise<number> {
   if (rows.length === 0) return 0;
   const existing = await db.embedding.findMany({
     where: { model: embedder.model, field: 'content', entityId: { in: rows.map((r) => r.row.id) } },
@@ -170,7 +174,14 @@ export async function syncEmbeddings(
     stale.push({ table, row, text, hash });
   }
   if (stale.length === 0) return 0;
-  const vectors = await embedInChunks(embedder, stale.map((s) => s.text));
-  await insertVectors(db, embedder, stale.map((s, i) => ({ table: s.table, row: s.row, hash: s.hash, vector: vectors[i]! })));
+  const vectors = await embedInChunks(
+    embedder,
+    stale.map((s) => s.text),
+  );
+  await insertVectors(
+    db,
+    embedder,
+    stale.map((s, i) => ({ table: s.table, row: s.row, hash: s.hash, vector: vectors[i]! })),
+  );
   return stale.length;
 }

@@ -5,7 +5,7 @@
 
 /** REMLight's risk scale, lowest first: what the notes carry downstream (stream, messages). */
 export const RISK_LEVELS = ['low', 'moderate', 'high', 'critical'] as const;
-export type RiskLevel = (typeof RISK_LEVELS)[number];
+type RiskLevel = (typeof RISK_LEVELS)[number];
 
 /**
  * Other words agents use for a level, accepted and stored as that level: `medium` (agents written

@@ -43,7 +43,13 @@ export function createSaveMemoryTool(rem: Pick<RemService, 'embedder' | 'tableSt
       additionalProperties: false,
     },
     async handler(args, ctx) {
-      return savedMemoryReport(await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder, stats: rem.tableStats }, ctx.agent, args, { turnId: ctx.turnId, jobId: ctx.jobId, sessionId: ctx.sessionId }));
+      return savedMemoryReport(
+        await saveMemory({ prisma: ctx.prisma, embedder: rem.embedder, stats: rem.tableStats }, ctx.agent, args, {
+          turnId: ctx.turnId,
+          jobId: ctx.jobId,
+          sessionId: ctx.sessionId,
+        }),
+      );
     },
   };
 }

@@ -65,7 +65,7 @@ export function remResultForModel(result: RemResult) {
   };
 }
 
-export function toSource(hit: RemHit): Source {
+function toSource(hit: RemHit): Source {
   return {
     key: hit.key,
     entityType: hit.entityType,

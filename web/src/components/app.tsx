@@ -220,10 +220,17 @@ export function App() {
           onClick={() => setDrawer(drawer === 'inbox' ? null : 'inbox')}
           data-testid="inbox-toggle"
         >
-          Inbox{inbox.pending.length > 0 && <span class="badge" data-testid="inbox-count">{inbox.pending.length}</span>}
+          Inbox
+          {inbox.pending.length > 0 && (
+            <span class="badge" data-testid="inbox-count">
+              {inbox.pending.length}
+            </span>
+          )}
         </button>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
-        <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">GraphiQL</a>
+        <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">
+          GraphiQL
+        </a>
         <button
           class="icon drawer-toggle memory-toggle"
           title="Memory"
@@ -261,10 +268,18 @@ export function App() {
             {problem}
           </div>
         )}
-        <Conversation entries={entries} onChanged={rerender} onProblem={setProblem} onSource={(query) => {
+        <Conversation
+          entries={entries}
+          onChanged={rerender}
+          onProblem={setProblem}
+          onSource={(query) => {
             setMemoryQuery(query);
             setDrawer('memory');
-          }} onInspect={setInspecting} onRegenerate={regenerate} onEdit={(text) => setDraft({ text })} />
+          }}
+          onInspect={setInspecting}
+          onRegenerate={regenerate}
+          onEdit={(text) => setDraft({ text })}
+        />
         <UploadList uploads={uploads} />
         <Composer
           agents={agents}

@@ -75,10 +75,15 @@ export function Composer({ agents, models, sessionAgent, busy, draft, onFiles, o
       )}
       <div class="input-row">
         <label class="attach" title="Add files to memory (or drop them on the chat)">
-          <input type="file" multiple onChange={(e) => {
-            onFiles([...(e.currentTarget.files ?? [])]);
-            e.currentTarget.value = '';
-          }} data-testid="file-input" />
+          <input
+            type="file"
+            multiple
+            onChange={(e) => {
+              onFiles([...(e.currentTarget.files ?? [])]);
+              e.currentTarget.value = '';
+            }}
+            data-testid="file-input"
+          />
           +
         </label>
         <textarea

@@ -1,11 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { request, subscribe } from '../api.js';
-import {
-  WebApprovalsChangedDocument,
-  WebDecideApprovalDocument,
-  WebPendingApprovalsDocument,
-  type WebPendingApprovalFragment,
-} from '../generated/graphql.js';
+import { WebApprovalsChangedDocument, WebDecideApprovalDocument, WebPendingApprovalsDocument, type WebPendingApprovalFragment } from '../generated/graphql.js';
 
 /**
  * The caller's pending approvals across all their sessions, kept current by the approvalsChanged
@@ -23,13 +18,17 @@ export function usePendingApprovals(enabled: boolean): { pending: WebPendingAppr
     let stop = () => {};
     const start = () => {
       void refresh().catch(() => {});
-      stop = subscribe(WebApprovalsChangedDocument, {}, {
-        next: () => void refresh().catch(() => {}),
-        complete: () => {},
-        error: (_error, dropped) => {
-          if (dropped && !stopped) setTimeout(() => stopped || start(), 1000);
+      stop = subscribe(
+        WebApprovalsChangedDocument,
+        {},
+        {
+          next: () => void refresh().catch(() => {}),
+          complete: () => {},
+          error: (_error, dropped) => {
+            if (dropped && !stopped) setTimeout(() => stopped || start(), 1000);
+          },
         },
-      });
+      );
     };
     start();
     return () => {

@@ -50,7 +50,14 @@ function spansOf(turn: Inspected): Span[] {
     } else if (event.__typename === 'ChildEvent') {
       let span = children.get(event.childTurnId);
       if (!span) {
-        span = { kind: 'child', label: `child: ${event.childAgent}`, note: 'running', start: at, end: at, details: [{ label: 'child turn', value: event.childTurnId }] };
+        span = {
+          kind: 'child',
+          label: `child: ${event.childAgent}`,
+          note: 'running',
+          start: at,
+          end: at,
+          details: [{ label: 'child turn', value: event.childTurnId }],
+        };
         children.set(event.childTurnId, span);
         spans.push(span);
       }
@@ -121,7 +128,10 @@ export function Inspector({ turnId, onClose }: { turnId: string; onClose(): void
                   <summary>
                     <span class="span-label">{span.label}</span>
                     <span class="span-track">
-                      <span class="span-bar" style={{ left: `${((span.start - t0) / total) * 100}%`, width: `max(2px, ${((span.end - span.start) / total) * 100}%)` }} />
+                      <span
+                        class="span-bar"
+                        style={{ left: `${((span.start - t0) / total) * 100}%`, width: `max(2px, ${((span.end - span.start) / total) * 100}%)` }}
+                      />
                     </span>
                     <span class="span-note">{span.note}</span>
                   </summary>

@@ -31,7 +31,7 @@ export function MemoryPanel({ query: requested }: { query: string | null }) {
   }, [requested]);
 
   const open = async (hit: Hit) => {
-    const entity = hit.entityType === 'entities' ? (await request(WebEntityDocument, { key: hit.key }).catch(() => null))?.entity ?? null : null;
+    const entity = hit.entityType === 'entities' ? ((await request(WebEntityDocument, { key: hit.key }).catch(() => null))?.entity ?? null) : null;
     setSelected({ hit, entity });
   };
 
@@ -79,7 +79,16 @@ export function MemoryPanel({ query: requested }: { query: string | null }) {
           )}
         </div>
       )}
-      {selected && <Details hit={selected.hit} entity={selected.entity} onQuery={(q) => { setQuery(q); void run(q); }} />}
+      {selected && (
+        <Details
+          hit={selected.hit}
+          entity={selected.entity}
+          onQuery={(q) => {
+            setQuery(q);
+            void run(q);
+          }}
+        />
+      )}
     </aside>
   );
 }
@@ -93,7 +102,15 @@ function Details({ hit, entity, onQuery }: { hit: Hit; entity: Entity | null; on
       </div>
       {(entity?.summary ?? hit.summary) && <p>{entity?.summary ?? hit.summary}</p>}
       {(entity?.content ?? hit.content) && <pre>{entity?.content ?? hit.content}</pre>}
-      {entity && entity.tags.length > 0 && <div class="tags">{entity.tags.map((t) => <span key={t} class="tag">{t}</span>)}</div>}
+      {entity && entity.tags.length > 0 && (
+        <div class="tags">
+          {entity.tags.map((t) => (
+            <span key={t} class="tag">
+              {t}
+            </span>
+          ))}
+        </div>
+      )}
       {entity && entity.graphEdges.length > 0 && (
         <ul class="edges">
           {entity.graphEdges.map((edge) => (

@@ -60,7 +60,14 @@ export function SessionList({ sessions, waiting, currentId, agents, onOpen, onCh
           ))}
         </select>
       </div>
-      <input type="search" class="session-search" placeholder="Search sessions" value={search} onInput={(e) => setSearch(e.currentTarget.value)} data-testid="session-search" />
+      <input
+        type="search"
+        class="session-search"
+        placeholder="Search sessions"
+        value={search}
+        onInput={(e) => setSearch(e.currentTarget.value)}
+        data-testid="session-search"
+      />
       <ul>
         {shown.map((s) => (
           <li key={s.id} class={s.id === currentId ? 'current' : ''} data-testid="session">

@@ -22,11 +22,15 @@ export function useUploads(): [Upload[], (files: File[]) => void] {
   const start = async (file: File) => {
     const id = crypto.randomUUID();
     setUploads((list) => [...list, { id, name: file.name, stage: 'UPLOADING', chunks: null, stages: [] }]);
-    const stop = subscribe(WebIngestProgressDocument, { progressId: id }, {
-      next: ({ ingestProgress: p }) => update(id, (u) => ({ stage: p.stage, chunks: p.chunks ?? u.chunks, stages: [...u.stages, p.stage] })),
-      complete: () => {},
-      error: () => {},
-    });
+    const stop = subscribe(
+      WebIngestProgressDocument,
+      { progressId: id },
+      {
+        next: ({ ingestProgress: p }) => update(id, (u) => ({ stage: p.stage, chunks: p.chunks ?? u.chunks, stages: [...u.stages, p.stage] })),
+        complete: () => {},
+        error: () => {},
+      },
+    );
     // graphql-ws does not acknowledge a subscription: give it a moment to be live before the upload starts.
     await new Promise((resolve) => setTimeout(resolve, 300));
     try {
@@ -53,9 +57,7 @@ export function UploadList({ uploads }: { uploads: Upload[] }) {
             {u.name}
           </span>
           <progress max={4} value={['UPLOADING', 'EXTRACTING', 'EMBEDDING', 'STORING', 'DONE'].indexOf(u.stage)} />
-          <span class="upload-stage">
-            {u.error ?? `${u.stage.toLowerCase()}${u.chunks != null ? ` · ${u.chunks} chunk${u.chunks === 1 ? '' : 's'}` : ''}`}
-          </span>
+          <span class="upload-stage">{u.error ?? `${u.stage.toLowerCase()}${u.chunks != null ? ` · ${u.chunks} chunk${u.chunks === 1 ? '' : 's'}` : ''}`}</span>
         </li>
       ))}
     </ul>
