@@ -1,6 +1,7 @@
 import type { Turn } from '../db/generated/client.js';
 import type { Topics } from '../events/pubsub.js';
 import type { EngineDeps } from './engine-deps.js';
+import { dropEphemeral } from './ephemeral-turns.js';
 import type { StopReason } from './agent-loop.js';
 import { delegate } from './delegation.js';
 import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
@@ -170,7 +171,7 @@ export class Supervisor implements TreeHost {
   async sweep(): Promise<void> {
     await recoverOrphans(this);
     await retryUnfinished(this);
-    await this.deps.store.dropEphemeral({ endedBefore: new Date(Date.now() - this.deps.settings.ephemeralRetentionMs) });
+    await dropEphemeral(this.deps.prisma, { endedBefore: new Date(Date.now() - this.deps.settings.ephemeralRetentionMs) });
   }
 
   /** Stops every run of this process (they end INTERRUPTED), stores their events and lets go of every tree. */
@@ -199,7 +200,7 @@ export class Supervisor implements TreeHost {
    * at once without retention.
    */
   private async ended(tree: HeldTree) {
-    if (tree.ephemeral && this.deps.settings.ephemeralRetentionMs === 0) await this.deps.store.dropEphemeral({ rootId: tree.rootId });
+    if (tree.ephemeral && this.deps.settings.ephemeralRetentionMs === 0) await dropEphemeral(this.deps.prisma, { rootId: tree.rootId });
   }
 
   private follow<K extends 'turn:cancel' | 'tree:poke' | 'session:deleted'>(topic: K, handle: (payload: Topics[K][0]) => void) {
