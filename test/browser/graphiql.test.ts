@@ -195,7 +195,9 @@ describe('GraphiQL in Chromium', () => {
     await runOperation(page, 'Recall');
     const recall = await recalled;
     expect(recall.errors).toBeUndefined();
-    expect(recall.data!.remQuery.hits).toContainEqual(expect.objectContaining({ key: 'sarah-chen', entityType: 'entities', summary: 'Head of finance; approves invoices over 10k' }));
+    expect(recall.data!.remQuery.hits).toContainEqual(
+      expect.objectContaining({ key: 'sarah-chen', entityType: 'entities', summary: 'Head of finance; approves invoices over 10k' }),
+    );
     await expect.poll(() => responseText(page)).toContain('"key": "sarah-chen"');
     await browser.screenshot(page, 'graphiql-tab-remember');
     expect(page.problems).toEqual([]);
