@@ -7,6 +7,8 @@
  *   refund {order}         counts its calls ("refund 1 of order-7")
  *   add_forecast_tool {}   registers get_forecast, announcing the list change
  *   crash {}               exits the process without answering (the client must reconnect)
+ *
+ * and one resource, weather://stations (text: the cities with a station); any other URI is an error.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -37,5 +39,9 @@ server.registerTool('add_forecast_tool', { description: 'Adds the forecast tool.
   return text('added');
 });
 server.registerTool('crash', { description: 'Stops the server process before answering.' }, async () => process.exit(1));
+
+server.registerResource('stations', 'weather://stations', { description: 'Cities with a weather station.', mimeType: 'text/plain' }, async (uri) => ({
+  contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Stations: Lisbon, Porto, Oslo, Rome' }],
+}));
 
 await server.connect(new StdioServerTransport());

@@ -1,9 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/mcp.js';
 import { ToolFailedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ToolDefinition } from '../../tools/tool.js';
+import { resourceTools, type ResourcePort } from './resource-tools.js';
 
 const CLIENT_INFO = { name: 'remgraph', version: '0.1.0' };
 /** Longest wait for a server to start and answer `initialize` + `tools/list`. */
@@ -111,7 +113,7 @@ class McpConnection {
       await client.connect(this.transport(transports), { timeout: CONNECT_TIMEOUT_MS });
       const tools = await listAll(client);
       if (this.closed) throw new Error('closed');
-      this.setTools(tools);
+      this.setTools(tools, client);
       this.client = client;
       this.logger.info({ server: this.name, tools: tools.map((t) => t.name) }, 'MCP server connected');
       return client;
@@ -125,7 +127,7 @@ class McpConnection {
   /** Lists the tools again after the server announced a change; a call that caused it waits for it. */
   private relist(client: Client) {
     const listing = listAll(client)
-      .then((tools) => this.setTools(tools))
+      .then((tools) => this.setTools(tools, client))
       .catch((error: unknown) => this.logger.warn({ err: error, server: this.name }, 'MCP server tools could not be listed again'))
       .finally(() => {
         if (this.listing === listing) this.listing = undefined;
@@ -146,9 +148,25 @@ class McpConnection {
     });
   }
 
-  private setTools(tools: Tool[]) {
-    this.tools = new Map(tools.map((tool) => [tool.name, this.definition(tool)]));
+  /** The server's tools, plus read_resource and list_resources when it offers resources (its own tools of those names win). */
+  private setTools(tools: Tool[], client: Client) {
+    const own = tools.map((tool) => this.definition(tool));
+    const reading = client.getServerCapabilities()?.resources ? resourceTools(this.name, this.resourcePort) : [];
+    this.tools = new Map([...reading, ...own].map((def) => [def.name, def]));
   }
+
+  private readonly resourcePort: ResourcePort = {
+    read: (uri, signal) => this.request('read_resource', (client, options) => client.readResource({ uri }, options), signal),
+    list: async (kind, cursor, signal) => {
+      const params = cursor ? { cursor } : undefined;
+      if (kind === 'resources') {
+        const page = await this.request('list_resources', (client, options) => client.listResources(params, options), signal);
+        return { items: page.resources, nextCursor: page.nextCursor };
+      }
+      const page = await this.request('list_resources', (client, options) => client.listResourceTemplates(params, options), signal);
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    },
+  };
 
   private definition(tool: Tool): ToolDefinition {
     return {
@@ -160,20 +178,11 @@ class McpConnection {
   }
 
   private async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const client = this.client ?? (await this.connect());
-    let result: CallToolResult;
-    try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeoutMs, signal })) as CallToolResult;
-    } catch (error) {
-      if (signal.aborted) throw error;
-      const { McpError, ErrorCode } = await sdk();
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new ToolFailedError(`${tool} (MCP server ${this.name}) did not answer within ${this.config.timeoutMs} ms`);
-      }
-      if (error instanceof McpError) throw new ToolFailedError(`${tool} (MCP server ${this.name}) failed: ${error.message}`);
-      this.logger.warn({ err: error, server: this.name, tool }, 'MCP tool call failed');
-      throw new ToolFailedError(`${tool} (MCP server ${this.name}) could not be called`);
-    }
+    const result = (await this.request(
+      tool,
+      (client, options) => client.callTool({ name: tool, arguments: args }, undefined, options),
+      signal,
+    )) as CallToolResult;
     // The server announces a change its tool made before answering: the new list is in effect once the answer is.
     await this.listing;
     const text = result.content
@@ -183,6 +192,23 @@ class McpConnection {
     if (result.isError) throw new ToolFailedError(text || `${tool} (MCP server ${this.name}) reported an error`);
     if (result.structuredContent) return result.structuredContent;
     return result.content.every((part) => part.type === 'text') ? text : result.content;
+  }
+
+  /** One request to the server (connecting first if needed); any failure becomes a tool error naming `what`. */
+  private async request<T>(what: string, send: (client: Client, options: RequestOptions) => Promise<T>, signal: AbortSignal): Promise<T> {
+    const client = this.client ?? (await this.connect());
+    try {
+      return await send(client, { timeout: this.config.timeoutMs, signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const { McpError, ErrorCode } = await sdk();
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new ToolFailedError(`${what} (MCP server ${this.name}) did not answer within ${this.config.timeoutMs} ms`);
+      }
+      if (error instanceof McpError) throw new ToolFailedError(`${what} (MCP server ${this.name}) failed: ${error.message}`);
+      this.logger.warn({ err: error, server: this.name, tool: what }, 'MCP request failed');
+      throw new ToolFailedError(`${what} (MCP server ${this.name}) could not be called`);
+    }
   }
 }
 

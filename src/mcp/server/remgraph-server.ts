@@ -1,52 +1,43 @@
-import { encodeGlobalID } from '../../http/global-ids.js';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry.js';
-import { turnCompletion } from '../../events/turn-completion.js';
-import type { TurnService } from '../../engine/turns.js';
 import type { AgentContext } from '../../auth/agent-context.js';
-import { isAppError, ValidationError } from '../../errors.js';
+import type { TurnService } from '../../engine/turns.js';
+import { ValidationError } from '../../errors.js';
+import { turnCompletion } from '../../events/turn-completion.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
-import { rowIdOrUuid } from '../../http/global-ids.js';
+import { encodeGlobalID } from '../../http/global-ids.js';
 import type { Logger } from '../../logger.js';
-import { userProfile } from '../../sessions/user-profile.js';
+import type { IngestFileInput, IngestFileResult } from '../../rem/ingest/ingest-file.js';
 import { normalizeKey } from '../../rem/keys.js';
-import { memorySchema } from '../../rem/memory-schema.js';
 import { REM_TABLES } from '../../rem/parser.js';
 import { saveMemory, type SaveMemoryInput } from '../../rem/save-memory.js';
+import type { RemService } from '../../rem/service.js';
 import { createSaveMemoryTool, savedMemoryReport } from '../../tools/builtin/save-memory.js';
 import { remResultForModel } from '../../tools/builtin/search.js';
-import type { RemService } from '../../rem/service.js';
+import { toolResult } from './mcp-results.js';
+import { registerResources } from './resources.js';
+import { registerWriteTools, sessionIdArg } from './write-tools.js';
 
 export interface RemgraphMcpDeps extends TurnEventsDeps {
   rem: RemService;
   agents: AgentRegistry;
   turns: TurnService;
   logger: Logger;
+  ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
 }
 
 /**
- * remgraph as an MCP server for one caller: REM memory (read and save_memory) and agents as tools, agents, the memory's
- * shape and the caller's profile as resources. Everything runs as `ctx`, scoped exactly like GraphQL.
+ * remgraph as an MCP server for one caller: REM memory (read, save_memory, ingest_into_rem), agents (ask_agent,
+ * save_agent) and register_metadata as tools; agents, the memory's shape, the caller's profile and REM resources as
+ * resources (and read_resource). Everything runs as `ctx`, scoped exactly like GraphQL.
  */
 export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext): McpServer {
   const server = new McpServer(
     { name: 'remgraph', version: '0.1.0' },
     { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
   );
-  const tool =
-    <A>(run: (args: A) => Promise<unknown>) =>
-    async (args: A): Promise<CallToolResult> => {
-      try {
-        const value = (await run(args)) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-      } catch (error) {
-        if (isAppError(error)) return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
-        deps.logger.error({ err: error }, 'MCP tool failed');
-        return { content: [{ type: 'text', text: 'INTERNAL: the tool failed unexpectedly' }], isError: true };
-      }
-    };
+  const tool = toolResult(deps.logger);
 
   server.registerTool(
     'rem_query',
@@ -103,9 +94,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
       },
     },
     tool(async ({ agent_name, input_text, session_id }: { agent_name: string; input_text: string; session_id?: string }) => {
-      const sessionId = session_id === undefined ? null : rowIdOrUuid(session_id, 'Session');
-      if (session_id !== undefined && !sessionId)
-        throw new ValidationError('session_id: not a session id', [{ path: ['session_id'], message: 'not a session id' }]);
+      const sessionId = session_id === undefined ? null : sessionIdArg(session_id);
       const { turn, session } = await deps.turns.sendMessage(ctx, { sessionId, content: input_text, agent: agent_name, metadata: { via: 'mcp' } });
       const ids = { session_id: encodeGlobalID('Session', session.id), turn_id: encodeGlobalID('Turn', turn.id) };
       for await (const part of turnCompletion(deps, turn)) {
@@ -124,49 +113,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     }),
   );
 
-  const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }] });
-  /** Expected failures keep their code and message; anything else is logged and masked. */
-  const resource =
-    <A extends unknown[]>(read: (uri: URL, ...rest: A) => Promise<unknown>) =>
-    async (uri: URL, ...rest: A) => {
-      try {
-        return json(uri, await read(uri, ...rest));
-      } catch (error) {
-        if (isAppError(error)) throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`);
-        deps.logger.error({ err: error, uri: uri.href }, 'MCP resource failed');
-        throw new McpError(ErrorCode.InternalError, 'Unexpected error');
-      }
-    };
-  server.registerResource(
-    'agents',
-    'rem://agents',
-    { description: 'The agents the caller can ask, with their tools.', mimeType: 'application/json' },
-    resource(async () =>
-      (await deps.agents.list(ctx)).map((a) => ({
-        name: a.name,
-        kind: a.spec.kind,
-        description: a.spec.description,
-        version: a.version,
-        tools: a.spec.tools.map((t) => ({ name: t.name, ...(t.server ? { server: t.server } : {}), requiresApproval: t.requiresApproval })),
-      })),
-    ),
-  );
-  server.registerResource(
-    'entity-schema',
-    'rem://schema/entities',
-    { description: 'Fields of entities, resources and moments, and the entity types in the caller’s memory.', mimeType: 'application/json' },
-    resource(() => memorySchema(deps.prisma, ctx)),
-  );
-  const profiles = new ResourceTemplate('user://profile/{user_id}', {
-    list: async () => ({
-      resources: ctx.userId ? [{ uri: `user://profile/${encodeURIComponent(ctx.userId)}`, name: 'profile', mimeType: 'application/json' }] : [],
-    }),
-  });
-  server.registerResource(
-    'user-profile',
-    profiles,
-    { description: 'The caller’s profile: their user-<id> entity and activity. Only one’s own.', mimeType: 'application/json' },
-    resource((_uri, variables: Record<string, string | string[]>) => userProfile(deps.prisma, ctx, decodeURIComponent(String(variables.user_id)))),
-  );
+  registerWriteTools(server, deps, ctx);
+  registerResources(server, deps, ctx);
   return server;
 }

@@ -34,8 +34,9 @@ export interface IngestFileResult {
   contentHash: string;
 }
 
-const FILE_CATEGORY = 'file';
-const CHUNK_CATEGORY = 'file_chunk';
+/** Category of an ingested file's resource, and of its chunks' (whose `metadata.parent` is the file's key). */
+export const FILE_CATEGORY = 'file';
+export const CHUNK_CATEGORY = 'file_chunk';
 const SUMMARY_CHARS = 500;
 /** TRAVERSE follows edges one way: the file links to each chunk, each chunk back to the file. */
 const HAS_CHUNK = 'has_chunk';
