@@ -45,7 +45,7 @@ export async function readResource(prisma: PrismaClient, ctx: AgentContext, ref:
 /** The caller's latest resources (chunks of files left out), newest first: what an MCP client lists. */
 export function recentResources(prisma: PrismaClient, ctx: AgentContext, limit: number) {
   return prisma.resource.findMany({
-    where: { ...visibleTo(ctx), OR: [{ category: null }, { category: { not: CHUNK_CATEGORY } }] },
+    where: { ...visibleTo(ctx), AND: [{ OR: [{ category: null }, { category: { not: CHUNK_CATEGORY } }] }] },
     orderBy: [{ updatedAt: 'desc' }, { key: 'asc' }],
     take: limit,
     select: { key: true, name: true, summary: true },

@@ -150,6 +150,57 @@ describe('MCP tools (a stdio server process)', () => {
     expect(pid(after)).not.toBe(pid(before));
   });
 
+  it('reads the server’s resources with read_resource and list_resources, and the content reaches the model', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(
+      user,
+      'name: station-reader\ndescription: You know the stations.\ntools:\n  - name: list_resources\n    server: weather\n  - name: read_resource\n    server: weather\n    description: Stations are at weather://stations.\n',
+    );
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'l1', name: 'list_resources', arguments: {} }] },
+      {
+        toolCalls: [
+          { id: 'r1', name: 'read_resource', arguments: { uri: 'weather://stations' } },
+          { id: 'r2', name: 'read_resource', arguments: { uri: 'weather://nowhere' } },
+          { id: 'r3', name: 'read_resource', arguments: { url: 'weather://stations' } },
+        ],
+      },
+      { text: 'Lisbon, Porto, Oslo and Rome have stations.' },
+    );
+    const { events, turn } = await chat(env.server.url, user, { content: 'Which cities have stations?', agent: 'station-reader' });
+    const specs = env.fake.chatRequests[0]!.body.tools.map((t: { function: unknown }) => t.function);
+    expect(specs.map((s: { name: string }) => s.name)).toEqual(['list_resources', 'read_resource']);
+    expect(specs[1]).toEqual({
+      name: 'read_resource',
+      description: 'Read a resource of the weather MCP server by its URI (see list_resources), with its content.\n\nStations are at weather://stations.',
+      parameters: expect.objectContaining({ required: ['uri'] }),
+    });
+    expect(toolResults(events)).toEqual([
+      {
+        name: 'list_resources',
+        result: {
+          resources: [{ uri: 'weather://stations', name: 'stations', description: 'Cities with a weather station.', mimeType: 'text/plain' }],
+          templates: [],
+        },
+        isError: false,
+      },
+      { name: 'read_resource', result: 'Stations: Lisbon, Porto, Oslo, Rome', isError: false },
+      {
+        name: 'read_resource',
+        result: {
+          // The SDK repeats its prefix.
+          error: 'read_resource (MCP server weather) failed: MCP error -32602: MCP error -32602: Resource weather://nowhere not found',
+          code: 'TOOL_FAILED',
+        },
+        isError: true,
+      },
+      { name: 'read_resource', result: { error: expect.stringMatching(/^Invalid arguments for read_resource: /) }, isError: true },
+    ]);
+    const toolMessages = env.fake.chatRequests[2]!.body.messages.filter((m: { role: string }) => m.role === 'tool');
+    expect(toolMessages.find((m: { tool_call_id: string }) => m.tool_call_id === 'r1').content).toContain('Stations: Lisbon, Porto, Oslo, Rome');
+    expect(turn.status).toBe('COMPLETED');
+  });
+
   it('refuses an agent naming an MCP server that is not declared', async () => {
     const user = newUser(env.server.url);
     const res = await user.data(RegisterAgentDocument, { yaml: 'name: lost\ndescription: x\ntools:\n  - name: get_weather\n    server: nowhere\n' });

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, registerAgent, startAgentServer } from '../support/agents.js';
-import { errorCode, newUser, type Caller } from '../support/client.js';
+import { errorCode, newUser, postGraphQL, type Caller } from '../support/client.js';
 import type { FakeOpenAI } from '../support/fake-openai.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EntityProvenanceDocument, TurnDocument, UpsertEntityDocument } from '../generated/graphql.js';
@@ -57,10 +57,20 @@ describe('remgraph as an MCP server (/mcp)', () => {
   it('lists its tools and resources', async () => {
     const client = await connect(alice);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['rem_query', 'lookup', 'search', 'save_memory', 'ask_agent']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+        'rem_query',
+        'lookup',
+        'search',
+        'save_memory',
+        'ask_agent',
+        'register_metadata',
+        'ingest_into_rem',
+        'save_agent',
+        'read_resource',
+      ]);
       const resources = (await client.listResources()).resources.map((r) => r.uri);
       expect(resources).toEqual(['rem://agents', 'rem://schema/entities', `user://profile/${alice.headers['x-user-id']}`]);
-      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['user://profile/{user_id}']);
+      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['user://profile/{user_id}', 'rem://resources/{key}']);
     } finally {
       await client.close();
     }
@@ -235,6 +245,190 @@ describe('remgraph as an MCP server (/mcp)', () => {
       expect(textOf(noKey)).toBe('VALIDATION_FAILED: input.key: must contain letters or digits');
       expect(await count()).toBe(before);
       expect((await alice.data(EntityProvenanceDocument, { key: 'mallory' })).entity).toBeNull();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('ingests a file into the caller’s memory and reads it back as a tool and as a resource; others never see it, bad input stores nothing', async () => {
+    const [a, b] = await Promise.all([connect(alice), connect(bob)]);
+    try {
+      const report = '# Q3 report\n\nRevenue grew 12% on the new ledger.\n\n## Risks\n\nThe migration slips into Q4.';
+      const ingested = await a.callTool({ name: 'ingest_into_rem', arguments: { filename: 'q3-report.md', content: report, tags: ['finance'] } });
+      expect(ingested.isError).toBeFalsy();
+      expect(structured(ingested)).toEqual({
+        key: 'q3-report',
+        name: 'q3-report.md',
+        uri: 'rem://resources/q3-report',
+        chunks: expect.any(Number),
+        unchanged: false,
+        content_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+      const again = structured(await a.callTool({ name: 'ingest_into_rem', arguments: { filename: 'q3-report.md', content: report } }));
+      expect(again).toMatchObject({ key: 'q3-report', unchanged: true, chunks: structured(ingested).chunks });
+      const pdfLike = structured(
+        await a.callTool({
+          name: 'ingest_into_rem',
+          arguments: { filename: 'notes.txt', content_base64: Buffer.from('Plain notes about Atlas.').toString('base64'), key: 'Atlas Notes' },
+        }),
+      );
+      expect(pdfLike).toMatchObject({ key: 'atlas-notes', chunks: 1, unchanged: false });
+
+      const read = structured(await a.callTool({ name: 'read_resource', arguments: { uri: 'rem://resources/q3-report' } }));
+      expect(read.uri).toBe('rem://resources/q3-report');
+      expect(read.data).toMatchObject({ key: 'q3-report', name: 'q3-report.md', uri: 'file:q3-report.md', category: 'file', tags: ['finance'] });
+      expect(read.data.chunks.map((c: { content: string }) => c.content).join('\n')).toContain('The migration slips into Q4.');
+      // By the uri it was stored with, or by its key as a name.
+      expect(structured(await a.callTool({ name: 'read_resource', arguments: { uri: 'file:notes.txt' } })).data).toMatchObject({
+        key: 'atlas-notes',
+        category: 'file',
+        chunks: [{ key: 'atlas-notes-chunk-1', content: 'Plain notes about Atlas.' }],
+      });
+      expect(structured(await a.callTool({ name: 'read_resource', arguments: { uri: 'Q3 Report' } })).uri).toBe('rem://resources/q3-report');
+      // The resources the server offers, as a tool.
+      expect(structured(await a.callTool({ name: 'read_resource', arguments: { uri: 'rem://agents' } })).data).toContainEqual(
+        expect.objectContaining({ name: 'general' }),
+      );
+      const profileUri = `user://profile/${alice.headers['x-user-id']}`;
+      expect(structured(await a.callTool({ name: 'read_resource', arguments: { uri: profileUri } })).data.userId).toBe(alice.headers['x-user-id']);
+
+      const listed = (await a.listResources()).resources.map((r) => r.uri);
+      expect(listed).toEqual(expect.arrayContaining(['rem://resources/q3-report', 'rem://resources/atlas-notes']));
+      expect(listed.filter((uri) => uri.includes('-chunk-'))).toEqual([]);
+      const resource = JSON.parse(((await a.readResource({ uri: 'rem://resources/q3-report' })).contents[0] as { text: string }).text);
+      expect(resource).toEqual(read.data);
+
+      expect((await b.listResources()).resources.map((r) => r.uri)).not.toContain('rem://resources/q3-report');
+      const hidden = await b.callTool({ name: 'read_resource', arguments: { uri: 'rem://resources/q3-report' } });
+      expect(hidden.isError).toBe(true);
+      expect(textOf(hidden)).toBe('NOT_FOUND: Resource "q3-report" not found');
+      expect(textOf(await b.callTool({ name: 'read_resource', arguments: { uri: profileUri } }))).toBe('NOT_FOUND: Profile not found');
+      await expect(b.readResource({ uri: 'rem://resources/q3-report' })).rejects.toThrow(/NOT_FOUND: Resource "q3-report" not found/);
+
+      const count = async () =>
+        structured(await a.callTool({ name: 'rem_query', arguments: { query: 'SQL SELECT count(*)::int AS n FROM resources' } })).rows[0].n;
+      const before = await count();
+      const bad = async (args: Record<string, unknown>) => {
+        const result = await a.callTool({ name: 'ingest_into_rem', arguments: args });
+        expect(result.isError).toBe(true);
+        return textOf(result);
+      };
+      expect(await bad({ filename: 'x.md' })).toBe('VALIDATION_FAILED: give exactly one of content and content_base64');
+      expect(await bad({ filename: 'x.md', content: 'a', content_base64: 'YQ==' })).toBe('VALIDATION_FAILED: give exactly one of content and content_base64');
+      expect(await bad({ filename: 'x.pdf', content_base64: 'not base64!' })).toBe('VALIDATION_FAILED: content_base64: not base64');
+      expect(await bad({ filename: 'x.md', content: '' })).toBe('VALIDATION_FAILED: file: empty');
+      expect(await bad({ filename: 'x.md', content: 'text', key: '!!!' })).toBe('VALIDATION_FAILED: key: must contain letters or digits');
+      expect(await bad({ content: 'text' })).toMatch(/Input validation error: .*filename/);
+      expect(await count()).toBe(before);
+      expect(textOf(await a.callTool({ name: 'read_resource', arguments: { uri: '%%%' } }))).toBe(
+        'VALIDATION_FAILED: uri: must name a resource (a key or a uri)',
+      );
+      expect(textOf(await a.callTool({ name: 'read_resource', arguments: { uri: 'rem://resources/%E0%A4%A' } }))).toBe(
+        'VALIDATION_FAILED: uri: bad percent-encoding',
+      );
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('saves an agent from YAML as registerAgent does: versions, validation, only the caller sees it', async () => {
+    const [a, b] = await Promise.all([connect(alice), connect(bob)]);
+    try {
+      const yaml = 'name: mcp-made\ndescription: You were saved over MCP.\ntools:\n  - name: search\n';
+      const saved = await a.callTool({ name: 'save_agent', arguments: { yaml } });
+      expect(saved.isError).toBeFalsy();
+      expect(structured(saved)).toEqual({ name: 'mcp-made', version: 1, created: true, shared: false, kind: 'agent', tools: ['search'] });
+      expect(structured(await a.callTool({ name: 'save_agent', arguments: { yaml } }))).toMatchObject({ version: 1, created: false });
+      expect(structured(await a.callTool({ name: 'save_agent', arguments: { yaml: yaml.replace('over MCP', 'twice') } }))).toMatchObject({
+        version: 2,
+        created: true,
+      });
+
+      fake.enqueue({ text: 'Saved agents answer too.' });
+      expect(structured(await a.callTool({ name: 'ask_agent', arguments: { agent_name: 'mcp-made', input_text: 'hi' } }))).toMatchObject({
+        status: 'COMPLETED',
+        answer: 'Saved agents answer too.',
+      });
+      const read = async (client: Client) => JSON.parse(((await client.readResource({ uri: 'rem://agents' })).contents[0] as { text: string }).text);
+      expect(await read(a)).toContainEqual(expect.objectContaining({ name: 'mcp-made', version: 2, description: 'You were saved twice.' }));
+      expect((await read(b)).map((x: { name: string }) => x.name)).not.toContain('mcp-made');
+      expect(textOf(await b.callTool({ name: 'ask_agent', arguments: { agent_name: 'mcp-made', input_text: 'hi' } }))).toBe(
+        'NOT_FOUND: Agent "mcp-made" not found',
+      );
+
+      const refused = async (args: Record<string, unknown>) => {
+        const result = await a.callTool({ name: 'save_agent', arguments: args });
+        expect(result.isError).toBe(true);
+        return textOf(result);
+      };
+      expect(await refused({ yaml: 'name: mcp-made\ndescription: x\ntools:\n  - name: no_such_tool\n' })).toBe(
+        'VALIDATION_FAILED: tools.0.name: unknown tool "no_such_tool"',
+      );
+      expect(await refused({ yaml: 'name: Bad Name\ndescription: x\n' })).toMatch(/^VALIDATION_FAILED: .*name/);
+      expect(await refused({ yaml: 'name: [unclosed' })).toMatch(/^VALIDATION_FAILED: /);
+      expect(await refused({ yaml: 'name: shared-one\ndescription: x\n', shared: true })).toBe('FORBIDDEN: Only admins can register shared agents');
+      expect(await refused({ yaml: 42 })).toMatch(/Input validation error: .*yaml/);
+      expect((await read(a)).find((x: { name: string }) => x.name === 'mcp-made')).toMatchObject({ version: 2 });
+      expect((await read(a)).map((x: { name: string }) => x.name)).not.toContain('shared-one');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('registers notes about the latest answer of the caller’s session, never of another’s', async () => {
+    const [a, b] = await Promise.all([connect(alice), connect(bob)]);
+    try {
+      fake.enqueue({ text: 'Revenue grew 12%.' });
+      const asked = structured(await a.callTool({ name: 'ask_agent', arguments: { agent_name: 'general', input_text: 'How did Q3 go?' } }));
+      const noted = await a.callTool({
+        name: 'register_metadata',
+        arguments: { session_id: asked.session_id, confidence: 0.9, sources: ['q3-report'], risk_level: 'green', notes: 'From the Q3 report' },
+      });
+      expect(noted.isError).toBeFalsy();
+      expect(structured(noted)).toEqual({
+        recorded: true,
+        session_id: asked.session_id,
+        message_seq: 2,
+        notes: { confidence: 0.9, sources: ['q3-report'], risk_level: 'low', notes: 'From the Q3 report' },
+      });
+      expect(structured(await a.callTool({ name: 'register_metadata', arguments: { session_id: asked.session_id, flags: ['reviewed'] } })).notes).toEqual({
+        confidence: 0.9,
+        sources: ['q3-report'],
+        risk_level: 'low',
+        notes: 'From the Q3 report',
+        flags: ['reviewed'],
+      });
+
+      type Answer = { type: string; content: string; metadata: Record<string, unknown> };
+      const messages = (user: Caller) =>
+        postGraphQL<{ session: { messages: { edges: { node: Answer }[] } } }>(
+          server.url,
+          {
+            query: 'query($id: ID!) { session(id: $id) { messages(first: 10) { edges { node { type content metadata } } } } }',
+            variables: { id: asked.session_id },
+          },
+          user.headers,
+        );
+      const latestAnswer = async () => (await messages(alice)).body.data!.session.messages.edges.map((e) => e.node).find((n) => n.type === 'assistant')!;
+      const answer = await latestAnswer();
+      expect(answer.content).toBe('Revenue grew 12%.');
+      expect(answer.metadata).toEqual({
+        status: 'COMPLETED',
+        notes: { confidence: 0.9, sources: ['q3-report'], risk_level: 'low', notes: 'From the Q3 report', flags: ['reviewed'] },
+      });
+
+      const foreign = await b.callTool({ name: 'register_metadata', arguments: { session_id: asked.session_id, confidence: 0 } });
+      expect(foreign.isError).toBe(true);
+      expect(textOf(foreign)).toBe('NOT_FOUND: Session not found');
+      expect(errorCode(await messages(bob))).toBe('NOT_FOUND');
+      expect(textOf(await a.callTool({ name: 'register_metadata', arguments: { session_id: 'nope', confidence: 0.5 } }))).toBe(
+        'VALIDATION_FAILED: session_id: not a session id',
+      );
+      const outOfRange = await a.callTool({ name: 'register_metadata', arguments: { session_id: asked.session_id, confidence: 2 } });
+      expect(outOfRange.isError).toBe(true);
+      expect(textOf(outOfRange)).toMatch(/Input validation error: .*confidence/);
+      expect(textOf(await a.callTool({ name: 'register_metadata', arguments: { confidence: 0.5 } }))).toMatch(/Input validation error: .*session_id/);
+      expect((await latestAnswer()).metadata).toEqual(answer.metadata);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
