@@ -31,7 +31,8 @@ async function importSdk() {
 }
 
 /**
- * The tools of the configured MCP servers, for agents whose tool references name a `server`. Each
+ * The tools of the configured MCP servers, for agents whose tool references name a `server`, with
+ * `read_resource` and `list_resources` for servers that offer resources (see resource-tools.ts). Each
  * server is connected and its tools listed at start-up, listed again when it announces a change,
  * and reconnected (and listed again) by the next call after its connection closed. A server that
  * cannot be reached does not stop the start-up: its tools fail as tool errors until it answers.
