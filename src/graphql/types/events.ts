@@ -14,6 +14,10 @@ export const UsageRef = builder.objectRef<UsageTotals>('Usage').implement({
     outputTokens: t.exposeInt('outputTokens'),
     totalTokens: t.int({ resolve: (u) => u.inputTokens + u.outputTokens }),
     requests: t.exposeInt('requests', { description: 'Model calls made.' }),
+    estimated: t.boolean({
+      description: 'Some counts are estimated with the model’s tokenizer: a model call was cut short (cancelled, failed) or its provider reported no usage.',
+      resolve: (u) => u.estimated ?? false,
+    }),
   }),
 });
 
