@@ -198,8 +198,8 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await turn(page, 'CANCELLED').waitFor();
-    // The provider never reported usage for the cut-off call: no misleading "0 tokens".
-    expect(await turn(page).locator('.usage').innerText()).toBe('tokens not reported (stopped mid-answer) · 1 model call');
+    // The provider never reported usage for the cut-off call: the tokens are counted by us, and say so.
+    expect(await turn(page).locator('.usage').innerText()).toMatch(/^~\d+ tokens \(estimated\) · 1 model call$/);
     await browser.screenshot(page, 'sessions-cancelled');
 
     page.once('dialog', (dialog) => void dialog.accept());
@@ -392,6 +392,45 @@ describe('the chat app’s run inspector', () => {
     await browser.screenshot(page, 'run-inspector');
     await page.keyboard.press('Escape');
     await inspector.waitFor({ state: 'detached' });
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s run inspector, for a delegating turn', () => {
+  it('nests a child turn’s own model calls and tool call under the child', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: coordinator\ndescription: You delegate.\ntools:\n  - name: ask_agent\n');
+    await registerAgent(user, 'name: researcher\ndescription: You research.\ntools:\n  - name: action\n');
+    env.fake.enqueue(
+      {
+        toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'Look it up' } }],
+        usage: { prompt_tokens: 100, completion_tokens: 5 },
+      },
+      {
+        toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { found: 'ledger' } } }],
+        usage: { prompt_tokens: 60, completion_tokens: 3 },
+      },
+      { text: 'Found the ledger.', usage: { prompt_tokens: 70, completion_tokens: 2 } },
+      { text: 'The researcher found the ledger.', usage: { prompt_tokens: 130, completion_tokens: 4 } },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('coordinator');
+    await say(page, 'Find the ledger');
+    await turn(page, 'COMPLETED').waitFor();
+
+    await turn(page).getByTestId('inspect').click();
+    const inspector = page.getByTestId('inspector');
+    await inspector.getByTestId('span').first().waitFor();
+    const rows = await inspector
+      .getByTestId('span')
+      .evaluateAll((els) => els.map((el) => `${'  '.repeat(Number((el as HTMLElement).dataset.depth))}${el.querySelector('.span-label')!.textContent}`));
+    expect(rows).toEqual(['model call 1', 'ask_agent', 'child: researcher', '  model call 1', '  action', '  model call 2', 'model call 2']);
+    const nested = inspector.locator('[data-kind=model][data-depth="1"]');
+    expect(await nested.first().innerText()).toContain('60+3 tokens · tool_calls');
+    expect(await nested.last().innerText()).toContain('70+2 tokens · stop');
+    await nested.last().locator('summary').click();
+    expect(JSON.parse(await nested.last().locator('pre').innerText()).messages.at(-1).role).toBe('tool');
+    await browser.screenshot(page, 'run-inspector-child');
     expect(page.problems).toEqual([]);
   });
 });

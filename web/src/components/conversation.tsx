@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebDecideApprovalDocument } from '../generated/graphql.js';
-import { plural } from '../format.js';
+import { plural, tokenCount } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
 import { isTerminal } from '../../../src/events/turn-status.js';
 import type { AgentRun, Source, Step, TurnView } from '../turn-view.js';
@@ -75,7 +75,7 @@ function TurnBlock({ view, at, onRegenerate, ...rest }: { view: TurnView; at: st
         <span class={`status ${status.toLowerCase()}`}>{statusLabel(status)}</span>
         {view.run.usage && (
           <span class="usage">
-            {tokensLabel(view.run.usage, status)} · {plural(view.run.usage.requests, 'model call')}
+            {tokenCount(view.run.usage)} · {plural(view.run.usage.requests, 'model call')}
           </span>
         )}
         <button class="link inspect" onClick={() => rest.onInspect(view.run.turnId)} data-testid="inspect">
@@ -248,12 +248,6 @@ function Json({ label, value, open = false }: { label: string; value: unknown; o
       <pre class={open ? 'open' : ''}>{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>
     </div>
   );
-}
-
-/** A call cut off mid-stream never gets the provider's usage report: say so rather than show 0. */
-function tokensLabel(usage: { inputTokens: number; outputTokens: number; requests: number }, status: string): string {
-  const total = usage.inputTokens + usage.outputTokens;
-  return total === 0 && usage.requests > 0 && status !== 'COMPLETED' ? 'tokens not reported (stopped mid-answer)' : plural(total, 'token');
 }
 
 function statusLabel(status: string): string {

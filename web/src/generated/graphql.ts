@@ -144,7 +144,7 @@ type StepFields_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: numbe
 
 type StepFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
-type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
 type StepFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -186,7 +186,7 @@ type WebEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', childTurnId: str
     | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -198,7 +198,7 @@ type WebEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number,
 
 type WebEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
-type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
 type WebEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -236,7 +236,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
         | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -245,7 +245,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -284,7 +284,7 @@ export type WebConversationQuery = { session: { id: string, name: string, agent:
                 | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
                 | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
                 | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-                | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+                | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
                 | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
                 | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
                 | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -293,7 +293,7 @@ export type WebConversationQuery = { session: { id: string, name: string, agent:
                }
             | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
             | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-            | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+            | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
             | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
             | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
             | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -318,7 +318,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
           | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
           | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-          | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+          | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
           | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
           | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
           | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -327,7 +327,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
          }
       | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
       | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-      | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+      | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
       | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
       | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
       | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -442,7 +442,7 @@ export type WebFollowTurnSubscription = { turnEvents:
         | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -451,7 +451,7 @@ export type WebFollowTurnSubscription = { turnEvents:
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -502,8 +502,8 @@ type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number,
     | { __typename: 'ResumeEvent' }
     | { __typename: 'SourcesEvent' }
     | { __typename: 'ThoughtEvent' }
-    | { __typename: 'ToolCallEvent' }
-    | { __typename: 'ToolResultEvent' }
+    | { __typename: 'ToolCallEvent', toolCallId: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', toolCallId: string, result: unknown, isError: boolean }
    };
 
 type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, at: string, agent: string };
@@ -537,12 +537,16 @@ export type InspectEventFragment =
   | InspectEvent_ToolResultEvent_Fragment
 ;
 
+export type InspectCallFragment = { iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } };
+
+export type InspectChildFragment = { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null };
+
 export type WebInspectTurnQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number } }> | null, events: Array<
+export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null, children: Array<{ id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, children: Array<{ id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null }>, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null }>, events: Array<
       | { __typename: 'ActionEvent', seq: number, at: string, agent: string }
       | { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string }
       | { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string }
@@ -557,8 +561,8 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
           | { __typename: 'ResumeEvent' }
           | { __typename: 'SourcesEvent' }
           | { __typename: 'ThoughtEvent' }
-          | { __typename: 'ToolCallEvent' }
-          | { __typename: 'ToolResultEvent' }
+          | { __typename: 'ToolCallEvent', toolCallId: string, name: string, arguments: unknown }
+          | { __typename: 'ToolResultEvent', toolCallId: string, result: unknown, isError: boolean }
          }
       | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
       | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
@@ -680,6 +684,7 @@ export const StepFieldsFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -766,6 +771,7 @@ export const WebEventFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -852,6 +858,7 @@ export const WebTurnFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -929,6 +936,16 @@ export const InspectEventFragmentDoc = new TypedDocumentString(`
     childAgent
     event {
       __typename
+      ... on ToolCallEvent {
+        toolCallId
+        name
+        arguments
+      }
+      ... on ToolResultEvent {
+        toolCallId
+        result
+        isError
+      }
       ... on FinalEvent {
         status
       }
@@ -936,6 +953,49 @@ export const InspectEventFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"InspectEvent"}) as unknown as TypedDocumentString<InspectEventFragment, unknown>;
+export const InspectCallFragmentDoc = new TypedDocumentString(`
+    fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}
+    `, {"fragmentName":"InspectCall"}) as unknown as TypedDocumentString<InspectCallFragment, unknown>;
+export const InspectChildFragmentDoc = new TypedDocumentString(`
+    fragment InspectChild on Turn {
+  id
+  agent
+  status
+  startedAt
+  finishedAt
+  llmCalls {
+    ...InspectCall
+  }
+}
+    fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}`, {"fragmentName":"InspectChild"}) as unknown as TypedDocumentString<InspectChildFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -1055,6 +1115,7 @@ fragment StepFields on AgentEvent {
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1161,6 +1222,7 @@ export const WebTurnEventsDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1399,6 +1461,7 @@ export const WebFollowTurnDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1528,19 +1591,15 @@ export const WebInspectTurnDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
     llmCalls {
-      iteration
-      model
-      provider
-      latencyMs
-      createdAt
-      finishReason
-      error
-      request
-      usage {
-        inputTokens
-        outputTokens
+      ...InspectCall
+    }
+    children {
+      ...InspectChild
+      children {
+        ...InspectChild
       }
     }
     events(first: 5000) {
@@ -1578,10 +1637,45 @@ export const WebInspectTurnDocument = new TypedDocumentString(`
     childAgent
     event {
       __typename
+      ... on ToolCallEvent {
+        toolCallId
+        name
+        arguments
+      }
+      ... on ToolResultEvent {
+        toolCallId
+        result
+        isError
+      }
       ... on FinalEvent {
         status
       }
     }
+  }
+}
+fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}
+fragment InspectChild on Turn {
+  id
+  agent
+  status
+  startedAt
+  finishedAt
+  llmCalls {
+    ...InspectCall
   }
 }`) as unknown as TypedDocumentString<WebInspectTurnQuery, WebInspectTurnQueryVariables>;
 export const WebIngestFileDocument = new TypedDocumentString(`
