@@ -83,6 +83,8 @@ export class TurnStore {
             routing: false,
             activeAgent: null,
             dreamedSeq: 0,
+            forkedFromId: null,
+            forkedAtMessageId: null,
             createdAt: now,
             updatedAt: now,
           };

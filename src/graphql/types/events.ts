@@ -21,7 +21,7 @@ export const UsageRef = builder.objectRef<UsageTotals>('Usage').implement({
   }),
 });
 
-const SourceRef = builder.objectRef<Source>('Source').implement({
+export const SourceRef = builder.objectRef<Source>('Source').implement({
   description: 'A citation: a REM hit or another reference the agent used.',
   fields: (t) => ({
     key: t.exposeString('key'),

@@ -156,7 +156,7 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
   };
 }
 
-const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
+export const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
   fields: (t) => ({
     turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
     session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
