@@ -435,6 +435,61 @@ describe('the chat app’s run inspector, for a delegating turn', () => {
   });
 });
 
+describe('the chat app’s fork and replay', () => {
+  it('replays a turn with another model and compares the two side by side, showing the changed tool argument', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: noter\ndescription: You record observations.\ntools:\n  - name: action\n');
+    const noted = (mood: string, text: string): Script[] => [
+      { toolCalls: [{ id: `obs-${mood}`, name: 'action', arguments: { type: 'observation', payload: { mood } } }] },
+      { text },
+    ];
+    env.fake.enqueue(...noted('curious', 'Noted: you are curious.'), ...noted('eager', 'Noted: you are eager.'));
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('noter');
+    await say(page, 'Note my mood');
+    await turn(page, 'COMPLETED').waitFor();
+
+    await turn(page).getByTestId('replay').click();
+    const form = page.getByTestId('replay-form');
+    await form.getByTestId('replay-model').fill('openai:other-model');
+    await form.getByTestId('replay-temperature').fill('0.3');
+    await form.getByTestId('replay-suffix').fill('Be brief.');
+    await browser.screenshot(page, 'replay-form');
+    await form.getByTestId('replay-submit').click();
+
+    const compare = page.getByTestId('compare');
+    await compare.getByTestId('tool-change').waitFor();
+    expect(env.fake.chatRequests.at(-1)!.body).toMatchObject({ model: 'other-model', temperature: 0.3 });
+    const sides = compare.getByTestId('compare-meta');
+    expect(await sides.first().innerText()).toContain('noter · openai:fake-model');
+    expect(await sides.last().innerText()).toContain('noter · openai:other-model');
+    const change = compare.getByTestId('tool-change');
+    expect(await change.getAttribute('data-op')).toBe('CHANGED');
+    expect(await change.locator('.tool-change-head').innerText()).toContain('arguments changed: payload');
+    expect(await change.getByTestId('changed-argument').allInnerTexts()).toEqual(['payload\n{"mood":"curious"}', 'payload\n{"mood":"eager"}']);
+    const diff = await compare
+      .getByTestId('text-diff')
+      .locator('li')
+      .evaluateAll((els) => els.map((el) => `${(el as HTMLElement).dataset.op} ${el.lastChild!.textContent}`));
+    expect(diff).toEqual(['REMOVED Noted: you are curious.', 'ADDED Noted: you are eager.']);
+    await browser.screenshot(page, 'replay-compare');
+    await page.keyboard.press('Escape');
+    await compare.waitFor({ state: 'detached' });
+
+    // Fork here: a new session holding the conversation up to that answer, which the fork shows as copied.
+    const before = await page.evaluate(() => location.hash);
+    await turn(page).getByTestId('fork').click();
+    await page.waitForFunction((hash) => location.hash !== hash, before);
+    await page.getByTestId('copied-answer').waitFor();
+    expect(await page.getByTestId('copied-answer').locator('.md').innerText()).toBe('Noted: you are curious.');
+    expect((await page.getByTestId('user-message').allInnerTexts()).map((t) => t.split('\n')[0])).toEqual(['Note my mood']);
+    expect(await page.getByTestId('turn').count()).toBe(0);
+    expect(await page.locator('.topbar .title').innerText()).toBe('Note my mood (fork)');
+    await browser.screenshot(page, 'fork');
+    expect(page.problems).toEqual([]);
+  });
+});
+
 describe('the chat app’s message actions and uploads', () => {
   it('regenerates an answer as a new turn from the same user message, and puts a message back to edit', async () => {
     const user = newUser(env.server.url);

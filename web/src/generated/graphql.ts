@@ -15,6 +15,12 @@ export type AuthMode =
   | 'HEADERS'
   | 'JWT';
 
+export type ChangeOp =
+  | 'ADDED'
+  | 'CHANGED'
+  | 'REMOVED'
+  | 'SAME';
+
 export type CreateSessionInput = {
   agent?: string | null | undefined;
   metadata?: unknown;
@@ -65,6 +71,18 @@ export type RemMode =
   | 'SEARCH'
   | 'SQL'
   | 'TRAVERSE';
+
+/** What a replay changes; anything left out is as the replayed turn had it. */
+export type ReplayOverridesInput = {
+  /** A registered version of the turn’s agent. */
+  agentVersion?: number | null | undefined;
+  /** `provider:model`, a bare model of the default provider, or `demo`. */
+  model?: string | null | undefined;
+  /** Appended to the agent’s system prompt. */
+  systemPromptSuffix?: string | null | undefined;
+  /** From 0 to 2. */
+  temperature?: number | null | undefined;
+};
 
 export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
@@ -273,7 +291,7 @@ export type WebConversationQueryVariables = Exact<{
 }>;
 
 
-export type WebConversationQuery = { session: { id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
+export type WebConversationQuery = { session: { createdAt: string, id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
             | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
             | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
             | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
@@ -592,6 +610,50 @@ export type WebIngestProgressSubscriptionVariables = Exact<{
 
 
 export type WebIngestProgressSubscription = { ingestProgress: { stage: IngestStage, chunks: number | null } };
+
+export type WebForkSessionMutationVariables = Exact<{
+  sessionId: string;
+  atMessageId: string;
+}>;
+
+
+export type WebForkSessionMutation = { forkSession:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'ForkSessionSuccess', session: { id: string } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebTurnAnswerQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebTurnAnswerQuery = { turn: { finalMessage: { id: string } | null } | null };
+
+export type WebReplayTurnMutationVariables = Exact<{
+  turnId: string;
+  overrides?: ReplayOverridesInput | null | undefined;
+}>;
+
+
+export type WebReplayTurnMutation = { replayTurn:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', session: { id: string }, turn: { id: string, status: TurnStatus, agent: string } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebComparedTurnFragment = { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } };
+
+export type WebCompareTurnsQueryVariables = Exact<{
+  a: string;
+  b: string;
+}>;
+
+
+export type WebCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, b: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }>, sources: { added: Array<{ key: string }>, removed: Array<{ key: string }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -996,6 +1058,28 @@ export const InspectChildFragmentDoc = new TypedDocumentString(`
     estimated
   }
 }`, {"fragmentName":"InspectChild"}) as unknown as TypedDocumentString<InspectChildFragment, unknown>;
+export const WebComparedTurnFragmentDoc = new TypedDocumentString(`
+    fragment WebComparedTurn on ComparedTurn {
+  text
+  latencyMs
+  modelCalls
+  models
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+  turn {
+    id
+    agent
+    status
+    session {
+      id
+    }
+  }
+}
+    `, {"fragmentName":"WebComparedTurn"}) as unknown as TypedDocumentString<WebComparedTurnFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -1043,6 +1127,7 @@ export const WebConversationDocument = new TypedDocumentString(`
     query WebConversation($id: ID!) {
   session(id: $id) {
     ...WebSession
+    createdAt
     messages(last: 100) {
       edges {
         node {
@@ -1705,3 +1790,103 @@ export const WebIngestProgressDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebIngestProgressSubscription, WebIngestProgressSubscriptionVariables>;
+export const WebForkSessionDocument = new TypedDocumentString(`
+    mutation WebForkSession($sessionId: ID!, $atMessageId: ID!) {
+  forkSession(sessionId: $sessionId, atMessageId: $atMessageId) {
+    __typename
+    ... on ForkSessionSuccess {
+      session {
+        id
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebForkSessionMutation, WebForkSessionMutationVariables>;
+export const WebTurnAnswerDocument = new TypedDocumentString(`
+    query WebTurnAnswer($id: ID!) {
+  turn(id: $id) {
+    finalMessage {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebTurnAnswerQuery, WebTurnAnswerQueryVariables>;
+export const WebReplayTurnDocument = new TypedDocumentString(`
+    mutation WebReplayTurn($turnId: ID!, $overrides: ReplayOverridesInput) {
+  replayTurn(turnId: $turnId, overrides: $overrides) {
+    __typename
+    ... on SendMessagePayload {
+      session {
+        id
+      }
+      turn {
+        id
+        status
+        agent
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebReplayTurnMutation, WebReplayTurnMutationVariables>;
+export const WebCompareTurnsDocument = new TypedDocumentString(`
+    query WebCompareTurns($a: ID!, $b: ID!) {
+  compareTurns(a: $a, b: $b) {
+    a {
+      ...WebComparedTurn
+    }
+    b {
+      ...WebComparedTurn
+    }
+    textChanged
+    text {
+      op
+      text
+    }
+    toolCalls {
+      op
+      name
+      changedArguments
+      argumentsA
+      argumentsB
+      resultChanged
+    }
+    sources {
+      added {
+        key
+      }
+      removed {
+        key
+      }
+    }
+  }
+}
+    fragment WebComparedTurn on ComparedTurn {
+  text
+  latencyMs
+  modelCalls
+  models
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+  turn {
+    id
+    agent
+    status
+    session {
+      id
+    }
+  }
+}`) as unknown as TypedDocumentString<WebCompareTurnsQuery, WebCompareTurnsQueryVariables>;
