@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isAppError, type ErrorCode } from '../errors.js';
 import type { AgentEventBody, UsageTotals } from '../events/agent-event.js';
 import type { TerminalStatus } from '../events/turn-status.js';
-import type { ChatMessage, ChatModel, ToolCall } from '../llm/chat-model.js';
+import type { ChatMessage, ChatModel, ToolCall, Usage } from '../llm/chat-model.js';
+import { estimateUsage } from '../llm/token-count.js';
 import { isAbortError } from '../llm/chat-model.js';
 import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tools/registry.js';
 import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/tool.js';
@@ -13,6 +14,7 @@ import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './stru
 import type { ResolvedAgent } from '../agents/registry.js';
 import {
   addChildUsage,
+  addUsage,
   offeredTools,
   ownUsage,
   responseFormatFor,
@@ -204,7 +206,7 @@ type CallInfo = Omit<PendingCall, 'approvalId' | 'childTurnId'>;
 async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => void): Promise<{ text: string; calls: ToolCall[] }> {
   const { model, agent, state } = input;
   const started = Date.now();
-  const before = { ...state.usage };
+  let reported: Usage | null = null;
   let text = '';
   let reasoning = '';
   let request: string | null = null;
@@ -226,12 +228,14 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     },
     ...state.messages.slice(1),
   ];
-  const tools = input.tools.specsFor(offeredTools(agent, state.overrides));
+  const offered = input.tools.specsFor(offeredTools(agent, state.overrides));
+  const tools = offered.length ? offered : undefined;
+  const responseFormat = responseFormatFor(agent, state.overrides);
   try {
     for await (const part of model.stream({
       messages,
-      tools: tools.length ? tools : undefined,
-      responseFormat: responseFormatFor(agent, state.overrides),
+      tools,
+      responseFormat,
       temperature: state.overrides?.temperature ?? agent.spec.temperature,
       topP: state.overrides?.topP,
       maxTokens: state.overrides?.maxTokens ?? agent.spec.maxTokens,
@@ -258,21 +262,23 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
         calls.push(part.call);
       } else {
         finishReason = part.reason;
-        state.usage.inputTokens += part.usage.inputTokens;
-        state.usage.outputTokens += part.usage.outputTokens;
+        reported = part.usage;
       }
     }
     // Held text that turned out to be exactly a child's streamed answer is not streamed twice.
     if (held && !state.childOutputs.some((c) => c.trim() === text.trim())) emit({ type: 'content', delta: held });
   } finally {
     if (reasoning) state.rows.push({ type: 'think', content: reasoning, agentName: agent.name });
-    state.usage.requests += 1;
+    // Only a call the provider reported nothing for is counted here (cancelled, failed, or a server without usage).
+    const usage = reported ?? (await estimateUsage(model.id, { messages, tools, responseFormat }, { text: reasoning + text, toolCalls: calls }));
+    addUsage(state.usage, { ...usage, requests: 1, estimated: !reported });
     await input.ports.modelCalled({
       provider: model.provider,
       model: model.model,
       iteration: state.iterations,
-      inputTokens: state.usage.inputTokens - before.inputTokens,
-      outputTokens: state.usage.outputTokens - before.outputTokens,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      usageEstimated: !reported,
       latencyMs: Date.now() - started,
       finishReason,
       error: finishReason ? null : 'stream did not finish',

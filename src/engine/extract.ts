@@ -2,7 +2,9 @@ import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ValidationError } from '../errors.js';
-import type { ChatMessage, ChatModel, ChatRequest, Usage } from '../llm/chat-model.js';
+import type { UsageTotals } from '../events/agent-event.js';
+import type { ChatMessage, ChatModel, ChatRequest } from '../llm/chat-model.js';
+import { estimateUsage } from '../llm/token-count.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { TurnQuota } from './quota.js';
@@ -25,7 +27,7 @@ export type ExtractInput = z.input<typeof extractInput>;
 export interface ExtractOutcome {
   data: unknown;
   model: string;
-  usage: Usage & { requests: number };
+  usage: UsageTotals;
 }
 
 // Only to check that a caller's schema compiles; the validator used is the shared one.
@@ -76,7 +78,7 @@ export async function extract(
     maxTokens: agent.spec.maxTokens,
   };
   await deps.quota.admitRequest(ctx);
-  const usage = { inputTokens: 0, outputTokens: 0, requests: 0 };
+  const usage: UsageTotals = { inputTokens: 0, outputTokens: 0, requests: 0 };
   let text = await reply(model, request, usage);
   let check = checkStructuredOutput(schema, text);
   if (!check.ok) {
@@ -97,12 +99,14 @@ export async function extract(
 async function reply(model: ChatModel, request: ChatRequest, usage: ExtractOutcome['usage']): Promise<string> {
   let text = '';
   usage.requests += 1;
+  let reported = null;
   for await (const part of model.stream(request)) {
     if (part.type === 'text-delta') text += part.delta;
-    if (part.type === 'finish') {
-      usage.inputTokens += part.usage.inputTokens;
-      usage.outputTokens += part.usage.outputTokens;
-    }
+    if (part.type === 'finish') reported = part.usage;
   }
+  const used = reported ?? (await estimateUsage(model.id, request, { text }));
+  usage.inputTokens += used.inputTokens;
+  usage.outputTokens += used.outputTokens;
+  if (!reported) usage.estimated = true;
   return text;
 }

@@ -35,6 +35,8 @@ export interface ModelCallRecord {
   inputTokens: number;
   outputTokens: number;
   latencyMs: number;
+  /** Counted by us: the provider reported no usage (a call cut short, or a server that sends none). */
+  usageEstimated: boolean;
   finishReason: string | null;
   error: string | null;
   /** The request body exactly as the provider received it (null for the offline demo model). */
@@ -165,8 +167,9 @@ export function ownUsage(state: RunState): UsageTotals {
   };
 }
 
-function addUsage(into: UsageTotals, more: UsageTotals) {
+export function addUsage(into: UsageTotals, more: UsageTotals) {
   into.inputTokens += more.inputTokens;
   into.outputTokens += more.outputTokens;
   into.requests += more.requests;
+  if (more.estimated) into.estimated = true;
 }

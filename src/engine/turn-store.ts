@@ -83,6 +83,8 @@ export class TurnStore {
             routing: false,
             activeAgent: null,
             dreamedSeq: 0,
+            forkedFromId: null,
+            forkedAtMessageId: null,
             createdAt: now,
             updatedAt: now,
           };
@@ -249,8 +251,8 @@ export class TurnStore {
   /** Stores one model call of a turn, with the request body as sent. */
   async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
     await this.run(Prisma.sql`
-      INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, request, tenant_id, user_id)
-      VALUES (${turn.id}::uuid, ${turn.sessionId}::uuid, ${call.provider}, ${call.model}, ${call.iteration}, ${call.inputTokens}, ${call.outputTokens}, ${call.latencyMs},
+      INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request, tenant_id, user_id)
+      VALUES (${turn.id}::uuid, ${turn.sessionId}::uuid, ${call.provider}, ${call.model}, ${call.iteration}, ${call.inputTokens}, ${call.outputTokens}, ${call.usageEstimated}, ${call.latencyMs},
               ${call.finishReason}, ${call.error}, ${call.request === null ? null : storable(call.request)}, ${turn.tenantId}, ${turn.userId})`);
   }
 

@@ -18,6 +18,9 @@ import type { TurnRun } from './turn-run.js';
 import type { TurnQuota } from './quota.js';
 import type { ChatMessage, ChatModel, ResponseFormat } from '../llm/chat-model.js';
 import { schemaProblem } from './structured-output.js';
+import { answeredMessage } from './answered-message.js';
+import { planReplay, type ReplayOverrides } from './replay.js';
+import { copySession } from '../sessions/fork.js';
 import { TURN_COLUMNS } from './turn-columns.js';
 
 const text = z.string().max(100_000, 'must be at most 100000 characters');
@@ -129,18 +132,8 @@ export class TurnService {
     const old = await prisma.turn.findFirst({ where: { id: turnId, parentId: null, ...ownedBy(ctx) } });
     if (!old) throw new NotFoundError('Turn');
     if (!isTerminal(old.status)) throw new SessionBusyError(old.sessionId, old.id);
-    if (old.ephemeral)
-      throw new ValidationError('turnId: an ephemeral turn stored no message to answer again', [
-        { path: ['turnId'], message: 'is an ephemeral turn: it stored no message to answer again' },
-      ]);
+    const asked = await answeredMessage(prisma, old);
     const existing = await getSession(this.deps, ctx, old.sessionId);
-    // The message a turn answers is the session's last one stored when it started (its own row, or
-    // for a regenerated turn the row it answered again): a session runs one top-level turn at a time.
-    const asked = await prisma.message.findFirst({
-      where: { sessionId: old.sessionId, type: 'user', createdAt: { lte: old.startedAt } },
-      orderBy: { seq: 'desc' },
-    });
-    if (!asked?.content) throw new NotFoundError('Message');
     const content = asked.content;
     const agent = await agents.load(ctx, old.agent);
     const model = models.resolve(old.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
@@ -164,6 +157,30 @@ export class TurnService {
       existing.id,
     );
     return this.launch(ctx, started, { agent, model, overrides: undefined, content });
+  }
+
+  /**
+   * Forks a turn's session at the message before the turn's user message and asks that message
+   * again on the fork (a new session of the caller) with the overrides: the same history, another
+   * agent version, model, temperature or system prompt suffix. Nothing is stored when the
+   * overrides are refused or the quota is spent.
+   */
+  async replayTurn(ctx: AgentContext, turnId: string, overrides: ReplayOverrides): Promise<SendMessageOutcome> {
+    requireIdentity(ctx, 'store messages');
+    const plan = await planReplay(this.deps, ctx, turnId, overrides);
+    const { turn, asked, agent, model } = plan;
+    const started = await this.quota.admit(ctx, async () => {
+      const session = await copySession(this.deps.prisma, ctx, plan.fork);
+      const start = { ctx, session, title: session.name, agent, model, content: asked.content, ephemeral: false };
+      const routing = { routedBy: turn.routedBy ?? 'SESSION', rule: turn.routingRule } as const;
+      try {
+        return await this.deps.store.startTurn({ ...start, metadata: (asked.metadata ?? {}) as Record<string, unknown>, routing });
+      } catch (error) {
+        await this.deps.prisma.session.delete({ where: { id: session.id } });
+        throw error;
+      }
+    });
+    return this.launch(ctx, started, { agent, model, overrides: plan.overrides, content: asked.content });
   }
 
   /** Runs a stored turn on the supervisor: its context is read as the run starts. */

@@ -19,6 +19,8 @@ export interface UsageTotals {
   outputTokens: number;
   /** Model calls made. */
   requests: number;
+  /** Some of the counts are our own estimate: a model call was cut short, or its provider reported no usage. */
+  estimated?: boolean;
 }
 
 export type AgentEventBody =

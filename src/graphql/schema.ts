@@ -5,6 +5,7 @@ import './types/viewer.js';
 import './types/messages.js';
 import './types/sessions.js';
 import './types/turns.js';
+import './types/forks.js';
 import './types/agents.js';
 import './types/approvals.js';
 import './types/rem.js';

@@ -64,8 +64,8 @@ export type ChatStreamPart =
   | { type: 'reasoning-delta'; delta: string }
   /** Emitted once the call is complete (after the last chunk), in the model's index order. */
   | { type: 'tool-call'; call: ToolCall }
-  /** Always the last part of a successful stream. */
-  | { type: 'finish'; reason: FinishReason; usage: Usage };
+  /** Always the last part of a successful stream; `usage` is null when the provider reported none. */
+  | { type: 'finish'; reason: FinishReason; usage: Usage | null };
 
 export interface ChatModel {
   readonly provider: string;

@@ -115,7 +115,7 @@ class OpenAIChatModel implements ChatModel {
       const stream = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 });
       const calls = new ToolCallAssembler();
       let finish: string | null = null;
-      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      let usage: Usage | null = null;
       watchdog.arm();
       for await (const chunk of stream) {
         if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };

@@ -1,4 +1,4 @@
-import type { ChatMessage, ResponseFormat, ToolSpec } from './chat-model.js';
+import type { ChatMessage, ResponseFormat, ToolCall, ToolSpec, Usage } from './chat-model.js';
 
 /** Counts tokens the way a model's provider does (or as near as is known). */
 export interface TokenCounter {
@@ -79,4 +79,18 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
 export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: ResponseFormat }): number {
   // Every reply is primed with a few tokens too.
   return PER_MESSAGE + parts.messages.reduce((sum, m) => sum + counter.message(m), 0) + counter.json(parts.tools) + counter.json(parts.responseFormat);
+}
+
+/**
+ * Our own count of a model call the provider reported no usage for (cut short by a cancel or an
+ * error, or a server that sends none): the request as sent, and the output streamed so far.
+ */
+export async function estimateUsage(
+  model: string,
+  request: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: ResponseFormat },
+  output: { text: string; toolCalls?: ToolCall[] },
+): Promise<Usage> {
+  const counter = await tokenCounterFor(model);
+  const calls = (output.toolCalls ?? []).reduce((sum, call) => sum + counter.text(call.name) + counter.text(call.arguments), 0);
+  return { inputTokens: requestOverhead(counter, request), outputTokens: counter.text(output.text) + calls };
 }

@@ -33,8 +33,7 @@ async function* tracedStream(model: ChatModel, request: ChatRequest): AsyncGener
       if (part.type === 'finish') {
         span.setAttributes({
           'gen_ai.response.finish_reasons': [part.reason],
-          'gen_ai.usage.input_tokens': part.usage.inputTokens,
-          'gen_ai.usage.output_tokens': part.usage.outputTokens,
+          ...(part.usage ? { 'gen_ai.usage.input_tokens': part.usage.inputTokens, 'gen_ai.usage.output_tokens': part.usage.outputTokens } : {}),
         });
       }
       yield part;

@@ -79,6 +79,8 @@ const SESSION_COLUMNS = [
   '"metadata"',
   '"is_eval" AS "isEval"',
   '"dreamed_seq" AS "dreamedSeq"',
+  '"forked_from_id"::text AS "forkedFromId"',
+  '"forked_at_message_id"::text AS "forkedAtMessageId"',
   '"created_at" AS "createdAt"',
   '"updated_at" AS "updatedAt"',
 ].join(', ');

@@ -198,8 +198,8 @@ describe('the chat app’s sessions, cancel and memory panel', () => {
     expect(await page.getByTestId('composer-hint').innerText()).toContain('A turn is still running');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await turn(page, 'CANCELLED').waitFor();
-    // The provider never reported usage for the cut-off call: no misleading "0 tokens".
-    expect(await turn(page).locator('.usage').innerText()).toBe('tokens not reported (stopped mid-answer) · 1 model call');
+    // The provider never reported usage for the cut-off call: the tokens are counted by us, and say so.
+    expect(await turn(page).locator('.usage').innerText()).toMatch(/^~\d+ tokens \(estimated\) · 1 model call$/);
     await browser.screenshot(page, 'sessions-cancelled');
 
     page.once('dialog', (dialog) => void dialog.accept());
@@ -392,6 +392,100 @@ describe('the chat app’s run inspector', () => {
     await browser.screenshot(page, 'run-inspector');
     await page.keyboard.press('Escape');
     await inspector.waitFor({ state: 'detached' });
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s run inspector, for a delegating turn', () => {
+  it('nests a child turn’s own model calls and tool call under the child', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: coordinator\ndescription: You delegate.\ntools:\n  - name: ask_agent\n');
+    await registerAgent(user, 'name: researcher\ndescription: You research.\ntools:\n  - name: action\n');
+    env.fake.enqueue(
+      {
+        toolCalls: [{ id: 'ask', name: 'ask_agent', arguments: { agent_name: 'researcher', input_text: 'Look it up' } }],
+        usage: { prompt_tokens: 100, completion_tokens: 5 },
+      },
+      {
+        toolCalls: [{ id: 'obs', name: 'action', arguments: { type: 'observation', payload: { found: 'ledger' } } }],
+        usage: { prompt_tokens: 60, completion_tokens: 3 },
+      },
+      { text: 'Found the ledger.', usage: { prompt_tokens: 70, completion_tokens: 2 } },
+      { text: 'The researcher found the ledger.', usage: { prompt_tokens: 130, completion_tokens: 4 } },
+    );
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('coordinator');
+    await say(page, 'Find the ledger');
+    await turn(page, 'COMPLETED').waitFor();
+
+    await turn(page).getByTestId('inspect').click();
+    const inspector = page.getByTestId('inspector');
+    await inspector.getByTestId('span').first().waitFor();
+    const rows = await inspector
+      .getByTestId('span')
+      .evaluateAll((els) => els.map((el) => `${'  '.repeat(Number((el as HTMLElement).dataset.depth))}${el.querySelector('.span-label')!.textContent}`));
+    expect(rows).toEqual(['model call 1', 'ask_agent', 'child: researcher', '  model call 1', '  action', '  model call 2', 'model call 2']);
+    const nested = inspector.locator('[data-kind=model][data-depth="1"]');
+    expect(await nested.first().innerText()).toContain('60+3 tokens · tool_calls');
+    expect(await nested.last().innerText()).toContain('70+2 tokens · stop');
+    await nested.last().locator('summary').click();
+    expect(JSON.parse(await nested.last().locator('pre').innerText()).messages.at(-1).role).toBe('tool');
+    await browser.screenshot(page, 'run-inspector-child');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('the chat app’s fork and replay', () => {
+  it('replays a turn with another model and compares the two side by side, showing the changed tool argument', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: noter\ndescription: You record observations.\ntools:\n  - name: action\n');
+    const noted = (mood: string, text: string): Script[] => [
+      { toolCalls: [{ id: `obs-${mood}`, name: 'action', arguments: { type: 'observation', payload: { mood } } }] },
+      { text },
+    ];
+    env.fake.enqueue(...noted('curious', 'Noted: you are curious.'), ...noted('eager', 'Noted: you are eager.'));
+    const page = await openApp(user);
+    await page.getByTestId('agent-picker').selectOption('noter');
+    await say(page, 'Note my mood');
+    await turn(page, 'COMPLETED').waitFor();
+
+    await turn(page).getByTestId('replay').click();
+    const form = page.getByTestId('replay-form');
+    await form.getByTestId('replay-model').fill('openai:other-model');
+    await form.getByTestId('replay-temperature').fill('0.3');
+    await form.getByTestId('replay-suffix').fill('Be brief.');
+    await browser.screenshot(page, 'replay-form');
+    await form.getByTestId('replay-submit').click();
+
+    const compare = page.getByTestId('compare');
+    await compare.getByTestId('tool-change').waitFor();
+    expect(env.fake.chatRequests.at(-1)!.body).toMatchObject({ model: 'other-model', temperature: 0.3 });
+    const sides = compare.getByTestId('compare-meta');
+    expect(await sides.first().innerText()).toContain('noter · openai:fake-model');
+    expect(await sides.last().innerText()).toContain('noter · openai:other-model');
+    const change = compare.getByTestId('tool-change');
+    expect(await change.getAttribute('data-op')).toBe('CHANGED');
+    expect(await change.locator('.tool-change-head').innerText()).toContain('arguments changed: payload');
+    expect(await change.getByTestId('changed-argument').allInnerTexts()).toEqual(['payload\n{"mood":"curious"}', 'payload\n{"mood":"eager"}']);
+    const diff = await compare
+      .getByTestId('text-diff')
+      .locator('li')
+      .evaluateAll((els) => els.map((el) => `${(el as HTMLElement).dataset.op} ${el.lastChild!.textContent}`));
+    expect(diff).toEqual(['REMOVED Noted: you are curious.', 'ADDED Noted: you are eager.']);
+    await browser.screenshot(page, 'replay-compare');
+    await page.keyboard.press('Escape');
+    await compare.waitFor({ state: 'detached' });
+
+    // Fork here: a new session holding the conversation up to that answer, which the fork shows as copied.
+    const before = await page.evaluate(() => location.hash);
+    await turn(page).getByTestId('fork').click();
+    await page.waitForFunction((hash) => location.hash !== hash, before);
+    await page.getByTestId('copied-answer').waitFor();
+    expect(await page.getByTestId('copied-answer').locator('.md').innerText()).toBe('Noted: you are curious.');
+    expect((await page.getByTestId('user-message').allInnerTexts()).map((t) => t.split('\n')[0])).toEqual(['Note my mood']);
+    expect(await page.getByTestId('turn').count()).toBe(0);
+    expect(await page.locator('.topbar .title').innerText()).toBe('Note my mood (fork)');
+    await browser.screenshot(page, 'fork');
     expect(page.problems).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import {
   SessionEventsDocument,
   TurnDocument,
   TurnEventsDocument,
+  TurnUsageDocument,
   ViewerDocument,
 } from '../generated/graphql.js';
 
@@ -326,6 +327,50 @@ describe('cancellation and concurrency', () => {
     const turn = (await user.data(TurnDocument, { id: sent.turn.id })).turn!;
     expect(turn.status).toBe('CANCELLED');
     expect(turn.session.messages.edges.map((e) => e.node.type)).toEqual(['user', 'assistant']);
+  });
+
+  it('estimates the tokens of a model call cut short by a cancel, from the request and the text streamed so far', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen', delayMs: 100 });
+    const sent = await send(user, { content: 'count slowly' });
+    const client = wsClient(env.server.url, user.headers);
+    const sub = collect(client, TurnEventsDocument, { turnId: sent.turn.id });
+    await until(() => sub.items.length >= 3);
+    await user.data(CancelTurnDocument, { id: sent.turn.id });
+    const events = (await sub.done).map((i) => i.data!.turnEvents);
+    await client.dispose();
+    const streamed = contentOf(events);
+    expect(streamed.length).toBeGreaterThan(0);
+
+    const turn = (await user.data(TurnUsageDocument, { id: sent.turn.id })).turn!;
+    expect(turn.status).toBe('CANCELLED');
+    expect(turn.usage).toMatchObject({ requests: 1, estimated: true });
+    expect(turn.usage.inputTokens).toBeGreaterThan(0);
+    expect(turn.usage.outputTokens).toBeGreaterThan(0);
+    // No more output tokens than words streamed (each is one token here, with its space).
+    expect(turn.usage.outputTokens).toBeLessThanOrEqual(streamed.split(' ').length);
+    expect(turn.llmCalls).toEqual([
+      { finishReason: null, usage: { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, estimated: true } },
+    ]);
+  });
+
+  it('estimates the tokens of a stream that reports no usage, and keeps reported ones as they are', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue(
+      { text: 'An answer without a usage chunk.', withoutUsage: true },
+      { text: 'Reported.', usage: { prompt_tokens: 40, completion_tokens: 2 } },
+    );
+    const first = await chat(env.server.url, user, { content: 'first' });
+    const unreported = (await user.data(TurnUsageDocument, { id: first.sent.turn.id })).turn!;
+    expect(unreported.usage).toMatchObject({ requests: 1, estimated: true });
+    expect(unreported.usage.inputTokens).toBeGreaterThan(0);
+    expect(unreported.usage.outputTokens).toBeGreaterThan(0);
+    expect(unreported.llmCalls).toMatchObject([{ finishReason: 'stop', usage: { estimated: true } }]);
+
+    const second = await chat(env.server.url, user, { content: 'second', sessionId: first.sent.session.id });
+    const reported = (await user.data(TurnUsageDocument, { id: second.sent.turn.id })).turn!;
+    expect(reported.usage).toEqual({ inputTokens: 40, outputTokens: 2, requests: 1, estimated: false });
+    expect(reported.llmCalls).toEqual([{ finishReason: 'stop', usage: { inputTokens: 40, outputTokens: 2, estimated: false } }]);
   });
 
   it('refuses a second message while a turn runs (SESSION_BUSY)', async () => {

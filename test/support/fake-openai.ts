@@ -53,6 +53,8 @@ interface ScriptedReasoning {
 interface TextScript extends ScriptPacing, ScriptedReasoning {
   text: ScriptedText;
   usage?: ScriptUsage;
+  /** Streams no usage chunk even when asked to (servers that ignore `stream_options.include_usage`). */
+  withoutUsage?: boolean;
   finishReason?: 'stop' | 'length';
 }
 
@@ -371,6 +373,7 @@ interface Reply {
   toolCalls: WireToolCall[];
   finishReason: FinishReason;
   usage: ReturnType<typeof wireUsage>;
+  streamsUsage: boolean;
   pacing: ScriptPacing;
 }
 
@@ -411,6 +414,7 @@ function buildReply(script: TextScript | ToolCallScript | JsonScript, sequence: 
     toolCalls,
     finishReason: 'toolCalls' in script ? 'tool_calls' : (script.finishReason ?? 'stop'),
     usage: wireUsage(usage),
+    streamsUsage: !('withoutUsage' in script && script.withoutUsage),
     pacing: script,
   };
 }
@@ -466,11 +470,11 @@ async function streamReply(res: ServerResponse, reply: Reply, includeUsage: bool
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
     choices,
-    ...(includeUsage ? { usage: usage ?? null } : {}),
+    ...(includeUsage && reply.streamsUsage ? { usage: usage ?? null } : {}),
   });
   const choice = (delta: Delta, finishReason: FinishReason | null) => ({ index: 0, delta, logprobs: null, finish_reason: finishReason });
   const chunks = [...reply.deltas.map((d) => envelope([choice(d, null)])), envelope([choice({}, reply.finishReason)])];
-  if (includeUsage) chunks.push(envelope([], reply.usage));
+  if (includeUsage && reply.streamsUsage) chunks.push(envelope([], reply.usage));
 
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();

@@ -54,6 +54,8 @@ const session = (over: Partial<Session>): Session => ({
   activeAgent: null,
   metadata: {},
   dreamedSeq: 0,
+  forkedFromId: null,
+  forkedAtMessageId: null,
   isEval: false,
   createdAt: new Date(),
   updatedAt: new Date(),

@@ -28,7 +28,13 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     view.apply(ev({ __typename: 'ContentEvent', delta: 'Hello ' }));
     view.apply(ev({ __typename: 'ContentEvent', delta: 'world' }));
     view.apply(
-      ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Hello world', sources: [source], usage: { inputTokens: 1, outputTokens: 2, requests: 1 } }),
+      ev({
+        __typename: 'FinalEvent',
+        status: 'COMPLETED',
+        content: 'Hello world',
+        sources: [source],
+        usage: { inputTokens: 1, outputTokens: 2, requests: 1, estimated: false },
+      }),
     );
     expect(view.run.steps).toEqual([
       { kind: 'thought', text: 'Let me think.' },
@@ -94,19 +100,41 @@ describe('TurnView (the chat app’s model of a turn)', () => {
     const repeated = new TurnView('t1', 'boss', 'RUNNING');
     repeated.apply(ev({ __typename: 'ToolCallEvent', toolCallId: 'c', name: 'ask_agent', arguments: {} }));
     repeated.apply(
-      ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'child answer', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }),
+      ev({
+        __typename: 'FinalEvent',
+        status: 'COMPLETED',
+        content: 'child answer',
+        sources: [],
+        usage: { inputTokens: 0, outputTokens: 0, requests: 1, estimated: false },
+      }),
     );
     expect(repeated.run.steps.at(-1)).toEqual({ kind: 'text', text: 'child answer' });
 
     const gappy = new TurnView('t2', 'boss', 'RUNNING');
     gappy.apply(ev({ __typename: 'ContentEvent', delta: 'Hel' }));
-    gappy.apply(ev({ __typename: 'FinalEvent', status: 'COMPLETED', content: 'Hello', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
+    gappy.apply(
+      ev({
+        __typename: 'FinalEvent',
+        status: 'COMPLETED',
+        content: 'Hello',
+        sources: [],
+        usage: { inputTokens: 0, outputTokens: 0, requests: 1, estimated: false },
+      }),
+    );
     expect(gappy.run.steps).toEqual([{ kind: 'text', text: 'Hello' }]);
 
     const failed = new TurnView('t3', 'boss', 'RUNNING');
     failed.apply(ev({ __typename: 'ContentEvent', delta: 'Partial ' }));
     failed.apply(ev({ __typename: 'ErrorEvent', code: 'MODEL_ERROR', message: 'timed out' }));
-    failed.apply(ev({ __typename: 'FinalEvent', status: 'ERROR', content: 'Partial', sources: [], usage: { inputTokens: 0, outputTokens: 0, requests: 1 } }));
+    failed.apply(
+      ev({
+        __typename: 'FinalEvent',
+        status: 'ERROR',
+        content: 'Partial',
+        sources: [],
+        usage: { inputTokens: 0, outputTokens: 0, requests: 1, estimated: false },
+      }),
+    );
     expect(failed.run.steps).toEqual([
       { kind: 'text', text: 'Partial' },
       { kind: 'error', code: 'MODEL_ERROR', message: 'timed out' },

@@ -28,7 +28,7 @@ export interface AgentRun {
   status: TurnStatus;
   steps: Step[];
   sources: Source[];
-  usage?: { inputTokens: number; outputTokens: number; requests: number };
+  usage?: { inputTokens: number; outputTokens: number; requests: number; estimated?: boolean };
 }
 
 /**

@@ -14,10 +14,14 @@ export const UsageRef = builder.objectRef<UsageTotals>('Usage').implement({
     outputTokens: t.exposeInt('outputTokens'),
     totalTokens: t.int({ resolve: (u) => u.inputTokens + u.outputTokens }),
     requests: t.exposeInt('requests', { description: 'Model calls made.' }),
+    estimated: t.boolean({
+      description: 'Some counts are estimated with the model’s tokenizer: a model call was cut short (cancelled, failed) or its provider reported no usage.',
+      resolve: (u) => u.estimated ?? false,
+    }),
   }),
 });
 
-const SourceRef = builder.objectRef<Source>('Source').implement({
+export const SourceRef = builder.objectRef<Source>('Source').implement({
   description: 'A citation: a REM hit or another reference the agent used.',
   fields: (t) => ({
     key: t.exposeString('key'),

@@ -82,7 +82,10 @@ builder.prismaObject('LlmCall', {
     }),
     requestText: t.exposeString('request', { nullable: true, description: 'The request body as the exact text the provider received.' }),
     latencyMs: t.exposeInt('latencyMs'),
-    usage: t.field({ type: UsageRef, resolve: (call) => ({ inputTokens: call.inputTokens, outputTokens: call.outputTokens, requests: 1 }) }),
+    usage: t.field({
+      type: UsageRef,
+      resolve: (call) => ({ inputTokens: call.inputTokens, outputTokens: call.outputTokens, requests: 1, estimated: call.usageEstimated }),
+    }),
     finishReason: t.exposeString('finishReason', { nullable: true }),
     error: t.exposeString('error', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -96,7 +99,7 @@ function ownsTurn(viewer: AgentContext, turn: { tenantId: string; userId: string
 
 function usageOf(value: unknown): UsageTotals {
   const u = (value ?? {}) as Partial<UsageTotals>;
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, requests: u.requests ?? 0 };
+  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, requests: u.requests ?? 0, estimated: u.estimated ?? false };
 }
 
 builder.prismaObjectField('Session', 'turns', (t) =>
@@ -153,7 +156,7 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
   };
 }
 
-const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
+export const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
   fields: (t) => ({
     turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
     session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),

@@ -22,6 +22,7 @@ import { Inbox, usePendingApprovals } from './inbox.js';
 import { Inspector } from './inspector.js';
 import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
+import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.js';
 import { SessionList } from './sessions.js';
 
 type Viewer = WebViewerQuery['viewer'];
@@ -47,6 +48,9 @@ export function App() {
   const [draft, setDraft] = useState<{ text: string } | null>(null);
   const [uploads, startUploads] = useUploads();
   const closeInspector = useCallback(() => setInspecting(null), []);
+  // "Replay with…" opens its form on a turn, then the comparison of that turn and its replay.
+  const [replay, setReplay] = useState<{ turnId: string } | { a: string; b: string } | null>(null);
+  const closeReplay = useCallback(() => setReplay(null), []);
   const inbox = usePendingApprovals(viewer !== null);
   const [, setTick] = useState(0);
   const rerender = useCallback(() => setTick((t) => t + 1), []);
@@ -112,9 +116,14 @@ export function App() {
       .then((data) => {
         if (cancelled) return;
         if (!data.session) return setProblem('This session does not exist (or is not yours).');
+        // Answers older than the session were copied into a fork: they belong to none of its turns.
+        const forked = data.session.createdAt;
         const users = data.session.messages.edges
-          .filter((e) => e.node.type === 'user')
-          .map((e) => ({ entry: { kind: 'user' as const, id: e.node.id, content: e.node.content ?? '', at: e.node.createdAt }, at: e.node.createdAt }));
+          .filter((e) => e.node.type === 'user' || (e.node.type === 'assistant' && e.node.createdAt < forked))
+          .map(({ node }) => ({
+            entry: { kind: node.type === 'user' ? ('user' as const) : ('answer' as const), id: node.id, content: node.content ?? '', at: node.createdAt },
+            at: node.createdAt,
+          }));
         const turns = data.session.turns.edges.map(({ node }) => {
           const view = new TurnView(node.id, node.agent, node.status);
           for (const event of node.events) view.apply(event);
@@ -167,6 +176,18 @@ export function App() {
       setEntries((list) => [...list, { kind: 'turn', view: next, at: result.turn.startedAt }]);
       follow(next);
       await refreshSessions();
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+
+  const fork = async (at: ForkPoint) => {
+    if (!sessionId) return;
+    setProblem(null);
+    try {
+      const forked = await forkSession(sessionId, at);
+      await refreshSessions();
+      openSession(forked);
     } catch (error) {
       setProblem((error as Error).message);
     }
@@ -279,6 +300,8 @@ export function App() {
           onInspect={setInspecting}
           onRegenerate={regenerate}
           onEdit={(text) => setDraft({ text })}
+          onFork={(at) => void fork(at)}
+          onReplay={(turnId) => setReplay({ turnId })}
         />
         <UploadList uploads={uploads} />
         <Composer
@@ -294,6 +317,18 @@ export function App() {
       </main>
       <MemoryPanel query={memoryQuery} />
       {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
+      {replay && 'turnId' in replay && (
+        <ReplayForm
+          turnId={replay.turnId}
+          models={models}
+          onReplayed={(a, b) => {
+            setReplay({ a, b });
+            void refreshSessions().catch(() => {});
+          }}
+          onClose={closeReplay}
+        />
+      )}
+      {replay && 'a' in replay && <CompareView key={replay.b} a={replay.a} b={replay.b} onClose={closeReplay} />}
     </div>
   );
 }

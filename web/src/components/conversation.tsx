@@ -1,13 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebDecideApprovalDocument } from '../generated/graphql.js';
-import { plural } from '../format.js';
+import { plural, tokenCount } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
 import { isTerminal } from '../../../src/events/turn-status.js';
 import type { AgentRun, Source, Step, TurnView } from '../turn-view.js';
+import type { ForkPoint } from './replay.js';
 
 /** `at`: when the message was sent or the turn started (ISO). */
-export type Entry = { kind: 'user'; id: string; content: string; at: string } | { kind: 'turn'; view: TurnView; at: string };
+export type Entry =
+  | { kind: 'user'; id: string; content: string; at: string }
+  /** An answer copied into a forked session, from a turn of the session it was forked from. */
+  | { kind: 'answer'; id: string; content: string; at: string }
+  | { kind: 'turn'; view: TurnView; at: string };
 
 interface Props {
   entries: Entry[];
@@ -19,6 +24,10 @@ interface Props {
   onRegenerate(view: TurnView): void;
   /** Puts a message back in the composer to edit and send again. */
   onEdit(content: string): void;
+  /** A new session with the conversation up to this point. */
+  onFork(at: ForkPoint): void;
+  /** Asks the turn's message again with other settings, to compare. */
+  onReplay(turnId: string): void;
 }
 
 const copy = (text: string) => void navigator.clipboard?.writeText(text).catch(() => {});
@@ -26,9 +35,16 @@ const time = (at: string) => new Date(at).toLocaleTimeString([], { hour: '2-digi
 /** The turn's answer as written (its text steps). */
 const answerOf = (run: AgentRun) => run.steps.flatMap((s) => (s.kind === 'text' ? [s.text] : [])).join('\n\n');
 
-type Handlers = Omit<Props, 'entries' | 'onEdit' | 'onRegenerate'>;
+type Handlers = Omit<Props, 'entries' | 'onEdit' | 'onRegenerate' | 'onFork' | 'onReplay'>;
+type TurnActions = Pick<Props, 'onRegenerate' | 'onFork' | 'onReplay'>;
 
-export function Conversation({ entries, onEdit, onRegenerate, ...handlers }: Props) {
+/** The finished turn that answered the user message at `index`, if any. */
+function answerTo(entries: Entry[], index: number): TurnView | undefined {
+  const next = entries[index + 1];
+  return next?.kind === 'turn' && next.view.finished ? next.view : undefined;
+}
+
+export function Conversation({ entries, onEdit, onRegenerate, onFork, onReplay, ...handlers }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const last = entries.at(-1);
   const size = last?.kind === 'turn' ? last.view.lastSeq : entries.length;
@@ -42,7 +58,7 @@ export function Conversation({ entries, onEdit, onRegenerate, ...handlers }: Pro
         if (button) copy(button.parentElement?.querySelector('pre')?.innerText ?? '');
       }}
     >
-      {entries.map((entry) =>
+      {entries.map((entry, index) =>
         entry.kind === 'user' ? (
           <div class="message user" key={entry.id} data-testid="user-message">
             <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.content) }} />
@@ -54,10 +70,32 @@ export function Conversation({ entries, onEdit, onRegenerate, ...handlers }: Pro
               <button class="link" onClick={() => onEdit(entry.content)} data-testid="edit">
                 Edit
               </button>
+              <button class="link" onClick={() => onFork({ messageId: entry.id })} data-testid="fork">
+                Fork here
+              </button>
+              {answerTo(entries, index) && (
+                <button class="link" onClick={() => onReplay(answerTo(entries, index)!.run.turnId)} data-testid="replay">
+                  Replay with…
+                </button>
+              )}
+            </div>
+          </div>
+        ) : entry.kind === 'answer' ? (
+          <div class="message assistant copied" key={entry.id} data-testid="copied-answer">
+            <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.content) }} />
+            <div class="message-actions">
+              <time dateTime={entry.at}>{time(entry.at)}</time>
+              <span class="hint">from the session this was forked from</span>
+              <button class="link" onClick={() => copy(entry.content)}>
+                Copy
+              </button>
+              <button class="link" onClick={() => onFork({ messageId: entry.id })} data-testid="fork">
+                Fork here
+              </button>
             </div>
           </div>
         ) : (
-          <TurnBlock key={entry.view.run.turnId} view={entry.view} at={entry.at} onRegenerate={onRegenerate} {...handlers} />
+          <TurnBlock key={entry.view.run.turnId} view={entry.view} at={entry.at} actions={{ onRegenerate, onFork, onReplay }} {...handlers} />
         ),
       )}
       <div ref={end} />
@@ -65,7 +103,7 @@ export function Conversation({ entries, onEdit, onRegenerate, ...handlers }: Pro
   );
 }
 
-function TurnBlock({ view, at, onRegenerate, ...rest }: { view: TurnView; at: string; onRegenerate: Props['onRegenerate'] } & Handlers) {
+function TurnBlock({ view, at, actions, ...rest }: { view: TurnView; at: string; actions: TurnActions } & Handlers) {
   const waiting = view.pendingApprovals().length > 0;
   const status = waiting && !view.finished ? 'AWAITING_APPROVAL' : view.run.status;
   return (
@@ -75,7 +113,7 @@ function TurnBlock({ view, at, onRegenerate, ...rest }: { view: TurnView; at: st
         <span class={`status ${status.toLowerCase()}`}>{statusLabel(status)}</span>
         {view.run.usage && (
           <span class="usage">
-            {tokensLabel(view.run.usage, status)} · {plural(view.run.usage.requests, 'model call')}
+            {tokenCount(view.run.usage)} · {plural(view.run.usage.requests, 'model call')}
           </span>
         )}
         <button class="link inspect" onClick={() => rest.onInspect(view.run.turnId)} data-testid="inspect">
@@ -89,8 +127,14 @@ function TurnBlock({ view, at, onRegenerate, ...rest }: { view: TurnView; at: st
           <button class="link" onClick={() => copy(answerOf(view.run))}>
             Copy
           </button>
-          <button class="link" onClick={() => onRegenerate(view)} data-testid="regenerate">
+          <button class="link" onClick={() => actions.onRegenerate(view)} data-testid="regenerate">
             {view.run.status === 'COMPLETED' ? 'Regenerate' : 'Retry'}
+          </button>
+          <button class="link" onClick={() => actions.onFork({ turnId: view.run.turnId })} data-testid="fork">
+            Fork here
+          </button>
+          <button class="link" onClick={() => actions.onReplay(view.run.turnId)} data-testid="replay">
+            Replay with…
           </button>
         </div>
       )}
@@ -248,12 +292,6 @@ function Json({ label, value, open = false }: { label: string; value: unknown; o
       <pre class={open ? 'open' : ''}>{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>
     </div>
   );
-}
-
-/** A call cut off mid-stream never gets the provider's usage report: say so rather than show 0. */
-function tokensLabel(usage: { inputTokens: number; outputTokens: number; requests: number }, status: string): string {
-  const total = usage.inputTokens + usage.outputTokens;
-  return total === 0 && usage.requests > 0 && status !== 'COMPLETED' ? 'tokens not reported (stopped mid-answer)' : plural(total, 'token');
 }
 
 function statusLabel(status: string): string {

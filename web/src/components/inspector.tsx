@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { request } from '../api.js';
-import { plural } from '../format.js';
-import { WebInspectTurnDocument, type WebInspectTurnQuery } from '../generated/graphql.js';
+import { plural, tokenCount } from '../format.js';
+import { WebInspectTurnDocument, type InspectCallFragment, type InspectChildFragment, type WebInspectTurnQuery } from '../generated/graphql.js';
 
 type Inspected = NonNullable<WebInspectTurnQuery['turn']>;
+type Child = InspectChildFragment & { children?: InspectChildFragment[] };
 
 /** One bar of the waterfall: what ran, from when to when, and what to show when it is opened. */
 interface Span {
@@ -13,58 +14,79 @@ interface Span {
   start: number;
   end: number;
   details: { label: string; value: unknown }[];
+  /** A child turn's own model calls and children, shown under it. */
+  nested: Span[];
 }
 
 const ms = (iso: string) => new Date(iso).getTime();
 
-/** The spans of a turn from its model calls, its event log and its approvals. */
-function spansOf(turn: Inspected): Span[] {
-  const spans: Span[] = [];
-  for (const call of turn.llmCalls ?? []) {
+const tokens = (usage: { inputTokens: number; outputTokens: number; estimated: boolean }) =>
+  usage.estimated ? `~${usage.inputTokens}+${usage.outputTokens} tokens (estimated)` : `${usage.inputTokens}+${usage.outputTokens} tokens`;
+
+function modelSpans(calls: readonly InspectCallFragment[] | null): Span[] {
+  return (calls ?? []).map((call) => {
     const end = ms(call.createdAt);
-    spans.push({
+    return {
       kind: 'model',
       label: `model call ${call.iteration}`,
-      note: `${call.model} · ${call.latencyMs} ms · ${call.usage.inputTokens}+${call.usage.outputTokens} tokens · ${call.error ? `error: ${call.error}` : (call.finishReason ?? 'no finish reason')}`,
+      note: `${call.model} · ${call.latencyMs} ms · ${tokens(call.usage)} · ${call.error ? `error: ${call.error}` : (call.finishReason ?? 'no finish reason')}`,
       start: end - call.latencyMs,
       end,
       details: [{ label: 'request body', value: call.request ?? '(not recorded for this model)' }],
-    });
-  }
+      nested: [],
+    };
+  });
+}
+
+/** What ran inside a child turn: its model calls and, as child spans, its own children. */
+function nestedSpans(child: Child): Span[] {
+  const grandchildren = (child.children ?? []).map((c): Span => ({
+    kind: 'child',
+    label: `child: ${c.agent}`,
+    note: c.status.toLowerCase().replace('_', ' '),
+    start: ms(c.startedAt),
+    end: c.finishedAt ? ms(c.finishedAt) : Date.now(),
+    details: [{ label: 'child turn', value: c.id }],
+    nested: nestedSpans(c),
+  }));
+  return [...modelSpans(child.llmCalls), ...grandchildren].sort((a, b) => a.start - b.start);
+}
+
+/** The spans of a turn from its model calls, its event log, its children's model calls and its approvals. */
+function spansOf(turn: Inspected): Span[] {
+  const spans = modelSpans(turn.llmCalls);
   const tools = new Map<string, Span>();
   const children = new Map<string, Span>();
+  // Tool call ids are the model's: unique within a turn, not across a parent and its children.
+  const childTools = new Map<string, Map<string, Span>>();
   for (const event of turn.events) {
     if (!('at' in event)) continue;
     const at = ms(event.at);
-    if (event.__typename === 'ToolCallEvent') {
-      const span: Span = { kind: 'tool', label: event.name, note: 'running', start: at, end: at, details: [{ label: 'arguments', value: event.arguments }] };
-      tools.set(event.toolCallId, span);
-      spans.push(span);
-    } else if (event.__typename === 'ToolResultEvent') {
-      const span = tools.get(event.toolCallId);
-      if (span) {
-        span.end = at;
-        span.note = `${event.isError ? 'failed' : 'done'} · ${at - span.start} ms`;
-        span.details.push({ label: 'result', value: event.result });
-      }
-    } else if (event.__typename === 'ChildEvent') {
-      let span = children.get(event.childTurnId);
-      if (!span) {
-        span = {
-          kind: 'child',
-          label: `child: ${event.childAgent}`,
-          note: 'running',
-          start: at,
-          end: at,
-          details: [{ label: 'child turn', value: event.childTurnId }],
-        };
-        children.set(event.childTurnId, span);
-        spans.push(span);
-      }
-      span.end = at;
-      if (event.event.__typename === 'FinalEvent') span.note = `${event.event.status.toLowerCase()} · ${at - span.start} ms`;
+    if (event.__typename !== 'ChildEvent') {
+      trackTool(event, at, tools, spans);
+      continue;
     }
+    let span = children.get(event.childTurnId);
+    if (!span) {
+      span = {
+        kind: 'child',
+        label: `child: ${event.childAgent}`,
+        note: 'running',
+        start: at,
+        end: at,
+        details: [{ label: 'child turn', value: event.childTurnId }],
+        nested: nestedOf(turn, event.childTurnId),
+      };
+      children.set(event.childTurnId, span);
+      childTools.set(event.childTurnId, new Map());
+      spans.push(span);
+    }
+    span.end = at;
+    // The child's own tool calls go under it, with its model calls.
+    trackTool(event.event, at, childTools.get(event.childTurnId)!, span.nested);
+    if (event.event.__typename === 'FinalEvent') span.note = `${event.event.status.toLowerCase()} · ${at - span.start} ms`;
   }
+  for (const span of children.values()) span.nested.sort((a, b) => a.start - b.start);
   for (const approval of turn.approvals) {
     const start = ms(approval.createdAt);
     const end = approval.decidedAt ? ms(approval.decidedAt) : Date.now();
@@ -75,9 +97,46 @@ function spansOf(turn: Inspected): Span[] {
       start,
       end,
       details: [],
+      nested: [],
     });
   }
   return spans.sort((a, b) => a.start - b.start);
+}
+
+type InspectedEvent = Inspected['events'][number];
+type ChildInner = Extract<InspectedEvent, { __typename: 'ChildEvent' }>['event'];
+
+/** A tool call opens a span (into `spans`); its result, matched by tool call id, closes it. */
+function trackTool(event: InspectedEvent | ChildInner, at: number, tools: Map<string, Span>, spans: Span[]) {
+  if (event.__typename === 'ToolCallEvent') {
+    const span: Span = {
+      kind: 'tool',
+      label: event.name,
+      note: 'running',
+      start: at,
+      end: at,
+      details: [{ label: 'arguments', value: event.arguments }],
+      nested: [],
+    };
+    tools.set(event.toolCallId, span);
+    spans.push(span);
+  } else if (event.__typename === 'ToolResultEvent') {
+    const span = tools.get(event.toolCallId);
+    if (!span) return;
+    span.end = at;
+    span.note = `${event.isError ? 'failed' : 'done'} · ${at - span.start} ms`;
+    span.details.push({ label: 'result', value: event.result });
+  }
+}
+
+function nestedOf(turn: Inspected, childTurnId: string): Span[] {
+  const child = turn.children.find((c) => c.id === childTurnId);
+  return child ? nestedSpans(child) : [];
+}
+
+/** Spans in waterfall order, each followed by what ran inside it, one level deeper. */
+function flatten(spans: Span[], depth = 0): { span: Span; depth: number }[] {
+  return spans.flatMap((span) => [{ span, depth }, ...flatten(span.nested, depth + 1)]);
 }
 
 /** The run inspector: a waterfall of a turn's model calls, tool calls, child turns and approvals. */
@@ -95,9 +154,9 @@ export function Inspector({ turnId, onClose }: { turnId: string; onClose(): void
     return () => removeEventListener('keydown', onKey);
   }, [onClose]);
 
-  const spans = turn ? spansOf(turn) : [];
-  const t0 = turn ? Math.min(ms(turn.startedAt), ...spans.map((s) => s.start)) : 0;
-  const t1 = turn ? Math.max(turn.finishedAt ? ms(turn.finishedAt) : Date.now(), ...spans.map((s) => s.end)) : 1;
+  const rows = turn ? flatten(spansOf(turn)) : [];
+  const t0 = turn ? Math.min(ms(turn.startedAt), ...rows.map((r) => r.span.start)) : 0;
+  const t1 = turn ? Math.max(turn.finishedAt ? ms(turn.finishedAt) : Date.now(), ...rows.map((r) => r.span.end)) : 1;
   const total = Math.max(1, t1 - t0);
   return (
     <div class="inspector" role="dialog" aria-label="Run inspector" data-testid="inspector">
@@ -112,7 +171,7 @@ export function Inspector({ turnId, onClose }: { turnId: string; onClose(): void
         <>
           <div class="meta">
             <strong>{turn.agent}</strong> · {turn.status.toLowerCase().replace('_', ' ')} · {total} ms · {plural(turn.usage.requests, 'model call')} ·{' '}
-            {turn.usage.inputTokens + turn.usage.outputTokens} tokens
+            {tokenCount(turn.usage)}
             {turn.traceId && (
               <>
                 {' '}
@@ -122,8 +181,8 @@ export function Inspector({ turnId, onClose }: { turnId: string; onClose(): void
           </div>
           {turn.llmCalls === null && <p class="hint">Model calls are shown to the turn’s owner only.</p>}
           <ol class="waterfall">
-            {spans.map((span, i) => (
-              <li key={i} class={`span ${span.kind}`} data-testid="span" data-kind={span.kind}>
+            {rows.map(({ span, depth }, i) => (
+              <li key={i} class={`span ${span.kind}`} data-testid="span" data-kind={span.kind} data-depth={depth} style={{ '--depth': depth }}>
                 <details>
                   <summary>
                     <span class="span-label">{span.label}</span>

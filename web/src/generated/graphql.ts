@@ -15,6 +15,12 @@ export type AuthMode =
   | 'HEADERS'
   | 'JWT';
 
+export type ChangeOp =
+  | 'ADDED'
+  | 'CHANGED'
+  | 'REMOVED'
+  | 'SAME';
+
 export type CreateSessionInput = {
   agent?: string | null | undefined;
   metadata?: unknown;
@@ -65,6 +71,18 @@ export type RemMode =
   | 'SEARCH'
   | 'SQL'
   | 'TRAVERSE';
+
+/** What a replay changes; anything left out is as the replayed turn had it. */
+export type ReplayOverridesInput = {
+  /** A registered version of the turn’s agent. */
+  agentVersion?: number | null | undefined;
+  /** `provider:model`, a bare model of the default provider, or `demo`. */
+  model?: string | null | undefined;
+  /** Appended to the agent’s system prompt. */
+  systemPromptSuffix?: string | null | undefined;
+  /** From 0 to 2. */
+  temperature?: number | null | undefined;
+};
 
 export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
@@ -144,7 +162,7 @@ type StepFields_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: numbe
 
 type StepFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
-type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
 type StepFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -186,7 +204,7 @@ type WebEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', childTurnId: str
     | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -198,7 +216,7 @@ type WebEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number,
 
 type WebEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
-type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } };
+type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
 type WebEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -236,7 +254,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
         | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -245,7 +263,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -273,7 +291,7 @@ export type WebConversationQueryVariables = Exact<{
 }>;
 
 
-export type WebConversationQuery = { session: { id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
+export type WebConversationQuery = { session: { createdAt: string, id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
             | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
             | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
             | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
@@ -284,7 +302,7 @@ export type WebConversationQuery = { session: { id: string, name: string, agent:
                 | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
                 | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
                 | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-                | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+                | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
                 | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
                 | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
                 | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -293,7 +311,7 @@ export type WebConversationQuery = { session: { id: string, name: string, agent:
                }
             | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
             | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-            | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+            | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
             | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
             | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
             | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -318,7 +336,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
           | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
           | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-          | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+          | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
           | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
           | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
           | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -327,7 +345,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
          }
       | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
       | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-      | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+      | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
       | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
       | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
       | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -442,7 +460,7 @@ export type WebFollowTurnSubscription = { turnEvents:
         | { __typename: 'ChildEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+        | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -451,7 +469,7 @@ export type WebFollowTurnSubscription = { turnEvents:
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
-    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -502,8 +520,8 @@ type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number,
     | { __typename: 'ResumeEvent' }
     | { __typename: 'SourcesEvent' }
     | { __typename: 'ThoughtEvent' }
-    | { __typename: 'ToolCallEvent' }
-    | { __typename: 'ToolResultEvent' }
+    | { __typename: 'ToolCallEvent', toolCallId: string, name: string, arguments: unknown }
+    | { __typename: 'ToolResultEvent', toolCallId: string, result: unknown, isError: boolean }
    };
 
 type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number, at: string, agent: string };
@@ -537,12 +555,16 @@ export type InspectEventFragment =
   | InspectEvent_ToolResultEvent_Fragment
 ;
 
+export type InspectCallFragment = { iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } };
+
+export type InspectChildFragment = { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null };
+
 export type WebInspectTurnQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number } }> | null, events: Array<
+export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, traceId: string | null, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null, children: Array<{ id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, children: Array<{ id: string, agent: string, status: TurnStatus, startedAt: string, finishedAt: string | null, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null }>, llmCalls: Array<{ iteration: number, model: string, provider: string, latencyMs: number, createdAt: string, finishReason: string | null, error: string | null, request: unknown, usage: { inputTokens: number, outputTokens: number, estimated: boolean } }> | null }>, events: Array<
       | { __typename: 'ActionEvent', seq: number, at: string, agent: string }
       | { __typename: 'ApprovalNeededEvent', seq: number, at: string, agent: string }
       | { __typename: 'ApprovalResultEvent', seq: number, at: string, agent: string }
@@ -557,8 +579,8 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
           | { __typename: 'ResumeEvent' }
           | { __typename: 'SourcesEvent' }
           | { __typename: 'ThoughtEvent' }
-          | { __typename: 'ToolCallEvent' }
-          | { __typename: 'ToolResultEvent' }
+          | { __typename: 'ToolCallEvent', toolCallId: string, name: string, arguments: unknown }
+          | { __typename: 'ToolResultEvent', toolCallId: string, result: unknown, isError: boolean }
          }
       | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
       | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
@@ -588,6 +610,50 @@ export type WebIngestProgressSubscriptionVariables = Exact<{
 
 
 export type WebIngestProgressSubscription = { ingestProgress: { stage: IngestStage, chunks: number | null } };
+
+export type WebForkSessionMutationVariables = Exact<{
+  sessionId: string;
+  atMessageId: string;
+}>;
+
+
+export type WebForkSessionMutation = { forkSession:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'ForkSessionSuccess', session: { id: string } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebTurnAnswerQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebTurnAnswerQuery = { turn: { finalMessage: { id: string } | null } | null };
+
+export type WebReplayTurnMutationVariables = Exact<{
+  turnId: string;
+  overrides?: ReplayOverridesInput | null | undefined;
+}>;
+
+
+export type WebReplayTurnMutation = { replayTurn:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', session: { id: string }, turn: { id: string, status: TurnStatus, agent: string } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type WebComparedTurnFragment = { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } };
+
+export type WebCompareTurnsQueryVariables = Exact<{
+  a: string;
+  b: string;
+}>;
+
+
+export type WebCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, b: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }>, sources: { added: Array<{ key: string }>, removed: Array<{ key: string }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -680,6 +746,7 @@ export const StepFieldsFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -766,6 +833,7 @@ export const WebEventFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -852,6 +920,7 @@ export const WebTurnFragmentDoc = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -929,6 +998,16 @@ export const InspectEventFragmentDoc = new TypedDocumentString(`
     childAgent
     event {
       __typename
+      ... on ToolCallEvent {
+        toolCallId
+        name
+        arguments
+      }
+      ... on ToolResultEvent {
+        toolCallId
+        result
+        isError
+      }
       ... on FinalEvent {
         status
       }
@@ -936,6 +1015,71 @@ export const InspectEventFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"InspectEvent"}) as unknown as TypedDocumentString<InspectEventFragment, unknown>;
+export const InspectCallFragmentDoc = new TypedDocumentString(`
+    fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}
+    `, {"fragmentName":"InspectCall"}) as unknown as TypedDocumentString<InspectCallFragment, unknown>;
+export const InspectChildFragmentDoc = new TypedDocumentString(`
+    fragment InspectChild on Turn {
+  id
+  agent
+  status
+  startedAt
+  finishedAt
+  llmCalls {
+    ...InspectCall
+  }
+}
+    fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}`, {"fragmentName":"InspectChild"}) as unknown as TypedDocumentString<InspectChildFragment, unknown>;
+export const WebComparedTurnFragmentDoc = new TypedDocumentString(`
+    fragment WebComparedTurn on ComparedTurn {
+  text
+  latencyMs
+  modelCalls
+  models
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+  turn {
+    id
+    agent
+    status
+    session {
+      id
+    }
+  }
+}
+    `, {"fragmentName":"WebComparedTurn"}) as unknown as TypedDocumentString<WebComparedTurnFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -983,6 +1127,7 @@ export const WebConversationDocument = new TypedDocumentString(`
     query WebConversation($id: ID!) {
   session(id: $id) {
     ...WebSession
+    createdAt
     messages(last: 100) {
       edges {
         node {
@@ -1055,6 +1200,7 @@ fragment StepFields on AgentEvent {
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1161,6 +1307,7 @@ export const WebTurnEventsDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1399,6 +1546,7 @@ export const WebFollowTurnDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
   }
   ... on ApprovalNeededEvent {
@@ -1528,19 +1676,15 @@ export const WebInspectTurnDocument = new TypedDocumentString(`
       inputTokens
       outputTokens
       requests
+      estimated
     }
     llmCalls {
-      iteration
-      model
-      provider
-      latencyMs
-      createdAt
-      finishReason
-      error
-      request
-      usage {
-        inputTokens
-        outputTokens
+      ...InspectCall
+    }
+    children {
+      ...InspectChild
+      children {
+        ...InspectChild
       }
     }
     events(first: 5000) {
@@ -1578,10 +1722,45 @@ export const WebInspectTurnDocument = new TypedDocumentString(`
     childAgent
     event {
       __typename
+      ... on ToolCallEvent {
+        toolCallId
+        name
+        arguments
+      }
+      ... on ToolResultEvent {
+        toolCallId
+        result
+        isError
+      }
       ... on FinalEvent {
         status
       }
     }
+  }
+}
+fragment InspectCall on LlmCall {
+  iteration
+  model
+  provider
+  latencyMs
+  createdAt
+  finishReason
+  error
+  request
+  usage {
+    inputTokens
+    outputTokens
+    estimated
+  }
+}
+fragment InspectChild on Turn {
+  id
+  agent
+  status
+  startedAt
+  finishedAt
+  llmCalls {
+    ...InspectCall
   }
 }`) as unknown as TypedDocumentString<WebInspectTurnQuery, WebInspectTurnQueryVariables>;
 export const WebIngestFileDocument = new TypedDocumentString(`
@@ -1611,3 +1790,103 @@ export const WebIngestProgressDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebIngestProgressSubscription, WebIngestProgressSubscriptionVariables>;
+export const WebForkSessionDocument = new TypedDocumentString(`
+    mutation WebForkSession($sessionId: ID!, $atMessageId: ID!) {
+  forkSession(sessionId: $sessionId, atMessageId: $atMessageId) {
+    __typename
+    ... on ForkSessionSuccess {
+      session {
+        id
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebForkSessionMutation, WebForkSessionMutationVariables>;
+export const WebTurnAnswerDocument = new TypedDocumentString(`
+    query WebTurnAnswer($id: ID!) {
+  turn(id: $id) {
+    finalMessage {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebTurnAnswerQuery, WebTurnAnswerQueryVariables>;
+export const WebReplayTurnDocument = new TypedDocumentString(`
+    mutation WebReplayTurn($turnId: ID!, $overrides: ReplayOverridesInput) {
+  replayTurn(turnId: $turnId, overrides: $overrides) {
+    __typename
+    ... on SendMessagePayload {
+      session {
+        id
+      }
+      turn {
+        id
+        status
+        agent
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebReplayTurnMutation, WebReplayTurnMutationVariables>;
+export const WebCompareTurnsDocument = new TypedDocumentString(`
+    query WebCompareTurns($a: ID!, $b: ID!) {
+  compareTurns(a: $a, b: $b) {
+    a {
+      ...WebComparedTurn
+    }
+    b {
+      ...WebComparedTurn
+    }
+    textChanged
+    text {
+      op
+      text
+    }
+    toolCalls {
+      op
+      name
+      changedArguments
+      argumentsA
+      argumentsB
+      resultChanged
+    }
+    sources {
+      added {
+        key
+      }
+      removed {
+        key
+      }
+    }
+  }
+}
+    fragment WebComparedTurn on ComparedTurn {
+  text
+  latencyMs
+  modelCalls
+  models
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+  turn {
+    id
+    agent
+    status
+    session {
+      id
+    }
+  }
+}`) as unknown as TypedDocumentString<WebCompareTurnsQuery, WebCompareTurnsQueryVariables>;
