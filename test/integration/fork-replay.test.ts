@@ -56,6 +56,8 @@ describe('forkSession', () => {
     // The source is unchanged, and the fork is the caller's to continue.
     const source = (await user.data(ForkedSessionDocument, { id: sessionId })).session!;
     expect(source.forkedFrom).toBeNull();
+    expect(source.forks.edges.map((e) => e.node.id)).toEqual([forked.session.id]);
+    expect(forked.session.forks.edges).toEqual([]);
     expect(source.messages.edges).toHaveLength(4);
     env.fake.enqueue({ text: 'Another second answer.' });
     const next = await chat(env.server.url, user, { content: 'Go on', sessionId: forked.session.id });
