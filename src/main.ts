@@ -26,7 +26,7 @@ const USAGE = `remgraph <command>
                            ingest a text, Markdown, HTML or PDF file as the user's chunked resources
                            (as the ingestFile mutation does)
 
-  chat | query | agents | sessions | approvals
+  chat | query | agents | sessions | approvals | replay
                            clients of a running server (see the README's CLI section, or
                            remgraph <command> --help)
 `;

@@ -3,6 +3,7 @@ import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
 import { chatCommand, CHAT_USAGE } from './chat.js';
 import { CliError, DEFAULT_URL } from './client.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
+import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   agents: { run: agentsCommand, usage: AGENTS_USAGE },
   sessions: { run: sessionsCommand, usage: SESSIONS_USAGE },
   approvals: { run: approvalsCommand, usage: APPROVALS_USAGE },
+  replay: { run: replayCommand, usage: REPLAY_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

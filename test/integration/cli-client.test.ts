@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
-import { GATED_AGENT, registerAgent, useAgentServer } from '../support/agents.js';
+import { followTurn, GATED_AGENT, registerAgent, send, useAgentServer } from '../support/agents.js';
 import { backend } from '../support/server.js';
 import { ApprovalsDocument, UpsertEntityDocument } from '../generated/graphql.js';
 
@@ -313,6 +313,43 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     expect(shown).toMatchObject({ name: 'careful', source: GATED_AGENT });
 
     expect(await cli(['approvals', 'list'], as(user))).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('replay asks a turn again with overrides and prints the diff: JSON through a pipe, lines on a terminal; bad overrides exit 1', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: observer\ndescription: You observe.\ntools:\n  - name: action\n');
+    const observe = (level: number) => ({ toolCalls: [{ name: 'action', arguments: { type: 'observation', payload: { level } } }] });
+    env.fake.enqueue(observe(1), { text: 'Level one.\nDone.' });
+    const sent = await send(user, { content: 'Observe', agent: 'observer' });
+    await followTurn(env.server.url, user, sent.turn.id);
+
+    env.fake.enqueue(observe(2), { text: 'Level two.\nDone.' });
+    const piped = await cli(['replay', sent.turn.id, '--model', 'openai:other-model', '--temperature', '0.2'], as(user));
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).toMatch(/^replaying as turn \S+ in session \S+\n$/);
+    expect(env.fake.chatRequests.at(-1)!.body).toMatchObject({ model: 'other-model', temperature: 0.2 });
+    const diff = JSON.parse(piped.stdout);
+    expect(diff).toMatchObject({
+      textChanged: true,
+      text: [
+        { op: 'REMOVED', text: 'Level one.' },
+        { op: 'ADDED', text: 'Level two.' },
+        { op: 'SAME', text: 'Done.' },
+      ],
+      toolCalls: [{ op: 'CHANGED', name: 'action', changedArguments: ['payload'] }],
+      a: { turn: { id: sent.turn.id, status: 'COMPLETED' }, modelCalls: 2, models: ['openai:fake-model', 'openai:fake-model'] },
+      b: { turn: { status: 'COMPLETED', model: 'openai:other-model' }, modelCalls: 2 },
+    });
+
+    env.fake.enqueue(observe(1), { text: 'Level one.\nDone.' });
+    const term = terminal(['replay', sent.turn.id, '--system-suffix', 'Be brief.'], { ...as(user), NO_COLOR: '1' });
+    await term.waitFor(/^answer \(unchanged\):\n {2}Level one\.\n {2}Done\.\n\ntool calls:\n {2}action \{"type":"observation","payload":\{"level":1\}\}\n/m);
+    expect(term.screen()).toMatch(/^b: turn \S+ COMPLETED {2}observer@1 {2}openai:fake-model {2}2 model call\(s\)/m);
+    expect(await term.quit()).toBe(0);
+
+    const bad = await cli(['replay', sent.turn.id, '--temperature', '3'], as(user));
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^remgraph: VALIDATION_FAILED: overrides\.temperature: /);
   });
 
   it('says clearly when no server answers, and exits 1', async () => {

@@ -1,6 +1,6 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
-import { newUser, type Caller } from '../support/client.js';
+import { caller, newUser, type Caller } from '../support/client.js';
 import { chat, followTurn, registerAgent, useAgentServer } from '../support/agents.js';
 import { CompareTurnsDocument, ForkedSessionDocument, ForkSessionDocument, ReplayTurnDocument, SessionsDocument } from '../generated/graphql.js';
 
@@ -56,6 +56,8 @@ describe('forkSession', () => {
     // The source is unchanged, and the fork is the caller's to continue.
     const source = (await user.data(ForkedSessionDocument, { id: sessionId })).session!;
     expect(source.forkedFrom).toBeNull();
+    expect(source.forks.edges.map((e) => e.node.id)).toEqual([forked.session.id]);
+    expect(forked.session.forks.edges).toEqual([]);
     expect(source.messages.edges).toHaveLength(4);
     env.fake.enqueue({ text: 'Another second answer.' });
     const next = await chat(env.server.url, user, { content: 'Go on', sessionId: forked.session.id });
@@ -83,6 +85,8 @@ describe('forkSession', () => {
     expect(await fork(alice, sessionId, encodeGlobalID('Message', MISSING))).toMatchObject({ __typename: 'NotFoundError' });
     expect(await fork(mallory, sessionId, messages[0]!.id)).toMatchObject({ __typename: 'NotFoundError' });
     expect(await fork(alice, 'not an id', messages[0]!.id)).toMatchObject({ __typename: 'ValidationError' });
+    const anonymous = caller(env.server.url, { 'x-tenant-id': alice.headers['x-tenant-id']! });
+    expect(await fork(anonymous, sessionId, messages[0]!.id)).toMatchObject({ __typename: 'ForbiddenError' });
     expect(await sessionCount(alice)).toBe(before);
     expect(await sessionCount(mallory)).toBe(0);
   });
@@ -222,6 +226,7 @@ describe('replayTurn and compareTurns', () => {
     expect(await replay(alice, turnId, { systemPromptSuffix: 'x'.repeat(4001) })).toMatchObject({ __typename: 'ValidationError' });
     expect(await replay(alice, encodeGlobalID('Turn', MISSING))).toMatchObject({ __typename: 'NotFoundError' });
     expect(await replay(mallory, turnId)).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await replay(caller(env.server.url, { 'x-tenant-id': alice.headers['x-tenant-id']! }), turnId)).toMatchObject({ __typename: 'ForbiddenError' });
     expect(await sessionCount(alice)).toBe(before);
     expect(await sessionCount(mallory)).toBe(0);
 

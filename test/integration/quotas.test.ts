@@ -9,6 +9,7 @@ import {
   CancelTurnDocument,
   CreateSessionDocument,
   ExtractDocument,
+  ReplayTurnDocument,
   SendMessageDocument,
   SessionUpdatedDocument,
 } from '../generated/graphql.js';
@@ -80,9 +81,10 @@ describe('turn quotas', () => {
 
   it('refuses a turn past MAX_TURNS_PER_MINUTE with the time until one is free, storing nothing', async () => {
     const user = newUser(env.server.url);
+    const turnIds: string[] = [];
     for (let i = 0; i < 4; i++) {
       env.fake.enqueue({ text: `answer ${i}` });
-      await chat(env.server.url, user, { content: `question ${i}` });
+      turnIds.push((await chat(env.server.url, user, { content: `question ${i}` })).sent.turn.id);
     }
     const stored = await messagesOf(user);
     const refused = await user.data(SendMessageDocument, { input: { content: 'fifth' } });
@@ -90,6 +92,13 @@ describe('turn quotas', () => {
     expect(refused.sendMessage).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('MAX_TURNS_PER_MINUTE') });
     expect(refused.sendMessage.retryAfterMs).toBeGreaterThan(0);
     expect(refused.sendMessage.retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(await messagesOf(user)).toBe(stored);
+
+    // A replay starts a turn too: refused before its fork is stored.
+    const sessions = () => env.server.db.prisma.session.count({ where: { userId: user.headers['x-user-id'] } });
+    const before = await sessions();
+    expectRefused((await user.data(ReplayTurnDocument, { turnId: turnIds[0]! })).replayTurn, 'MAX_TURNS_PER_MINUTE');
+    expect(await sessions()).toBe(before);
     expect(await messagesOf(user)).toBe(stored);
   });
 

@@ -18,6 +18,12 @@ export type ApprovalStatus =
   | 'PENDING'
   | 'REJECTED';
 
+export type ChangeOp =
+  | 'ADDED'
+  | 'CHANGED'
+  | 'REMOVED'
+  | 'SAME';
+
 /** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
@@ -53,6 +59,18 @@ export type RemMode =
   | 'SEARCH'
   | 'SQL'
   | 'TRAVERSE';
+
+/** What a replay changes; anything left out is as the replayed turn had it. */
+export type ReplayOverridesInput = {
+  /** A registered version of the turn’s agent. */
+  agentVersion?: number | null | undefined;
+  /** `provider:model`, a bare model of the default provider, or `demo`. */
+  model?: string | null | undefined;
+  /** Appended to the agent’s system prompt. */
+  systemPromptSuffix?: string | null | undefined;
+  /** From 0 to 2. */
+  temperature?: number | null | undefined;
+};
 
 export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
@@ -298,6 +316,30 @@ export type CliApprovalsQueryVariables = Exact<{
 
 export type CliApprovalsQuery = { approvals: { edges: Array<{ node: { id: string, status: ApprovalStatus, toolName: string, arguments: unknown, agentPath: Array<string>, createdAt: string, reason: string | null, session: { id: string } } }> } };
 
+export type CliReplayTurnMutationVariables = Exact<{
+  turnId: string;
+  overrides?: ReplayOverridesInput | null | undefined;
+}>;
+
+
+export type CliReplayTurnMutation = { replayTurn:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RateLimitedError', code: ErrorCode, message: string }
+    | { __typename: 'SendMessagePayload', session: { id: string }, turn: { id: string, agent: string, agentVersion: number | null, model: string | null } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliComparedTurnFragment = { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } };
+
+export type CliCompareTurnsQueryVariables = Exact<{
+  a: string;
+  b: string;
+}>;
+
+
+export type CliCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, b: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean, resultA: unknown, resultB: unknown }>, sources: { added: Array<{ key: string, title: string | null }>, removed: Array<{ key: string, title: string | null }> } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -385,6 +427,24 @@ export const CliEventFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"CliEvent"}) as unknown as TypedDocumentString<CliEventFragment, unknown>;
+export const CliComparedTurnFragmentDoc = new TypedDocumentString(`
+    fragment CliComparedTurn on ComparedTurn {
+  turn {
+    id
+    status
+    agent
+    agentVersion
+    model
+  }
+  usage {
+    inputTokens
+    outputTokens
+  }
+  latencyMs
+  modelCalls
+  models
+}
+    `, {"fragmentName":"CliComparedTurn"}) as unknown as TypedDocumentString<CliComparedTurnFragment, unknown>;
 export const CliTurnEventsDocument = new TypedDocumentString(`
     subscription CliTurnEvents($turnId: ID!, $after: Int) {
   turnEvents(turnId: $turnId, after: $after) {
@@ -709,3 +769,86 @@ export const CliApprovalsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliApprovalsQuery, CliApprovalsQueryVariables>;
+export const CliReplayTurnDocument = new TypedDocumentString(`
+    mutation CliReplayTurn($turnId: ID!, $overrides: ReplayOverridesInput) {
+  replayTurn(turnId: $turnId, overrides: $overrides) {
+    __typename
+    ... on SendMessagePayload {
+      session {
+        id
+      }
+      turn {
+        id
+        agent
+        agentVersion
+        model
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliReplayTurnMutation, CliReplayTurnMutationVariables>;
+export const CliCompareTurnsDocument = new TypedDocumentString(`
+    query CliCompareTurns($a: ID!, $b: ID!) {
+  compareTurns(a: $a, b: $b) {
+    a {
+      ...CliComparedTurn
+    }
+    b {
+      ...CliComparedTurn
+    }
+    textChanged
+    text {
+      op
+      text
+    }
+    toolCalls {
+      op
+      name
+      changedArguments
+      argumentsA
+      argumentsB
+      resultChanged
+      resultA
+      resultB
+    }
+    sources {
+      added {
+        key
+        title
+      }
+      removed {
+        key
+        title
+      }
+    }
+  }
+}
+    fragment CliComparedTurn on ComparedTurn {
+  turn {
+    id
+    status
+    agent
+    agentVersion
+    model
+  }
+  usage {
+    inputTokens
+    outputTokens
+  }
+  latencyMs
+  modelCalls
+  models
+}`) as unknown as TypedDocumentString<CliCompareTurnsQuery, CliCompareTurnsQueryVariables>;

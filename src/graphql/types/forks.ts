@@ -2,7 +2,9 @@ import { compareTurns, type ChangeOp, type LineChange, type ToolCallChange, type
 import { ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from '../../errors.js';
 import { encodeGlobalID, rowId } from '../../http/global-ids.js';
 import { forkSession } from '../../sessions/fork.js';
+import { visibleTo } from '../../auth/scope.js';
 import { builder } from '../builder.js';
+import { pageSize } from '../pagination.js';
 import { SourceRef, UsageRef } from './events.js';
 import { SessionRef } from './sessions.js';
 import { SendMessagePayload, TurnRef } from './turns.js';
@@ -12,6 +14,12 @@ builder.prismaObjectFields('Session', (t) => ({
   forkedFrom: t.relation('forkedFrom', {
     nullable: true,
     description: 'The session this one was forked from (forkSession, replayTurn); null once that one is deleted.',
+  }),
+  forks: t.relatedConnection('forks', {
+    cursor: 'id',
+    ...pageSize(20, 100),
+    description: 'Sessions forked from this one that you can see, newest first.',
+    query: (_args, ctx) => ({ where: visibleTo(ctx.viewer), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }),
   forkedAtMessageId: t.id({
     nullable: true,
