@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { followTurn, GATED_AGENT, registerAgent, send, untilPaused, useAgentServer } from '../support/agents.js';
 import { caller } from '../support/client.js';
+import type { FakeOpenAI } from '../support/fake-openai.js';
 import type { Page } from 'playwright-core';
 import { useChromium, type OpenPage } from './chromium.js';
 
@@ -57,8 +58,11 @@ function nextResponse(page: Page, operationName: string) {
  * variables and run that; resolves with what "Follow" showed once the turn finished. `headers`
  * replaces each tab's headers first (a token, with JWT auth).
  */
-async function sendThenFollow(page: OpenPage, headers?: Record<string, string>) {
+async function sendThenFollow(page: OpenPage, fake: FakeOpenAI, headers?: Record<string, string>) {
   await page.locator('.graphiql-execute-button').waitFor();
+  // The model answers only once Follow's subscription is open, so the events stream to the tab
+  // (however slow the machine) instead of being replayed at once after the turn ended.
+  const model = fake.holdNext('/v1/chat/completions');
   await openTab(page, 'Send');
   if (headers) await fillEditor(page, 'Headers', JSON.stringify(headers));
   // The turn id as GraphiQL received it (the response pane wraps long lines).
@@ -72,7 +76,11 @@ async function sendThenFollow(page: OpenPage, headers?: Record<string, string>) 
   await openTab(page, 'Follow');
   if (headers) await fillEditor(page, 'Headers', JSON.stringify(headers));
   await fillEditor(page, 'Variables', JSON.stringify({ turnId: data.sendMessage.turn.id, after: 0 }));
+  // SSE is a GET: the operation is in the URL.
+  const following = page.waitForResponse((response) => response.url().includes('turnEvents'));
   await page.locator('.graphiql-execute-button').click();
+  await following;
+  model.release();
   // GraphiQL shows each event as it arrives, the latest in place of the one before.
   const shown = new Set<string>();
   await expect
@@ -109,7 +117,7 @@ describe('GraphiQL in Chromium', () => {
   it('runs "Send" then "Follow" with its default settings and streams the turn to its end', async () => {
     env.fake.enqueue({ text: ['Hello ', 'from ', 'a ', 'live ', 'turn.'], delayMs: 300 });
     const page = await browser.open(env.server.url);
-    const { shown, last } = await sendThenFollow(page);
+    const { shown, last } = await sendThenFollow(page, env.fake);
     expect(shown).toContain('ContentEvent');
     expect(last).toContain('"status": "COMPLETED"');
     expect(last).toContain('"content": "Hello from a live turn."');
@@ -126,7 +134,7 @@ describe('GraphiQL in Chromium', () => {
     const refused: string[] = [];
     const page = await browser.open(jwtEnv.server.url);
     page.on('response', (response) => response.status() === 401 && refused.push(response.request().headers().authorization ?? 'none'));
-    const { shown, last } = await sendThenFollow(page, { Authorization: `Bearer ${token}` });
+    const { shown, last } = await sendThenFollow(page, jwtEnv.fake, { Authorization: `Bearer ${token}` });
     expect(shown).toContain('ContentEvent');
     expect(last).toContain('"status": "COMPLETED"');
     expect(last).toContain('"content": "Signed and followed."');
@@ -152,7 +160,7 @@ describe('GraphiQL in Chromium', () => {
     await browser.screenshot(page, 'graphiql-tab-me');
 
     env.fake.enqueue({ text: ['Tabs ', 'in ', 'order.'], delayMs: 300 });
-    const { last } = await sendThenFollow(page);
+    const { last } = await sendThenFollow(page, env.fake);
     expect(last).not.toContain('"errors"');
     expect(last).toContain('"content": "Tabs in order."');
     await browser.screenshot(page, 'graphiql-tab-follow');
