@@ -72,6 +72,8 @@ export interface RemHit {
   /** TRAVERSE: relation that led here. */
   relType: string | null;
   depth: number | null;
+  /** SEARCH: the page of a PDF chunk (its resource's metadata.page). */
+  page: number | null;
 }
 
 export interface RemResult {
@@ -207,14 +209,17 @@ export class RemService {
     return rows.map((row) => ({ ...kvHit(row), score: round(row.score) }));
   }
 
-  /** Cosine similarity over the current model's vectors (HNSW index per dimension), one statement. */
+  /**
+   * Cosine similarity over the current model's vectors (HNSW index per dimension), one statement;
+   * a WHERE filter is applied inside it (the limit counts only rows that pass), as one JSON parameter.
+   */
   async search(ctx: AgentContext, query: SearchQuery): Promise<RemHit[]> {
     const { embedder } = this.deps;
     const [vector] = await embedder.embed([query.text]);
     const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
-    const rows = await this.deps.sql.query<KvRow & { distance: number }>(
-      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance
-       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8)`,
+    const rows = await this.deps.sql.query<KvRow & { distance: number; page: number | null }>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance, page
+       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8, $9::jsonb)`,
       [
         ctx.tenantId,
         ctx.userId,
@@ -224,9 +229,10 @@ export class RemService {
         query.table ? [query.table] : ['entities', 'resources', 'moments'],
         query.limit,
         1 - minSimilarity,
+        query.filter ? JSON.stringify(query.filter) : null,
       ],
     );
-    return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
+    return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)), page: row.page }));
   }
 
   /**
@@ -302,7 +308,20 @@ function hitsOnly(hits: RemHit[]): Omit<RemResult, 'mode' | 'tookMs'> {
 }
 
 function emptyHit(): RemHit {
-  return { id: '', key: '', entityType: '', name: null, summary: null, content: null, score: null, edges: [], path: null, relType: null, depth: null };
+  return {
+    id: '',
+    key: '',
+    entityType: '',
+    name: null,
+    summary: null,
+    content: null,
+    score: null,
+    edges: [],
+    path: null,
+    relType: null,
+    depth: null,
+    page: null,
+  };
 }
 
 function kvHit(row: KvRow): RemHit {
