@@ -40,7 +40,7 @@ BEGIN
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE($8->'tagsAny', '[]')) g
                           WHERE NOT r.tags && ARRAY(SELECT jsonb_array_elements_text(g)))
           AND ($8->>'type' IS NULL OR r.kind = $8->>'type')
-          AND ($8->'metadata' IS NULL OR r.metadata @> $8->'metadata')
+          AND ($8->'metadata' IS NULL OR r.metadata @> ($8->'metadata'))
           AND ($8->'time'->>'created_gt' IS NULL OR r.created_at > ($8->'time'->>'created_gt')::timestamptz)
           AND ($8->'time'->>'created_gte' IS NULL OR r.created_at >= ($8->'time'->>'created_gte')::timestamptz)
           AND ($8->'time'->>'created_lt' IS NULL OR r.created_at < ($8->'time'->>'created_lt')::timestamptz)
