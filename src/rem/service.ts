@@ -30,6 +30,11 @@ import type { TableStats } from './table-stats.js';
 export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
   searchMinSimilarity: number;
+  /**
+   * SEARCH ... WHERE: when fewer rows than this pass the filter, their vectors are compared exactly;
+   * from this many on, the HNSW index is walked and each row met is checked. Default 2000.
+   */
+  searchExactRows?: number;
   /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */
   fuzzyCandidates: number;
   sql: {
@@ -95,6 +100,7 @@ interface KvRow {
   user_id: string | null;
 }
 
+const SEARCH_EXACT_ROWS = 2000;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const MESSAGE_KEY = new RegExp(`^session-(${UUID})-msg-(\\d{1,9})$`);
 
@@ -219,7 +225,7 @@ export class RemService {
     const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
     const rows = await this.deps.sql.query<KvRow & { distance: number; page: number | null }>(
       `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance, page
-       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8, $9::jsonb)`,
+       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8, $9::jsonb, $10::int)`,
       [
         ctx.tenantId,
         ctx.userId,
@@ -230,6 +236,7 @@ export class RemService {
         query.limit,
         1 - minSimilarity,
         query.filter ? JSON.stringify(query.filter) : null,
+        this.settings.searchExactRows ?? SEARCH_EXACT_ROWS,
       ],
     );
     return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)), page: row.page }));

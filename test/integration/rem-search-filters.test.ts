@@ -3,7 +3,10 @@ import { print } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IngestDocument, IngestFileDocument, RemQueryDocument, type IngestFileMutation, type MemoryItemInput } from '../generated/graphql.js';
 import { chat, registerAgent, shape, useAgentServer } from '../support/agents.js';
-import { errorCode, newUser, type Caller } from '../support/client.js';
+import { loadConfig } from '../../src/config/config.js';
+import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
+import { RemService } from '../../src/rem/service.js';
+import { contextOf, errorCode, newUser, type Caller } from '../support/client.js';
 import { pdfOf } from '../support/pdf.js';
 
 const env = useAgentServer();
@@ -37,6 +40,27 @@ async function uploadFile(user: Caller, name: string, bytes: Uint8Array) {
 
 const everything = (where: string, text = 'invoice zebras') => `SEARCH "${text}" WHERE ${where} LIMIT 50 MIN_SIMILARITY 0.01`;
 const keysOf = (r: { hits: { key: string }[] }) => r.hits.map((h) => h.key).sort();
+
+const FILTERS: [string, string[]][] = [
+  [`tags CONTAINS 'travel'`, ['travel-policy']],
+  [`tags CONTAINS ANY ('travel', 'policy')`, ['invoice-policy', 'travel-policy']],
+  [`tags CONTAINS ALL ('finance', 'policy')`, ['invoice-policy']],
+  [`tags CONTAINS 'finance' AND tags CONTAINS ANY ('policy', 'nothing')`, ['invoice-policy']],
+  [`tags CONTAINS 'no-such-tag'`, []],
+  [`type = 'policy'`, ['invoice-policy', 'shared-invoice-rules', 'travel-policy']],
+  [`category = 'scan'`, ['invoice-scan']],
+  [`type = 'meeting'`, ['invoice-meeting']],
+  [`metadata.region = 'eu'`, ['invoice-policy', 'shared-invoice-rules', 'travel-policy']],
+  [`metadata.region = 'eu' AND metadata.level = 2`, ['invoice-policy']],
+  [`metadata.level = '2'`, []],
+  [`metadata.active = TRUE`, ['invoice-policy']],
+  [`metadata.active = false`, []],
+  [`created_at < '2026-01-01'`, ['invoice-howto', 'invoice-policy']],
+  [`created_at >= '2026-01-15T10:00:00Z' AND created_at <= '2026-01-15T10:00:00Z'`, ['travel-policy']],
+  [`created_at > '2026-01-15T10:00:00Z' AND created_at < '2026-01-16'`, []],
+  [`updated_at > '2026-01-20' AND updated_at < '2026-06-01'`, ['invoice-policy']],
+  [`type = 'policy' AND metadata.region = 'eu' AND tags CONTAINS 'finance' AND created_at < '2026-06-01'`, ['invoice-policy']],
+];
 
 describe('SEARCH ... WHERE', () => {
   const tenant = `t-${randomUUID()}`;
@@ -118,27 +142,20 @@ describe('SEARCH ... WHERE', () => {
     ]);
   });
 
-  it.each([
-    [`tags CONTAINS 'travel'`, ['travel-policy']],
-    [`tags CONTAINS ANY ('travel', 'policy')`, ['invoice-policy', 'travel-policy']],
-    [`tags CONTAINS ALL ('finance', 'policy')`, ['invoice-policy']],
-    [`tags CONTAINS 'finance' AND tags CONTAINS ANY ('policy', 'nothing')`, ['invoice-policy']],
-    [`tags CONTAINS 'no-such-tag'`, []],
-    [`type = 'policy'`, ['invoice-policy', 'shared-invoice-rules', 'travel-policy']],
-    [`category = 'scan'`, ['invoice-scan']],
-    [`type = 'meeting'`, ['invoice-meeting']],
-    [`metadata.region = 'eu'`, ['invoice-policy', 'shared-invoice-rules', 'travel-policy']],
-    [`metadata.region = 'eu' AND metadata.level = 2`, ['invoice-policy']],
-    [`metadata.level = '2'`, []],
-    [`metadata.active = TRUE`, ['invoice-policy']],
-    [`metadata.active = false`, []],
-    [`created_at < '2026-01-01'`, ['invoice-howto', 'invoice-policy']],
-    [`created_at >= '2026-01-15T10:00:00Z' AND created_at <= '2026-01-15T10:00:00Z'`, ['travel-policy']],
-    [`created_at > '2026-01-15T10:00:00Z' AND created_at < '2026-01-16'`, []],
-    [`updated_at > '2026-01-20' AND updated_at < '2026-06-01'`, ['invoice-policy']],
-    [`type = 'policy' AND metadata.region = 'eu' AND tags CONTAINS 'finance' AND created_at < '2026-06-01'`, ['invoice-policy']],
-  ])('WHERE %s', async (where, keys) => {
+  it.each(FILTERS)('WHERE %s', async (where, keys) => {
     expect(keysOf(await rem(alice, everything(where)))).toEqual(keys);
+  });
+
+  it('walking the vector index (many rows pass) finds the same rows as comparing every passing row', async () => {
+    const walking = new RemService(
+      { prisma: env.server.db.prisma, sql: env.server.db.sql, embedder: new HashedLexicalEmbedder() },
+      { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: loadConfig({}).rem.sql, searchExactRows: 1 },
+    );
+    for (const [where, keys] of FILTERS) {
+      expect(keysOf(await walking.query(contextOf(alice), everything(where))), where).toEqual(keys);
+    }
+    const nearest = await walking.query(contextOf(alice), `SEARCH "invoice approval policy zebras" WHERE tags CONTAINS 'travel' LIMIT 1 MIN_SIMILARITY 0.01`);
+    expect(keysOf(nearest)).toEqual(['travel-policy']);
   });
 
   it('FROM and WHERE together; a filter on another table’s type finds nothing there', async () => {
