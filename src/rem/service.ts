@@ -31,8 +31,8 @@ export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
   searchMinSimilarity: number;
   /**
-   * SEARCH ... WHERE: when fewer rows than this pass the filter, their vectors are compared exactly;
-   * from this many on, the HNSW index is walked and each row met is checked. Default 2000.
+   * SEARCH ... WHERE: when fewer rows than this pass the filter, they are joined to their vectors;
+   * from this many on, the caller's vectors are kept by a test of each one's row. Default 2000.
    */
   searchExactRows?: number;
   /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */

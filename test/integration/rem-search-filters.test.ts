@@ -146,7 +146,7 @@ describe('SEARCH ... WHERE', () => {
     expect(keysOf(await rem(alice, everything(where)))).toEqual(keys);
   });
 
-  it('walking the vector index (many rows pass) finds the same rows as comparing every passing row', async () => {
+  it('testing each vector’s row (many rows pass) finds the same rows as joining the passing rows to their vectors', async () => {
     const walking = new RemService(
       { prisma: env.server.db.prisma, sql: env.server.db.sql, embedder: new HashedLexicalEmbedder() },
       { searchMinSimilarity: 0.3, fuzzyCandidates: 200, sql: loadConfig({}).rem.sql, searchExactRows: 1 },
