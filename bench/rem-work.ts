@@ -51,7 +51,10 @@ for (const url of URLS) {
       [TENANT, USER, [pick(keys)]],
     ],
     FUZZY: () => ['SELECT * FROM rem_fuzzy_custom($1, $2, $3, 0.5, 10, 200)', [TENANT, USER, `${typo(pick(words))} ${pick(words)}`]],
-    SEARCH: () => [`SELECT * FROM rem_search_custom($1, $2, $3, 384, 'hashed-lexical-v1', ARRAY['entities'], 10, 0.9)`, [TENANT, USER, pick(searchVectors)]],
+    SEARCH: () => [
+      `SELECT * FROM rem_search_custom($1, $2, $3, 384, 'hashed-lexical-v1', ARRAY['entities'], 10, 0.9, NULL, 2000)`,
+      [TENANT, USER, pick(searchVectors)],
+    ],
     TRAVERSE: () => ['SELECT * FROM rem_traverse_custom($1, $2, $3, NULL, 3, 100)', [TENANT, USER, pick(keys)]],
   };
   for (const [mode, make] of Object.entries(modes)) {

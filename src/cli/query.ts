@@ -5,7 +5,7 @@ import { printRows } from './output.js';
 
 export const QUERY_USAGE = `remgraph query '<REM query>'
 
-  Runs LOOKUP "key", FUZZY "text", SEARCH "text" FROM table, TRAVERSE FROM "key" … or SQL SELECT …
+  Runs LOOKUP "key", FUZZY "text", SEARCH "text" FROM table WHERE …, TRAVERSE FROM "key" … or SQL SELECT …
   as the caller. Prints a table on a terminal and one JSON object a line otherwise (hits, or the
   rows of SQL mode).`;
 
@@ -20,9 +20,17 @@ export async function queryCommand(args: string[]): Promise<number> {
     if (result.truncated) process.stderr.write('(more rows matched than the row or byte cap lets through)\n');
     return 0;
   }
-  // Only the fields this mode fills: LOOKUP's content, TRAVERSE's depth, path and relation.
+  // Only the fields this mode fills: LOOKUP's content, TRAVERSE's depth, path and relation, SEARCH's page.
   const hits = result.hits.map((hit) => Object.fromEntries(Object.entries(hit).filter(([, value]) => value !== null)));
-  const columns = ['key', 'entityType', 'score', 'name', 'summary', ...(result.mode === 'TRAVERSE' ? ['depth', 'relType'] : [])];
+  const columns = [
+    'key',
+    'entityType',
+    'score',
+    'name',
+    'summary',
+    ...(result.mode === 'TRAVERSE' ? ['depth', 'relType'] : []),
+    ...(result.mode === 'SEARCH' ? ['page'] : []),
+  ];
   printRows(process.stdout, hits, columns);
   return 0;
 }

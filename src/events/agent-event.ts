@@ -12,6 +12,8 @@ export interface Source {
   snippet?: string | null;
   score?: number | null;
   uri?: string | null;
+  /** The page of a PDF chunk; null otherwise. */
+  page?: number | null;
 }
 
 export interface UsageTotals {

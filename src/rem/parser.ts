@@ -3,17 +3,18 @@
  *
  *   LOOKUP "key" [, "key" ...]
  *   FUZZY "text" [THRESHOLD x] [LIMIT n]
- *   SEARCH "text" [FROM table] [LIMIT n] [MIN_SIMILARITY x]
+ *   SEARCH "text" [FROM table] [WHERE condition [AND condition ...]] [LIMIT n] [MIN_SIMILARITY x]
  *   TRAVERSE FROM "key" [TYPE "rel"] [DEPTH n] [LIMIT n]
  *   SQL <statement>    (or a statement starting with SELECT / WITH)
  *
  * Keywords and table names are case-insensitive; clauses may appear in any order, each at most once.
  * Strings use double or single quotes with the escapes \" \' \\ \n \t. Several LOOKUP keys are
  * separated by commas. Trailing semicolons are ignored. Keys are normalised with normalizeKey.
- * The SQL body is passed through verbatim; checking that it is safe to run happens elsewhere.
+ * SEARCH's WHERE conditions are described in search-filter.ts. The SQL body is passed through verbatim; checking that it is safe to run happens elsewhere.
  */
 import { normalizeKey } from './keys.js';
-import { Lexer, WHITESPACE, fail, skip, type Token } from './query-lexer.js';
+import { parseSearchFilter, type SearchFilter } from './search-filter.js';
+import { Lexer, WHITESPACE, describe, expected, fail, list, skip, type Token } from './query-lexer.js';
 
 export const REM_MODES = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE', 'SQL'] as const;
 export type RemQueryMode = (typeof REM_MODES)[number];
@@ -39,6 +40,8 @@ export interface SearchQuery {
   table?: RemTable;
   limit: number;
   minSimilarity?: number;
+  /** WHERE: conditions applied inside the vector query. */
+  filter?: SearchFilter;
 }
 export interface TraverseQuery {
   mode: 'TRAVERSE';
@@ -162,6 +165,7 @@ class Parser {
     const query: SearchQuery = { mode: 'SEARCH', text: this.text('SEARCH'), limit: this.options.limit };
     this.clauses({
       FROM: () => (query.table = this.table()),
+      WHERE: () => (query.filter = parseSearchFilter(this.lexer)),
       LIMIT: () => (query.limit = this.positiveInt('LIMIT', this.options.maxLimit)),
       MIN_SIMILARITY: () => (query.minSimilarity = this.fraction('MIN_SIMILARITY')),
     });
@@ -298,26 +302,4 @@ class Parser {
     }
     return value;
   }
-}
-
-function expected(what: string, found: Token, accepted: string[], after?: string): never {
-  const context = after === undefined ? '' : ` after ${after}`;
-  fail(`Expected ${what}${context} at position ${found.pos}, found ${describe(found)}`, found.pos, accepted);
-}
-
-function describe(token: Token): string {
-  switch (token.kind) {
-    case 'end':
-      return 'end of query';
-    case 'string':
-      return `string ${token.raw.length > 40 ? `${token.raw.slice(0, 37)}...` : token.raw}`;
-    case 'number':
-      return `number ${token.raw}`;
-    default:
-      return `"${token.raw}"`;
-  }
-}
-
-function list(items: string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

@@ -113,3 +113,26 @@ function match(pattern: RegExp, src: string, from: number): boolean {
 export function fail(message: string, position: number, accepted: string[]): never {
   throw new QuerySyntaxError(message, position, accepted);
 }
+
+/** @throws QuerySyntaxError: `what` was expected (after `after`) where `found` is. */
+export function expected(what: string, found: Token, accepted: string[], after?: string): never {
+  const context = after === undefined ? '' : ` after ${after}`;
+  fail(`Expected ${what}${context} at position ${found.pos}, found ${describe(found)}`, found.pos, accepted);
+}
+
+export function describe(token: Token): string {
+  switch (token.kind) {
+    case 'end':
+      return 'end of query';
+    case 'string':
+      return `string ${token.raw.length > 40 ? `${token.raw.slice(0, 37)}...` : token.raw}`;
+    case 'number':
+      return `number ${token.raw}`;
+    default:
+      return `"${token.raw}"`;
+  }
+}
+
+export function list(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}

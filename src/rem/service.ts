@@ -30,6 +30,11 @@ import type { TableStats } from './table-stats.js';
 export interface RemSettings {
   /** SEARCH default minimum cosine similarity. */
   searchMinSimilarity: number;
+  /**
+   * SEARCH ... WHERE: when fewer rows than this pass the filter, they are joined to their vectors;
+   * from this many on, the caller's vectors are kept by a test of each one's row. Default 2000.
+   */
+  searchExactRows?: number;
   /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */
   fuzzyCandidates: number;
   sql: {
@@ -72,6 +77,8 @@ export interface RemHit {
   /** TRAVERSE: relation that led here. */
   relType: string | null;
   depth: number | null;
+  /** SEARCH: the page of a PDF chunk (its resource's metadata.page). */
+  page: number | null;
 }
 
 export interface RemResult {
@@ -93,6 +100,7 @@ interface KvRow {
   user_id: string | null;
 }
 
+const SEARCH_EXACT_ROWS = 2000;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const MESSAGE_KEY = new RegExp(`^session-(${UUID})-msg-(\\d{1,9})$`);
 
@@ -207,14 +215,17 @@ export class RemService {
     return rows.map((row) => ({ ...kvHit(row), score: round(row.score) }));
   }
 
-  /** Cosine similarity over the current model's vectors (HNSW index per dimension), one statement. */
+  /**
+   * Cosine similarity over the current model's vectors (HNSW index per dimension), one statement;
+   * a WHERE filter is applied inside it (the limit counts only rows that pass), as one JSON parameter.
+   */
   async search(ctx: AgentContext, query: SearchQuery): Promise<RemHit[]> {
     const { embedder } = this.deps;
     const [vector] = await embedder.embed([query.text]);
     const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
-    const rows = await this.deps.sql.query<KvRow & { distance: number }>(
-      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance
-       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8)`,
+    const rows = await this.deps.sql.query<KvRow & { distance: number; page: number | null }>(
+      `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance, page
+       FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8, $9::jsonb, $10::int)`,
       [
         ctx.tenantId,
         ctx.userId,
@@ -224,9 +235,11 @@ export class RemService {
         query.table ? [query.table] : ['entities', 'resources', 'moments'],
         query.limit,
         1 - minSimilarity,
+        query.filter ? JSON.stringify(query.filter) : null,
+        this.settings.searchExactRows ?? SEARCH_EXACT_ROWS,
       ],
     );
-    return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)) }));
+    return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)), page: row.page }));
   }
 
   /**
@@ -302,7 +315,20 @@ function hitsOnly(hits: RemHit[]): Omit<RemResult, 'mode' | 'tookMs'> {
 }
 
 function emptyHit(): RemHit {
-  return { id: '', key: '', entityType: '', name: null, summary: null, content: null, score: null, edges: [], path: null, relType: null, depth: null };
+  return {
+    id: '',
+    key: '',
+    entityType: '',
+    name: null,
+    summary: null,
+    content: null,
+    score: null,
+    edges: [],
+    path: null,
+    relType: null,
+    depth: null,
+    page: null,
+  };
 }
 
 function kvHit(row: KvRow): RemHit {

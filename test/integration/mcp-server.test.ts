@@ -102,6 +102,12 @@ describe('remgraph as an MCP server (/mcp)', () => {
       const searchB = structured(await b.callTool({ name: 'search', arguments: { text: 'who approves invoices', table: 'entities' } }));
       expect(searchA.hits.map((h: { key: string }) => h.key)).toEqual(['sarah-chen']);
       expect(searchB.hits.map((h: { key: string }) => h.key)).toEqual(['bob-secret']);
+      const filtered = (where: string) => a.callTool({ name: 'search', arguments: { text: 'who approves invoices', where } });
+      expect(structured(await filtered("type = 'person' AND created_at > '2000-01-01'")).hits.map((h: { key: string }) => h.key)).toEqual(['sarah-chen']);
+      expect(structured(await filtered("type = 'company'")).hits).toEqual([]);
+      const badWhere = await filtered("colour = 'red'");
+      expect(badWhere.isError).toBe(true);
+      expect(textOf(badWhere)).toMatch(/^QUERY_SYNTAX: Unknown filter field "colour" at position 0/);
 
       const bad = await a.callTool({ name: 'rem_query', arguments: { query: 'LOOKUP' } });
       expect(bad.isError).toBe(true);

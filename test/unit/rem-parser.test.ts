@@ -275,7 +275,12 @@ describe('parseRemQuery: errors', () => {
     // Unknown, duplicated and trailing clauses
     ['FUZZY "sara" LIMT 5', 13, 'Unknown clause "LIMT" at position 13; expected THRESHOLD or LIMIT', ['THRESHOLD', 'LIMIT']],
     ['FUZZY "x" LIMIT 5 DEPTH 2', 18, 'Unknown clause "DEPTH" at position 18; expected THRESHOLD', ['THRESHOLD']],
-    ['SEARCH "x" IN entities', 11, 'Unknown clause "IN" at position 11; expected FROM, LIMIT or MIN_SIMILARITY', ['FROM', 'LIMIT', 'MIN_SIMILARITY']],
+    [
+      'SEARCH "x" IN entities',
+      11,
+      'Unknown clause "IN" at position 11; expected FROM, WHERE, LIMIT or MIN_SIMILARITY',
+      ['FROM', 'WHERE', 'LIMIT', 'MIN_SIMILARITY'],
+    ],
     [
       'TRAVERSE "a"',
       9,
@@ -288,14 +293,19 @@ describe('parseRemQuery: errors', () => {
       'SEARCH "x" FROM entities FROM moments',
       25,
       'Duplicate FROM clause at position 25; already given at position 11',
-      ['LIMIT', 'MIN_SIMILARITY', 'end of query'],
+      ['WHERE', 'LIMIT', 'MIN_SIMILARITY', 'end of query'],
     ],
     ['LOOKUP "a" "b"', 11, 'Unexpected string "b" at position 11; expected "," or end of query', ['","', 'end of query']],
     ['LOOKUP "a" extra', 11, 'Unexpected "extra" at position 11; expected "," or end of query', ['","', 'end of query']],
     ['LOOKUP "a"; x', 10, 'Unexpected ";" at position 10; expected "," or end of query', ['","', 'end of query']],
     ['FUZZY "x" 5', 10, 'Unexpected number 5 at position 10; expected THRESHOLD, LIMIT or end of query', ['THRESHOLD', 'LIMIT', 'end of query']],
     ['FUZZY "x" THRESHOLD 0.5 LIMIT 5 foo', 32, 'Unexpected "foo" at position 32; expected end of query', ['end of query']],
-    ['SEARCH "x" LIMIT 5 !', 19, 'Unexpected "!" at position 19; expected FROM, MIN_SIMILARITY or end of query', ['FROM', 'MIN_SIMILARITY', 'end of query']],
+    [
+      'SEARCH "x" LIMIT 5 !',
+      19,
+      'Unexpected "!" at position 19; expected FROM, WHERE, MIN_SIMILARITY or end of query',
+      ['FROM', 'WHERE', 'MIN_SIMILARITY', 'end of query'],
+    ],
     ['TRAVERSE TYPE "authored_by" DEPTH 2', 35, 'Expected a FROM "key" clause in TRAVERSE at position 35, found end of query', ['FROM']],
     ['TRAVERSE', 8, 'Expected a FROM "key" clause in TRAVERSE at position 8, found end of query', ['FROM']],
 
@@ -348,7 +358,7 @@ describe('parseRemQuery: errors', () => {
     const query = 'SEARCH "x"\n  FROM entities\n  LIMTI 5';
     const error = syntaxError(query);
     expect(error.position).toBe(query.indexOf('LIMTI'));
-    expect(error.message).toBe(`Unknown clause "LIMTI" at position ${query.indexOf('LIMTI')}; expected LIMIT or MIN_SIMILARITY`);
+    expect(error.message).toBe(`Unknown clause "LIMTI" at position ${query.indexOf('LIMTI')}; expected WHERE, LIMIT or MIN_SIMILARITY`);
   });
 
   it('shortens long strings in messages', () => {

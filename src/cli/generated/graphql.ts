@@ -253,7 +253,7 @@ export type CliRemQueryQueryVariables = Exact<{
 }>;
 
 
-export type CliRemQueryQuery = { remQuery: { mode: RemMode, rows: unknown, truncated: boolean, hits: Array<{ key: string, entityType: string, name: string | null, summary: string | null, content: string | null, score: number | null, depth: number | null, relType: string | null, path: Array<string> | null }> } };
+export type CliRemQueryQuery = { remQuery: { mode: RemMode, rows: unknown, truncated: boolean, hits: Array<{ key: string, entityType: string, name: string | null, summary: string | null, content: string | null, score: number | null, page: number | null, depth: number | null, relType: string | null, path: Array<string> | null }> } };
 
 export type CliAgentsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -602,6 +602,7 @@ export const CliRemQueryDocument = new TypedDocumentString(`
       summary
       content
       score
+      page
       depth
       relType
       path

@@ -30,6 +30,7 @@ export const SourceRef = builder.objectRef<Source>('Source').implement({
     snippet: t.exposeString('snippet', { nullable: true }),
     score: t.exposeFloat('score', { nullable: true }),
     uri: t.exposeString('uri', { nullable: true }),
+    page: t.int({ nullable: true, description: 'The page of a PDF chunk; null otherwise.', resolve: (s) => s.page ?? null }),
   }),
 });
 

@@ -162,6 +162,7 @@ const RemHitRef = builder.objectRef<RemHit>('RemHit').implement({
     path: t.exposeStringList('path', { nullable: true, description: 'TRAVERSE: keys from the start to this hit.' }),
     relType: t.exposeString('relType', { nullable: true, description: 'TRAVERSE: relation of the last step.' }),
     depth: t.exposeInt('depth', { nullable: true }),
+    page: t.exposeInt('page', { nullable: true, description: 'SEARCH: the page of a PDF chunk.' }),
   }),
 });
 
@@ -179,7 +180,7 @@ builder.queryFields((t) => ({
   remQuery: t.field({
     type: RemResultRef,
     description:
-      'Runs a REM query: LOOKUP "key", FUZZY "text" THRESHOLD x, SEARCH "text" FROM table, TRAVERSE FROM "key" TYPE "rel" DEPTH n, or SQL SELECT ... ' +
+      'Runs a REM query: LOOKUP "key", FUZZY "text" THRESHOLD x, SEARCH "text" FROM table WHERE tags CONTAINS \'x\' AND type = \'y\' AND metadata.k = \'v\' AND created_at > \'2026-01-01\', TRAVERSE FROM "key" TYPE "rel" DEPTH n, or SQL SELECT ... ' +
       'Errors: QUERY_SYNTAX (with position), FORBIDDEN (refused SQL), VALIDATION_FAILED.',
     args: { query: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.rem.query(ctx.viewer, args.query),

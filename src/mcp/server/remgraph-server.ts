@@ -15,6 +15,7 @@ import { saveMemory, type SaveMemoryInput } from '../../rem/save-memory.js';
 import type { RemService } from '../../rem/service.js';
 import { createSaveMemoryTool, savedMemoryReport } from '../../tools/builtin/save-memory.js';
 import { remResultForModel } from '../../tools/builtin/search.js';
+import { parseSearchWhere } from '../../rem/search-filter.js';
 import { toolResult } from './mcp-results.js';
 import { registerResources } from './resources.js';
 import { registerWriteTools, sessionIdArg } from './write-tools.js';
@@ -43,7 +44,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     'rem_query',
     {
       description:
-        'Run one REM query: LOOKUP "key", FUZZY "text" THRESHOLD 0.5 LIMIT 10, SEARCH "text" FROM entities|resources|moments LIMIT 10, TRAVERSE FROM "key" TYPE "rel" DEPTH 2, or SQL SELECT … (read-only).',
+        'Run one REM query: LOOKUP "key", FUZZY "text" THRESHOLD 0.5 LIMIT 10, SEARCH "text" FROM entities|resources|moments WHERE tags CONTAINS \'x\' AND type = \'y\' AND metadata.k = \'v\' AND created_at > \'2026-01-01\' LIMIT 10, TRAVERSE FROM "key" TYPE "rel" DEPTH 2, or SQL SELECT … (read-only).',
       inputSchema: { query: z.string().min(1).max(4000).describe('e.g. LOOKUP "sarah-chen"') },
     },
     tool(async ({ query }: { query: string }) => remResultForModel(await deps.rem.query(ctx, query))),
@@ -68,11 +69,17 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
         text: z.string().min(1).max(4000),
         table: z.enum(REM_TABLES).optional().describe('Only this table; all three by default'),
         limit: z.number().int().min(1).max(100).default(10),
+        where: z
+          .string()
+          .max(4000)
+          .optional()
+          .describe("Only rows passing these conditions, e.g. tags CONTAINS 'x' AND type = 'y' AND metadata.k = 'v' AND created_at > '2026-01-01'"),
       },
     },
-    tool(async ({ text, table, limit }: { text: string; table?: (typeof REM_TABLES)[number]; limit: number }) =>
-      remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'SEARCH', text, table, limit })), mode: 'SEARCH', tookMs: 0 }),
-    ),
+    tool(async ({ text, table, limit, where }: { text: string; table?: (typeof REM_TABLES)[number]; limit: number; where?: string }) => {
+      const filter = where?.trim() ? parseSearchWhere(where) : undefined;
+      return remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'SEARCH', text, table, limit, filter })), mode: 'SEARCH', tookMs: 0 });
+    }),
   );
   // The agents' tool, offered as is: its description and JSON Schema (as zod, which the SDK checks
   // arguments against); the row records no turn or job, as for any write a person makes.

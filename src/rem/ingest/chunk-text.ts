@@ -2,12 +2,12 @@
 export interface Section {
   headings: string[];
   text: string;
+  /** PDF: the page the text is on (1-based). */
+  page?: number;
 }
 
-export interface Chunk {
-  headings: string[];
-  text: string;
-}
+/** A chunk never spans two sections, so it is on its section's page. */
+export type Chunk = Section;
 
 export interface ChunkOptions {
   /** Longest chunk, in characters. */
@@ -36,7 +36,8 @@ export function chunkSections(sections: Section[], options: ChunkOptions): Chunk
     const flush = () => {
       if (!current) return;
       const lead = previous ? tail(previous, options.overlapChars) : '';
-      chunks.push({ headings: section.headings, text: lead ? `${lead} ${current}` : current });
+      const text = lead ? `${lead} ${current}` : current;
+      chunks.push(section.page === undefined ? { headings: section.headings, text } : { headings: section.headings, text, page: section.page });
       previous = current;
       current = '';
     };

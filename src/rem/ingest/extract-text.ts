@@ -147,7 +147,7 @@ async function pdfSections(bytes: Uint8Array): Promise<Section[]> {
   } catch {
     throw invalid('file: the PDF could not be read');
   }
-  return pages.map((page, i) => ({ headings: [`Page ${i + 1}`], text: page.replace(/[ \t]+\n/g, '\n').trim() })).filter((s) => s.text);
+  return pages.map((page, i) => ({ headings: [`Page ${i + 1}`], text: page.replace(/[ \t]+\n/g, '\n').trim(), page: i + 1 })).filter((s) => s.text);
 }
 
 function invalid(message: string): ValidationError {

@@ -47,7 +47,7 @@ const CHUNK_OF = 'chunk_of';
  * one per chunk (by headings and paragraphs, with overlap), embedded and searchable once this
  * returns. Everything is written in one transaction, so a bad file stores nothing; the same key
  * ingested again with other content replaces its chunks, with the same content (by SHA-256) it
- * changes nothing.
+ * changes nothing. A PDF chunk's metadata holds its page (chunks never span pages).
  */
 export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: IngestFileInput, settings: IngestFileSettings): Promise<IngestFileResult> {
   if (input.bytes.length > settings.maxBytes) throw new PayloadTooLargeError(settings.maxBytes, 'File');
@@ -93,7 +93,7 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
         content: chunk.text,
         tags,
         graphEdges: [{ dst: key, relType: CHUNK_OF }],
-        metadata: { parent: key, index: i + 1, headings: chunk.headings },
+        metadata: { parent: key, index: i + 1, headings: chunk.headings, ...(chunk.page === undefined ? {} : { page: chunk.page }) },
       },
     })),
   ];

@@ -21,7 +21,9 @@ export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
     description:
       'Query memory with the REM dialect. LOOKUP "key" (exact kebab-case keys, several separated by commas; ' +
       'LOOKUP "session-<id>-msg-<n>" returns a full stored message), FUZZY "text" THRESHOLD 0.5 LIMIT 10 (typos, partial names), ' +
-      'SEARCH "text" FROM entities|resources|moments LIMIT 10 (similar content), TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
+      "SEARCH \"text\" FROM entities|resources|moments WHERE tags CONTAINS 'x' AND type = 'y' AND metadata.k = 'v' AND created_at > '2026-01-01' LIMIT 10 " +
+      '(similar content; WHERE optional: tags CONTAINS ANY|ALL (...), updated_at, >=, <, <=; PDF chunks give their page), ' +
+      'TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
       'SQL SELECT ... (one read-only SELECT over resources, entities, moments, kv_store, embeddings; no recursive CTEs; ' +
       'time, rows and bytes are capped, so filter and LIMIT).',
     parameters: {
@@ -60,6 +62,7 @@ export function remResultForModel(result: RemResult) {
       score: hit.score,
       ...(hit.edges.length ? { edges: hit.edges.map((e) => ({ dst: e.dst, rel_type: e.rel_type, weight: e.weight })) } : {}),
       ...(hit.path ? { path: hit.path, rel_type: hit.relType } : {}),
+      ...(hit.page !== null ? { page: hit.page } : {}),
     })),
     ...(result.rows ? { rows: result.rows, truncated: result.truncated } : {}),
   };
@@ -72,6 +75,7 @@ function toSource(hit: RemHit): Source {
     title: hit.name,
     snippet: hit.summary === null ? null : hit.summary.length > SNIPPET ? `${hit.summary.slice(0, SNIPPET - 1)}…` : hit.summary,
     score: hit.score,
+    page: hit.page,
   };
 }
 
