@@ -42,21 +42,23 @@ export interface DatabaseSettings {
   url?: string;
   /** PGlite data directory (or `memory://`). */
   dataDir: string;
+  /** The database a new PGlite data directory starts as a copy of (pglite.ts; the built one when absent). */
+  template?: string;
   poolSize?: number;
 }
 
 /** The only place that knows which backend is in use. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir);
+  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir, settings.template);
 }
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, template: string | undefined): Promise<Database> {
   // A memory:// database is a private directory of its own.
   const lock = dataDir.startsWith('memory://') ? undefined : await lockDataDir(dataDir);
   let client: PGliteThread & PGlite;
   try {
     // The adapter needs only PGlite's query interface, which the thread's client has.
-    client = (await PGliteThread.open(dataDir)) as PGliteThread & PGlite;
+    client = (await PGliteThread.open(dataDir, template)) as PGliteThread & PGlite;
   } catch (error) {
     lock?.release();
     throw error;
