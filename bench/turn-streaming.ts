@@ -387,12 +387,12 @@ async function startTarget(name: string, modelUrl: string): Promise<Target> {
   const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: modelUrl, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info', ...UNLIMITED };
   if (name === 'postgres') {
     const db = await freshPostgres('remgraph_bench_turns');
-    const server = await spawnServer({ ...modelEnv, DATABASE_URL: db.url });
+    const server = await spawnServer({ ...modelEnv, DATABASE_URL: db.url }, undefined, 'compiled');
     return { name, url: server.url, pid: server.proc.pid!, database: new URL(db.url).pathname.slice(1), stop: () => server.stop().finally(db.drop) };
   }
   // As `npm start` runs it: PGlite in a data directory on disk.
   const dir = await mkdtemp(join(tmpdir(), 'remgraph-bench-turns-'));
-  const server = await spawnServer({ ...modelEnv, DATA_DIR: join(dir, 'data') });
+  const server = await spawnServer({ ...modelEnv, DATA_DIR: join(dir, 'data') }, undefined, 'compiled');
   return { name, url: server.url, pid: server.proc.pid!, stop: () => server.stop().finally(() => rm(dir, { recursive: true, force: true })) };
 }
 

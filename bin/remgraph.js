@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `remgraph` command: runs the compiled CLI (dist/main.js), first rebuilding whatever is older
+// The `remgraph` command: runs the compiled CLI (dist/server/main.js), first rebuilding whatever is older
 // than its sources (a few milliseconds when nothing changed). `npm run dev` runs the TypeScript
 // directly instead, in watch mode.
 import { ensureBuilt } from '../scripts/build.mjs';
@@ -14,4 +14,4 @@ if (command === 'serve') {
   // Without the chat app the server still runs (/ says how to build it); GraphQL does not need it.
   await ensureBuilt(['web']).catch((error) => console.error(`remgraph: the chat app was not built: ${error.message}`));
 }
-await import('../dist/main.js');
+await import('../dist/server/main.js');

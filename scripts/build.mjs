@@ -1,8 +1,8 @@
-// Builds what `npm start` runs: the server (src/ → dist/, TypeScript transpiled by esbuild, one
-// file per module, so paths relative to import.meta.url stay the same) and the chat app
-// (web/ → web/dist/, by Vite), plus the pristine database a new PGlite data directory starts from
-// (→ .pglite-template/). Each part is rebuilt only when its sources changed since its last build,
-// so calling this on every start costs a few milliseconds.
+// Builds what `npm start` runs: the server (src/ → dist/server/, bundled by esbuild with its
+// dependencies; see buildServer), the chat app (web/ → web/dist/, by Vite), plus the database a new
+// PGlite data directory starts from (→ .pglite-template/: initdb and every committed migration).
+// Each part is rebuilt only when its sources changed since its last build, so calling this on every
+// start costs a few milliseconds.
 //
 //   node scripts/build.mjs            every part, when stale
 //   node scripts/build.mjs server     one part (server | web | database); add --force to rebuild anyway
@@ -10,7 +10,7 @@
 // Type checking is `npm run typecheck` (and `npm test`); this build only strips types.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,10 +33,11 @@ export const parts = {
     ],
     build: buildWeb,
   },
-  // A pristine PGlite database (initdb only) that a new data directory starts as a copy of (src/db/pglite.ts).
+  // The PGlite database (initdb, then the committed migrations) that a new data directory starts as a
+  // copy of (src/db/pglite.ts). Built after the server, which applies the migrations.
   database: {
     out: join(root, '.pglite-template'),
-    inputs: () => [join(root, 'scripts/build.mjs'), join(root, 'package-lock.json')],
+    inputs: () => [join(root, 'scripts/build.mjs'), join(root, 'package-lock.json'), ...walk(join(root, 'prisma/migrations'))],
     build: buildDatabaseTemplate,
   },
 };
@@ -66,20 +67,44 @@ export async function ensureBuilt(names = Object.keys(parts), { force = false, l
   return built;
 }
 
+/**
+ * Dependencies that stay in node_modules: they load WebAssembly or data files next to their own
+ * modules, start worker threads from their own files, or are optional native add-ons.
+ */
+const EXTERNAL = [
+  '@electric-sql/pglite',
+  '@electric-sql/pglite-pgvector',
+  '@prisma/schema-engine-wasm',
+  'libpg-query',
+  'pino',
+  'pino-pretty',
+  'tsx',
+  'bufferutil',
+  'utf-8-validate',
+];
+
+/**
+ * One bundle: src/main.ts and everything it imports, node_modules included, in a few files instead
+ * of over a thousand (resolving, reading and compiling each was most of a restart). What is
+ * imported lazily (`await import(...)`) stays in chunks of its own, loaded when first used. Every
+ * output file sits in dist/server/, two levels below the project like the sources in src/<folder>/,
+ * so that paths relative to import.meta.url (schemas/, prisma/, .pglite-template/, web/dist/, the
+ * PGlite worker) are the same from both.
+ */
 async function buildServer(outdir) {
   const require = createRequire(import.meta.url);
   const esbuild = await import(pathToFileURL(require.resolve('esbuild')).href);
-  const src = join(root, 'src');
-  const [entryPoints, others] = partition(walk(src), (f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  // Plain JavaScript and data files (a worker script, say) are used as they are.
-  for (const file of others) cpSync(file, join(outdir, relative(src, file)));
   await esbuild.build({
-    entryPoints,
-    outdir,
-    outbase: src,
+    entryPoints: { main: join(root, 'src/main.ts'), 'pglite-worker': join(root, 'src/db/pglite-worker.ts') },
+    outdir: join(outdir, 'server'),
+    bundle: true,
+    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
+    // CommonJS dependencies inside an ES module bundle call require() for Node's own modules.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
@@ -102,6 +127,12 @@ async function buildDatabaseTemplate(outdir) {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create({ dataDir });
   await db.close();
+  // The migrations, applied by the server's own `migrate` (a first start then has none left to apply).
+  await ensureBuilt(['server']);
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  const result = spawnSync(process.execPath, [join(parts.server.out, 'server/main.js'), 'migrate'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`applying the migrations to the template failed (exit ${result.status})`);
 }
 
 function swapIn(tmp, out) {
@@ -114,10 +145,6 @@ function swapIn(tmp, out) {
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   }
   rmSync(old, { recursive: true, force: true });
-}
-
-function partition(items, test) {
-  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 function walk(dir) {

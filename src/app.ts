@@ -44,7 +44,7 @@ export async function startApp(
   spanExporter?: SpanExporter,
 ): Promise<App> {
   const [tracing, db] = await Promise.all([startTracing(config.telemetry, spanExporter), opening]);
-  const { services, close } = await openServices(config, db, logger);
+  const { services, start, close } = await openServices(config, db, logger);
   const { identify } = services;
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
   const origins = createOriginPolicy(config.security.corsOrigins);
@@ -102,6 +102,7 @@ export async function startApp(
     await stop();
     throw error;
   }
+  start();
   const { port } = httpServer.address() as AddressInfo;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${GRAPHQL_PATH}`;

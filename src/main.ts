@@ -7,7 +7,6 @@ import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase, type Database } from './db/database.js';
-import { applyMigrations, createMigration } from './db/migrations.js';
 import { isAppError, PayloadTooLargeError } from './errors.js';
 import type { WorkerReady } from './cluster/primary.js';
 import { createLogger, type Logger } from './logger.js';
@@ -42,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig();
       const db = await openDatabase(config.database);
       try {
+        const { applyMigrations } = await import('./db/migrations.js');
         const applied = await applyMigrations(db);
         console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
       } finally {
@@ -54,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
         console.error('migrate:create needs a name, e.g. `npm run migrate:create -- add-tags`');
         return 2;
       }
+      const { createMigration } = await import('./db/migrations.js');
       const { path, sql } = await createMigration(rest.join(' '));
       console.log(`Wrote ${path}/migration.sql\n\n${sql}`);
       return 0;
@@ -101,6 +102,7 @@ async function reembedTenant(tenantId: string): Promise<number> {
   const config = loadConfig();
   const db = await openForCommand(config, 'use the API (queueReembed)');
   try {
+    const { applyMigrations } = await import('./db/migrations.js');
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
     const { reembed } = await import('./rem/memory/reembed.js');
@@ -161,6 +163,7 @@ async function ingestFileCommand(args: string[]): Promise<number> {
   const bytes = await readFile(path);
   const db = await openForCommand(config, 'use the API (ingestFile)');
   try {
+    const { applyMigrations } = await import('./db/migrations.js');
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
     const { ingestFile } = await import('./rem/ingest/ingest-file.js');

@@ -50,6 +50,11 @@ interface Services extends AppServices {
 export interface OpenServices {
   services: Services;
   /**
+   * Starts the background work (maintenance, job worker, dream schedule): called once the server
+   * listens, so that their first statements (and Prisma's first query compilations) do not delay it.
+   */
+  start(): void;
+  /**
    * Stops the background work (maintenance, dream schedule, job worker, running turns, MCP
    * servers), then waits for `drained` (the HTTP side finishing the requests that still use the
    * services), then closes the event relay, pubsub and the database, in that order.
@@ -91,14 +96,18 @@ export async function openServices(config: Config, db: Database, logger: Logger)
   const pubsubHandle = bus;
   if (bus.kind === 'redis') logger.info('pubsub: Redis (events are shared with every instance using the same REDIS_URL)');
 
-  const stopMaintenance = startMaintenance({
-    approvals: services.approvals,
-    supervisor: services.supervisor,
-    logger,
-    intervalMs: config.agents.sweepIntervalMs,
-  });
-  services.worker.start();
-  const dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
+  let stopMaintenance = async () => {};
+  let dreams: NodeJS.Timeout | undefined;
+  const start = () => {
+    stopMaintenance = startMaintenance({
+      approvals: services.approvals,
+      supervisor: services.supervisor,
+      logger,
+      intervalMs: config.agents.sweepIntervalMs,
+    });
+    services.worker.start();
+    dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);
+  };
 
   const close = async (drained: () => Promise<void>) => {
     await stopMaintenance();
@@ -111,7 +120,7 @@ export async function openServices(config: Config, db: Database, logger: Logger)
     await pubsubHandle.close();
     await db.close();
   };
-  return { services, close };
+  return { services, start, close };
 }
 
 async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {

@@ -1,13 +1,11 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
-import { PrismaClient } from './generated/client.js';
+import type { PrismaClient } from './generated/client.js';
 import { PGliteThread, type Watchdog } from './pglite-thread.js';
 import { runScriptsWhole } from './script-runner.js';
-import { embeddedLiveness, openPostgresLiveness, type ProcessLiveness } from './process-liveness.js';
+import type { ProcessLiveness } from './process-liveness.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
 
@@ -42,26 +40,32 @@ export interface DatabaseSettings {
   url?: string;
   /** PGlite data directory (or `memory://`). */
   dataDir: string;
+  /** The database a new PGlite data directory starts as a copy of (pglite.ts; the built one when absent). */
+  template?: string;
   poolSize?: number;
 }
 
 /** The only place that knows which backend is in use. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir);
+  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir, settings.template);
 }
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, template: string | undefined): Promise<Database> {
   // A memory:// database is a private directory of its own.
   const lock = dataDir.startsWith('memory://') ? undefined : await lockDataDir(dataDir);
+  // The worker thread starts first: PostgreSQL boots in it while this thread loads Prisma's client.
+  const opening = PGliteThread.open(dataDir, template);
+  const loading = import('./generated/client.js');
+  loading.catch(() => {}); // awaited below, unless opening fails first
   let client: PGliteThread & PGlite;
   try {
     // The adapter needs only PGlite's query interface, which the thread's client has.
-    client = (await PGliteThread.open(dataDir)) as PGliteThread & PGlite;
+    client = (await opening) as PGliteThread & PGlite;
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  const prisma = new (await loading).PrismaClient({ adapter: new PrismaPGlite(client) });
   return {
     prisma,
     sql: pgliteSqlClient(client),
@@ -69,7 +73,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     // One process owns a PGlite directory (the lock), so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
-    liveness: async (processId) => embeddedLiveness(processId),
+    liveness: async (processId) => (await import('./process-liveness.js')).embeddedLiveness(processId),
     async close() {
       try {
         await prisma.$disconnect();
@@ -84,6 +88,13 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 const MIGRATION_LOCK_KEY = 7_241_902_311;
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  // Loaded here: an embedded database never needs them.
+  const [{ default: pg }, { PrismaPg }, { PrismaClient }, { openPostgresLiveness }] = await Promise.all([
+    import('pg'),
+    import('@prisma/adapter-pg'),
+    import('./generated/client.js'),
+    import('./process-liveness.js'),
+  ]);
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   await pool.query('SELECT 1');
   // One naming for both: a name stands for one text on every connection.

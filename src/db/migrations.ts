@@ -4,8 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Database } from './database.js';
-import { openPglite } from './pglite.js';
-import { openSchemaEngine } from './schema-engine.js';
 import { runScriptsWhole } from './script-runner.js';
 
 const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
@@ -53,7 +51,8 @@ async function migrationList(): Promise<MigrationList> {
 export async function applyMigrations(db: Database): Promise<string[]> {
   // Starting the wasm schema engine costs about a second; an up-to-date database does not need it.
   if ((await pendingMigrations(db)).length === 0) return [];
-  const [datamodel, migrationsList] = await Promise.all([readDatamodel(), migrationList()]);
+  // Loaded only then: a server whose database is up to date never needs the engine.
+  const [datamodel, migrationsList, { openSchemaEngine }] = await Promise.all([readDatamodel(), migrationList(), import('./schema-engine.js')]);
   return db.withMigrationAdapter(async (adapter) => {
     const engine = await openSchemaEngine(datamodel, adapter);
     try {
@@ -87,7 +86,12 @@ export async function createMigration(name: string, now = new Date()): Promise<{
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
   if (!slug) throw new Error('Give the migration a name made of letters or digits');
-  const [datamodel, migrationsList] = await Promise.all([readDatamodel(), migrationList()]);
+  const [datamodel, migrationsList, { openSchemaEngine }, { openPglite }] = await Promise.all([
+    readDatamodel(),
+    migrationList(),
+    import('./schema-engine.js'),
+    import('./pglite.js'),
+  ]);
   const scratch = await openPglite('memory://');
   try {
     const adapter = runScriptsWhole(new PrismaPGlite(scratch), (script) => scratch.exec(script));

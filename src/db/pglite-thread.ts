@@ -130,15 +130,16 @@ export class PGliteThread extends BasePGlite {
   private constructor(
     readonly dataDir: string,
     private readonly temporary: boolean,
+    private readonly template: string | undefined,
   ) {
     super();
   }
 
-  /** Opens the database in a new worker thread. */
-  static async open(dataDir: string): Promise<PGliteThread> {
+  /** Opens the database in a new worker thread; a new directory starts as a copy of `template` (pglite.ts). */
+  static async open(dataDir: string, template?: string): Promise<PGliteThread> {
     const temporary = dataDir.startsWith('memory://');
     const dir = temporary ? await temporaryDataDir() : dataDir;
-    const db = new PGliteThread(dir, temporary);
+    const db = new PGliteThread(dir, temporary, template);
     db.#start();
     try {
       await db.#ready;
@@ -307,7 +308,7 @@ export class PGliteThread extends BasePGlite {
   }
 
   #start(): void {
-    const worker = new Worker(workerScript, { eval: typeof workerScript === 'string', workerData: { dataDir: this.dataDir } });
+    const worker = new Worker(workerScript, { eval: typeof workerScript === 'string', workerData: { dataDir: this.dataDir, template: this.template } });
     this.#worker = worker;
     this.#ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {

@@ -112,7 +112,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 const port = parentPort!;
 try {
-  const db = await openPglite((workerData as { dataDir: string }).dataDir);
+  const { dataDir, template } = workerData as { dataDir: string; template?: string };
+  const db = await openPglite(dataDir, template);
   port.on('message', async (request: WorkerRequest) => {
     try {
       if (request.kind === 'close') {

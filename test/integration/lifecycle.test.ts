@@ -73,8 +73,9 @@ describe.runIf(!inject('databaseUrl'))('embedded database', () => {
   it('creates its data folder on first start and keeps data across restarts', async () => {
     const dataDir = await tempDataDir();
     expect(existsSync(dataDir)).toBe(false);
+    // A new directory starts as a copy of the migrated template (pglite-template.test.ts), so the
+    // first start may have no migration left to apply; the second has none.
     const first = await start({ DATA_DIR: dataDir });
-    expect(first.output()).toContain('applied database migrations');
     const alice = newUser(first.url);
     const created = await alice.data(CreateSessionDocument, { input: { name: 'survives restarts' } });
     if (created.createSession.__typename !== 'CreateSessionSuccess') throw new Error('setup failed');
