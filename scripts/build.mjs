@@ -81,6 +81,14 @@ const EXTERNAL = [
   'tsx',
   'bufferutil',
   'utf-8-validate',
+  // Loaded lazily, only when configured (so bundling them gains no start-up time), and CommonJS packages whose
+  // named exports a bundled dynamic import() does not see as Node does (`const { Redis } = await import('ioredis')`).
+  'ioredis',
+  '@graphql-yoga/redis-event-target',
+  'pg',
+  '@prisma/adapter-pg',
+  '@opentelemetry',
+  '@modelcontextprotocol/sdk',
 ];
 
 /**
