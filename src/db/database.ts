@@ -11,7 +11,7 @@ import { embeddedLiveness, openPostgresLiveness, type ProcessLiveness } from './
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
 
-type Backend = 'pglite' | 'postgres';
+export type Backend = 'pglite' | 'postgres';
 
 export interface Database {
   prisma: PrismaClient;
