@@ -96,7 +96,11 @@ async function run(backend: string, file: string) {
 }
 
 /** The main thread's top functions by self time (PGlite's worker thread is not in this profile). */
-function printTop(profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples?: number[]; timeDeltas?: number[] }) {
+function printTop(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   (profile.samples ?? []).forEach((id, i) => {

@@ -54,5 +54,7 @@ export function progressBar(out: NodeJS.WriteStream, unit: string): { update(rep
 function formatDuration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)}s`;
   const minutes = Math.floor(seconds / 60);
-  return minutes < 60 ? `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+  return minutes < 60
+    ? `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`
+    : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }

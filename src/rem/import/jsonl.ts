@@ -94,7 +94,8 @@ export function parseLine(text: string, where: string): MemoryItemInput | null {
   } catch (error) {
     throw lineError(where, `not JSON (${(error as Error).message})`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw lineError(where, 'expected a JSON object with one of entity, resource or moment');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw lineError(where, 'expected a JSON object with one of entity, resource or moment');
   const item = value as MemoryItemInput;
   if (item.moment && typeof item.moment === 'object') {
     item.moment = { ...item.moment, startsAt: toDate(item.moment.startsAt, where, 'startsAt'), endsAt: toDate(item.moment.endsAt, where, 'endsAt') };
