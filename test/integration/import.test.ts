@@ -190,7 +190,8 @@ describe('importFile (GraphQL multipart)', () => {
     const job = await finished(user, queued.job.id);
     expect(job).toMatchObject({
       status: 'DONE',
-      progress: { stage: 'indexing', total: 10_000, done: 10_000, rows: 10_000 },
+      // Whether the index was rebuilt depends on the vectors already there (a shared database on PostgreSQL).
+      progress: { total: 10_000, done: 10_000, rows: 10_000 },
       result: { rows: 10_000, entities: 9998, resources: 1, moments: 1, skipped: 0, total: 10_000 },
     });
     expect(await search(user, 'SEARCH "codeword zq777x" FROM entities LIMIT 1')).toEqual(['person-777']);
