@@ -20,7 +20,7 @@ export const IMPORT_JOB = 'import';
 const PROGRESS_EVERY_MS = 250;
 
 /** An import job's `progress`. */
-export interface ImportJobProgress {
+interface ImportJobProgress {
   stage: ImportProgress['stage'];
   /** Lines of the file. */
   total: number;

@@ -10,7 +10,7 @@ import { ValidationError } from '../../errors.js';
 import type { MemoryItemInput } from '../memory/inputs.js';
 
 /** One line of a source: its number across the whole source, and where it is. */
-export interface SourceLine {
+interface SourceLine {
   line: number;
   text: string;
 }

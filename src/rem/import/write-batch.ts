@@ -29,11 +29,10 @@ export async function writeBatch(
     const plan = planned.get(rowId(item.kind, item.owner, item.key));
     return { ...toRecord(item, fields), h: plan?.vector ? plan.hash : null, e: plan?.vector ? vectorLiteral(plan.vector) : null, untexted: !plan };
   });
-  const from = `r`;
   const match = `r."key" = w."key" AND r."user_id" IS NOT DISTINCT FROM w."user_id"`;
   await sql.query(
     `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${[...recordColumns(fields), '"h" text', '"e" text', '"untexted" boolean'].join(', ')})),
-     w AS (${upsertStatement(kind, fields, from, '$2', 't."id", t."key", t."user_id"')}),
+     w AS (${upsertStatement(kind, fields, 'r', '$2', 't."id", t."key", t."user_id"')}),
      v AS (
        INSERT INTO "embeddings" ("entity_type", "entity_id", "field", "model", "dimension", "content_hash", "embedding", "tenant_id", "user_id")
        SELECT '${table}', w."id", 'content', $3, $4::int, r."h", r."e"::vector, $2, w."user_id"
