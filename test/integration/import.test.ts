@@ -14,8 +14,18 @@ const MAX_FILE = 4 * 1024 * 1024;
 // Imports of more rows than this drop the vector index and build it after; smaller ones keep it.
 const SETTINGS = { IMPORT_REINDEX_THRESHOLD: '5000', JOB_KINDS: 'import', JOB_POLL_MS: '100', INGEST_MAX_FILE_BYTES: String(MAX_FILE), LOG_LEVEL: 'silent' };
 
+const SYLLABLES = ['ka', 'ro', 'mi', 'tu', 'se', 'la', 'po', 'ne', 'vi', 'da', 'gu', 'fe', 'ho', 'zi', 'bu', 'ty'];
+/** Four made-up words of their own for each row, so that rows' vectors are far apart (as real text is) and SEARCH finds one by them. */
+const phrase = (i: number) =>
+  [1, 2, 3, 4]
+    .map((k) => {
+      const h = Math.imul((i + 1) ^ (k << 20), 2654435761);
+      return Math.imul(h ^ (h >>> 15), 0x85ebca6b) >>> 13;
+    })
+    .map((h) => [0, 4, 8].map((shift) => SYLLABLES[(h >>> shift) & 15]).join(''))
+    .join(' ');
 const entityLine = (i: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ entity: { key: `person-${i}`, name: `Person ${i}`, entityType: 'person', content: `Person ${i} holds the codeword zq${i}x.`, ...extra } });
+  JSON.stringify({ entity: { key: `person-${i}`, name: `Person ${i}`, entityType: 'person', content: `Person ${i}: ${phrase(i)}.`, ...extra } });
 
 /** n entities, a resource and a moment: one JSON item a line. */
 function jsonl(n: number): string {
@@ -71,7 +81,7 @@ describe('remgraph import', () => {
     const server = await startTestServer(env);
     try {
       const alice = caller(server.url, { 'x-user-id': 'alice', 'x-tenant-id': tenant });
-      expect(await search(alice, 'SEARCH "codeword zq4321x" FROM entities LIMIT 1')).toEqual(['person-4321']);
+      expect(await search(alice, `SEARCH "${phrase(4321)}" FROM entities LIMIT 1`)).toEqual(['person-4321']);
       expect((await alice.data(RemQueryDocument, { query: 'LOOKUP "kickoff"' })).remQuery.hits.map((h) => h.key)).toEqual(['kickoff']);
     } finally {
       await server.stop();
@@ -194,7 +204,7 @@ describe('importFile (GraphQL multipart)', () => {
       progress: { total: 10_000, done: 10_000, rows: 10_000 },
       result: { rows: 10_000, entities: 9998, resources: 1, moments: 1, skipped: 0, total: 10_000 },
     });
-    expect(await search(user, 'SEARCH "codeword zq777x" FROM entities LIMIT 1')).toEqual(['person-777']);
+    expect(await search(user, `SEARCH "${phrase(777)}" FROM entities LIMIT 1`)).toEqual(['person-777']);
     const tenant = user.headers['x-tenant-id']!;
     const userId = user.headers['x-user-id']!;
     expect(await server.db.prisma.entity.count({ where: { tenantId: tenant, userId } })).toBe(9998);
@@ -210,7 +220,7 @@ describe('importFile (GraphQL multipart)', () => {
       result: { rows: 2, reindexed: false },
       progress: { stage: 'loading', done: 2 },
     });
-    expect(await search(user, 'SEARCH "codeword zq2x" FROM entities LIMIT 1')).toEqual(['person-2']);
+    expect(await search(user, `SEARCH "${phrase(2)}" FROM entities LIMIT 1`)).toEqual(['person-2']);
   });
 
   it('refuses bad files with typed errors, naming a bad line, and queues nothing', async () => {
