@@ -25,6 +25,12 @@ const USAGE = `remgraph <command>
                            ingest a text, Markdown, HTML or PDF file as the user's chunked resources
                            (as the ingestFile mutation does)
 
+  import <file.jsonl|dir> [--user <id>] [--tenant <id>] [--from-line N] [--skip-invalid]
+                           bulk-load entities, resources and moments, one JSON item a line (the
+                           ingest mutation's shape; a directory: each *.jsonl in name order) as the
+                           user's rows (shared ones without --user), with a progress bar; a failure
+                           prints the line to resume from (as the importFile mutation does)
+
   chat | query | agents | sessions | approvals | replay
                            clients of a running server (see the README's CLI section, or
                            remgraph <command> --help)
@@ -75,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'ingest_file':
       return ingestFileCommand(rest);
+    case 'import':
+      return importCommand(rest);
     case 'help':
     case '--help':
       console.log(USAGE);
@@ -198,6 +206,74 @@ async function ingestFileCommand(args: string[]): Promise<number> {
     await db.close();
   }
   return 0;
+}
+
+async function importCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { user: { type: 'string' }, tenant: { type: 'string' }, 'from-line': { type: 'string' }, 'skip-invalid': { type: 'boolean' } },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const fromLine = Number(values['from-line'] ?? 1);
+  if (positionals.length !== 1 || !Number.isInteger(fromLine) || fromLine < 1) {
+    console.error('import needs one file or directory (and --from-line a line number), e.g. `remgraph import memory.jsonl --user alice`');
+    return 2;
+  }
+  const config = loadConfig();
+  const { fileSource } = await import('./rem/import/jsonl.js');
+  const source = await fileSource(positionals[0]!);
+  const db = await openForCommand(config, 'use the API (importFile)');
+  const { progressBar } = await import('./cli/progress-bar.js');
+  const bar = progressBar(process.stdout, 'rows');
+  let resumeAt = fromLine;
+  try {
+    const { applyMigrations } = await import('./db/migrations.js');
+    await applyMigrations(db);
+    const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
+    const { importMemory } = await import('./rem/import/import-memory.js');
+    const { TableStats } = await import('./rem/table-stats.js');
+    const { userContext } = await import('./auth/agent-context.js');
+    const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
+    // The operator owns the database: rows without --user are the tenant's shared rows.
+    const ctx = { ...userContext(values.tenant ?? config.auth.defaultTenant, values.user ?? null), isAdmin: true };
+    const started = performance.now();
+    const result = await importMemory(
+      { prisma: db.prisma, sql: db.sql, backend: db.backend, embedder: createEmbeddingProvider(config.rem.embedding), stats },
+      ctx,
+      source,
+      config.rem.import,
+      {
+        fromLine,
+        skipInvalid: values['skip-invalid'],
+        onSkipped: (error) => console.error(`${error.message} (skipped)`),
+        onProgress: (p) => {
+          resumeAt = p.nextLine;
+          bar.update({ done: p.nextLine - fromLine, total: p.total - fromLine + 1, note: p.stage === 'indexing' ? 'building the vector index' : undefined });
+        },
+      },
+    );
+    bar.end();
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      `Imported ${result.rows} rows (${result.entities} entities, ${result.resources} resources, ${result.moments} moments) from ${source.name} in ${seconds.toFixed(1)} s (${Math.round(result.rows / seconds)} rows/s)` +
+        `${result.skipped ? `; ${result.skipped} bad lines skipped` : ''}${result.reindexed ? '; vector index rebuilt' : ''}.`,
+    );
+    return 0;
+  } catch (error) {
+    bar.end();
+    console.error(isAppError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
+    console.error(`Lines before ${resumeAt} are imported; resume with --from-line ${resumeAt}.`);
+    return 1;
+  } finally {
+    await db.close();
+  }
 }
 
 async function serve(args: string[]): Promise<number> {

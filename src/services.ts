@@ -19,6 +19,7 @@ import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
 import { JobQueue } from './jobs/job-queue.js';
 import { JobWorker, type JobHandler } from './jobs/job-worker.js';
 import { REEMBED_JOB, reembedHandler } from './rem/reembed-job.js';
+import { IMPORT_JOB, importHandler, requestImport } from './rem/import/import-job.js';
 import { TurnStore } from './engine/turn-store.js';
 import { EventHub } from './events/event-hub.js';
 import { localRelay, logOnlyRelay, openRedisRelay, type EventRelay } from './events/event-relay.js';
@@ -197,6 +198,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
     [EXPERIMENT_JOB]: experimentHandler(evals),
     [REEMBED_JOB]: reembedHandler({ ...memory, stats: rem.tableStats, queue, batchSize: config.rem.reembedBatchSize }),
+    [IMPORT_JOB]: importHandler({ ...memory, sql: db.sql, backend: db.backend, queue, settings: config.rem.import }),
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
@@ -222,6 +224,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     worker,
     evals,
     ingestFile: files,
+    importFile: (ctx, file) => requestImport(queue, ctx, file, config.ingest.maxBytes),
   };
 }
 

@@ -33,6 +33,14 @@ export const remSettings = z
      */
     REM_REEMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(256),
     /**
+     * A bulk import (`remgraph import`, importFile) of more rows than this, and than the vector index
+     * already holds, drops the index before loading and builds it once afterwards; smaller imports
+     * keep it maintained row by row.
+     */
+    IMPORT_REINDEX_THRESHOLD: z.coerce.number().int().min(0).default(10_000),
+    /** Lines per batch of a bulk import: one statement per kind and batch, one embeddings request per batch. */
+    IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+    /**
      * SQL mode: longest run of one query. PostgreSQL cancels it (statement_timeout); PGlite, which
      * cannot cancel a statement, has its worker thread stopped and the database reopened.
      */
@@ -67,6 +75,7 @@ export const remSettings = z
       fuzzyCandidates: e.REM_FUZZY_CANDIDATES,
       analyzeAfterRows: e.REM_ANALYZE_AFTER_ROWS,
       reembedBatchSize: e.REM_REEMBED_BATCH_SIZE,
+      import: { batchSize: e.IMPORT_BATCH_SIZE, reindexThreshold: e.IMPORT_REINDEX_THRESHOLD },
       sql: {
         statementTimeoutMs: e.REM_SQL_STATEMENT_TIMEOUT_MS,
         rowCap: e.REM_SQL_ROW_CAP,

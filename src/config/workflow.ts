@@ -7,17 +7,17 @@ export const workflowSettings = z
     ROUTING_FILE: z.string().min(1).optional(),
     /** Agent (structured output {agent, reason}) that picks the active agent of sessions with routing on. */
     ROUTING_CLASSIFIER_AGENT: z.string().min(1).default('router'),
-    /** Kinds of background job this process runs (comma-separated: dream, experiment, reembed); empty = none (an API-only instance). */
+    /** Kinds of background job this process runs (comma-separated: dream, experiment, reembed, import); empty = none (an API-only instance). */
     JOB_KINDS: z
       .string()
-      .default('dream,experiment,reembed')
+      .default('dream,experiment,reembed,import')
       .transform((v) =>
         v
           .split(',')
           .map((k) => k.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed']))),
+      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed', 'import']))),
     /** How often each process looks for queued jobs (dreams, experiments, re-embeds) besides being told of new ones. */
     JOB_POLL_MS: z.coerce.number().int().min(10).default(1000),
     /** A running job's lease; its process renews it, and a job whose lease ran out is taken over. */

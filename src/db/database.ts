@@ -9,7 +9,7 @@ import type { ProcessLiveness } from './process-liveness.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
 
-type Backend = 'pglite' | 'postgres';
+export type Backend = 'pglite' | 'postgres';
 
 export interface Database {
   prisma: PrismaClient;

@@ -3,7 +3,7 @@ import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../engine/turns.js';
 import type { TurnQuota } from '../engine/quota.js';
 import type { AgentContext } from '../auth/agent-context.js';
-import type { PrismaClient } from '../db/generated/client.js';
+import type { Job, PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { EventRelay } from '../events/event-relay.js';
@@ -40,7 +40,9 @@ export interface AppServices {
   rem: RemService;
   /** Ingests a file into REM as the caller (INGEST_* settings applied). */
   ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
-  /** Background jobs (dreaming, experiments). */
+  /** Checks an uploaded JSONL file and queues its import as the caller (INGEST_MAX_FILE_BYTES applied). */
+  importFile: (ctx: AgentContext, file: { name: string; bytes: Uint8Array }) => Promise<Job>;
+  /** Background jobs (dreaming, experiments, re-embeds, imports). */
   queue: JobQueue;
   /** What experiments need: agents, models, tools, the job queue. */
   evals: ExperimentDeps;

@@ -14,6 +14,7 @@ import './types/ingest.js';
 import './types/routing.js';
 import './types/provenance.js';
 import './types/jobs.js';
+import './types/import.js';
 import './types/evals.js';
 
 builder.queryType({});

@@ -26,7 +26,7 @@ import { backend } from '../support/server.js';
 //   longest name the field starts with (`experimentProgress(id: "…")` → the latest `experiment`).
 //   So the examples run in README order, each building on the ones before it.
 // Shell blocks run with bash in a scratch directory holding the files the examples name
-// (`handbook.pdf`) next to the checkout's `examples/`, `bin/` and `node_modules/`, with `remgraph` on
+// (`handbook.pdf`, `memory.jsonl`) next to the checkout's `examples/`, `bin/` and `node_modules/`, with `remgraph` on
 // PATH as after `npm link`, and the server's DATA_DIR (the newcomer's `.data/`) for CLI commands.
 // GraphQL blocks are sent as GraphiQL sends them, as `X-User-Id: local-user` (GraphiQL's prefill);
 // subscriptions over SSE, until they complete.
@@ -64,6 +64,9 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     await symlink(join(root, 'bin/remgraph.js'), join(shims, 'remgraph'));
     await writeFile(join(work, 'package.json'), '{ "type": "module", "private": true }\n');
     await writeFile(join(work, 'handbook.pdf'), pdfOf(['Expenses over 500 euros need approval from Sarah Chen', 'Trains are booked second class']));
+    // The README's "Bulk import" lines, as the file its examples import.
+    const jsonl = /### Bulk import[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))![1]!;
+    await writeFile(join(work, 'memory.jsonl'), jsonl);
     newcomer = Object.fromEntries(NEWCOMER_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
     newcomer.PATH = `${shims}:${newcomer.PATH ?? ''}`;
     const unset: ChildEnv = Object.fromEntries(Object.keys(process.env).map((name) => [name, undefined]));

@@ -34,6 +34,6 @@ describe('hashed-lexical embedder', () => {
   });
 
   it('writes pgvector literals', () => {
-    expect(vectorLiteral([0.5, -0.25, 1 / 3])).toBe('[0.5,-0.25,0.3333333]');
+    expect(vectorLiteral([0.5, -0.25, 1 / 3])).toBe('[0.5,-0.25,0.33333333]');
   });
 });

@@ -9,28 +9,29 @@ import { EntityRef, MomentRef, ResourceRef } from './rem.js';
 
 const JobStatusEnum = builder.enumType(JobStatus, { name: 'JobStatus' });
 
-const JobRef = builder.prismaNode('Job', {
+export const JobRef = builder.prismaNode('Job', {
   id: { field: 'id' },
   findUnique: (id, ctx) => ({ id, ...ownedBy(ctx.viewer) }),
   nullable: true,
   description:
-    'Background work: a dream, an experiment or a re-embed. Survives restarts; retried with backoff when it fails. ' +
+    'Background work: a dream, an experiment, a re-embed or an import. Survives restarts; retried with backoff when it fails. ' +
     'A caller sees their own jobs; admins also the tenant’s (a whole-tenant re-embed).',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: '`dream`, `experiment` or `reembed`.' }),
+    kind: t.exposeString('kind', { description: '`dream`, `experiment`, `reembed` or `import`.' }),
     status: t.expose('status', { type: JobStatusEnum }),
     attempts: t.exposeInt('attempts'),
     result: t.expose('result', {
       type: 'JSON',
       nullable: true,
-      description: 'What the job did (a dream: the session ranges it consolidated and the keys it wrote; a re-embed: {model, dimension, embedded}).',
+      description:
+        'What the job did (a dream: the session ranges it consolidated and the keys it wrote; a re-embed: {model, dimension, embedded}; an import: {rows, entities, resources, moments, total, skipped, reindexed}).',
     }),
     error: t.expose('error', { type: 'JSON', nullable: true, description: '{code, message} of the last failed attempt.' }),
     progress: t.expose('progress', {
       type: 'JSON',
       nullable: true,
       description:
-        'How far a running job has got; for reembed {table, scanned, embedded} (counted over all attempts, written at most every 250 ms and at the end).',
+        'How far a running job has got; for reembed {table, scanned, embedded}, for import {stage, total, done, rows} (counted over all attempts, written at most every 250 ms and at the end).',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),

@@ -10,7 +10,15 @@ export interface EmbeddingProvider {
   embed(texts: string[]): Promise<number[][]>;
 }
 
-/** pgvector's text form, e.g. `[0.1,0.2]`. */
+/**
+ * pgvector's text form, e.g. `[0.1,0.2]`, to 8 decimal places (a unit vector's components need no
+ * more: pgvector stores 4-byte floats). Written by hand: a bulk import formats millions of numbers.
+ */
 export function vectorLiteral(vector: number[]): string {
-  return `[${vector.map((x) => (Number.isFinite(x) ? +x.toPrecision(7) : 0)).join(',')}]`;
+  let text = '[';
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i]!;
+    text += `${i ? ',' : ''}${Number.isFinite(x) ? Math.round(x * 1e8) / 1e8 : 0}`;
+  }
+  return `${text}]`;
 }

@@ -49,27 +49,40 @@ function fromJson(field: string): string {
   return type === 'tags' ? `ARRAY(SELECT jsonb_array_elements_text(r."${column}"))` : `r."${column}"`;
 }
 
+/** The columns of the JSON records `r` that carry rows of one kind giving these fields (jsonb_to_recordset's column list). */
+export function recordColumns(fields: string[]): string[] {
+  return ['"key" text', '"user_id" text', ...fields.map((f) => `"${FIELDS[f]!.column}" ${FIELDS[f]!.type === 'tags' ? 'jsonb' : FIELDS[f]!.type}`)];
+}
+
+/** One row as a JSON record of `recordColumns(fields)`. */
+export function toRecord(item: Prepared, fields: string[]): Record<string, unknown> {
+  const record: Record<string, unknown> = { key: item.key, user_id: item.owner };
+  for (const f of fields) record[FIELDS[f]!.column] = item.data[f];
+  return record;
+}
+
+/**
+ * INSERT ... ON CONFLICT of the records `r` (given by `from`) into one kind's table, for the
+ * tenant `tenantParam`: conflicts on the natural key (tenant, owner, key) update only the given fields.
+ */
+export function upsertStatement(kind: MemoryKind, fields: string[], from: string, tenantParam: string, returningList: string): string {
+  const columns = fields.map((f) => `"${FIELDS[f]!.column}"`);
+  const updates = [...columns.map((c) => `${c} = EXCLUDED.${c}`), '"updated_at" = now()'];
+  return `INSERT INTO "${TABLE_OF[kind]}" AS t ("key", "tenant_id", "user_id"${columns.map((c) => `, ${c}`).join('')})
+     SELECT r."key", ${tenantParam}, r."user_id"${fields.map((f) => `, ${fromJson(f)}`).join('')}
+     FROM ${from}
+     ON CONFLICT ("tenant_id", COALESCE("user_id", ''), "key") DO UPDATE SET ${updates.join(', ')}
+     RETURNING ${returningList}`;
+}
+
 /**
  * Upserts rows of one kind that give the same fields, in one statement: rows arrive as one JSON
  * array, conflicts on the natural key (tenant, owner, key) update only the given fields.
  */
 export async function upsertRows(tx: Tx, tenantId: string, kind: MemoryKind, fields: string[], items: Prepared[]): Promise<MemoryRow[]> {
-  const table = TABLE_OF[kind];
-  const recordType = ['"key" text', '"user_id" text', ...fields.map((f) => `"${FIELDS[f]!.column}" ${FIELDS[f]!.type === 'tags' ? 'jsonb' : FIELDS[f]!.type}`)];
-  const columns = fields.map((f) => `"${FIELDS[f]!.column}"`);
-  const updates = [...columns.map((c) => `${c} = EXCLUDED.${c}`), '"updated_at" = now()'];
-  const records = items.map((item) => {
-    const record: Record<string, unknown> = { key: item.key, user_id: item.owner };
-    for (const f of fields) record[FIELDS[f]!.column] = item.data[f];
-    return record;
-  });
   return tx.$queryRawUnsafe<MemoryRow[]>(
-    `INSERT INTO "${table}" AS t ("key", "tenant_id", "user_id"${columns.map((c) => `, ${c}`).join('')})
-     SELECT r."key", $2, r."user_id"${fields.map((f) => `, ${fromJson(f)}`).join('')}
-     FROM jsonb_to_recordset($1::jsonb) AS r(${recordType.join(', ')})
-     ON CONFLICT ("tenant_id", COALESCE("user_id", ''), "key") DO UPDATE SET ${updates.join(', ')}
-     RETURNING ${returning(kind)}`,
-    JSON.stringify(records),
+    upsertStatement(kind, fields, `jsonb_to_recordset($1::jsonb) AS r(${recordColumns(fields).join(', ')})`, '$2', returning(kind)),
+    JSON.stringify(items.map((item) => toRecord(item, fields))),
     tenantId,
   );
 }

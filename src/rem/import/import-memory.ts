@@ -1,0 +1,161 @@
+/**
+ * Bulk import of REM memory: JSONL lines in the `ingest` mutation's item shape, written in batches
+ * (one statement per kind and batch, vectors computed per batch), resumable by line number. A large
+ * import drops the vector index before loading and builds it once afterwards; a smaller one keeps
+ * it maintained as rows arrive. Either way SEARCH is exact again when the import returns.
+ */
+import type { AgentContext } from '../../auth/agent-context.js';
+import type { Backend } from '../../db/database.js';
+import type { SqlClient } from '../../db/sql-client.js';
+import { isAppError, ValidationError } from '../../errors.js';
+import type { MemorySource, Prepared } from '../memory/inputs.js';
+import { prepareItem } from '../memory/ingest.js';
+import { TABLE_OF, rowId, type MemoryDeps, type MemoryKind, type MemoryTable } from '../memory/kinds.js';
+import { planVectors } from '../memory/vectors.js';
+import { lineError, parseLine, type ImportSource } from './jsonl.js';
+import { dropVectorIndex, ensureVectorIndex, shouldRebuild } from './vector-index.js';
+import { writeBatch } from './write-batch.js';
+
+export interface ImportDeps extends MemoryDeps {
+  sql: SqlClient;
+  backend: Backend;
+}
+
+export interface ImportSettings {
+  /** Lines per batch (one statement per kind and batch). */
+  batchSize: number;
+  /** IMPORT_REINDEX_THRESHOLD: imports of more rows than this (and than the index holds) rebuild the vector index. */
+  reindexThreshold: number;
+}
+
+export interface ImportProgress {
+  /** LOADING rows, then INDEXING (building the vector index, when it was dropped). */
+  stage: 'loading' | 'indexing';
+  /** Lines of the whole source. */
+  total: number;
+  /** The first line not yet written: where to resume (`--from-line`). */
+  nextLine: number;
+  /** Rows written by this run. */
+  rows: number;
+  /** Bad lines skipped by this run. */
+  skipped: number;
+}
+
+export interface ImportOptions {
+  /** First line to import (1-based); the lines before it are not read. */
+  fromLine?: number;
+  /** Skip a bad line (told to onSkipped) rather than stop at it. */
+  skipInvalid?: boolean;
+  onProgress?: (progress: ImportProgress) => void | Promise<void>;
+  onSkipped?: (error: ValidationError) => void;
+  source?: MemorySource;
+}
+
+export interface ImportResult extends Record<MemoryTable, number> {
+  total: number;
+  rows: number;
+  skipped: number;
+  /** Whether the vector index was dropped for the load and built again after it. */
+  reindexed: boolean;
+}
+
+/**
+ * Imports the source's lines from `fromLine` on. A bad line stops it (ValidationError naming the
+ * line; every line before it is written) unless `skipInvalid`; any failure leaves the lines before
+ * the last progress's `nextLine` written, so the import can resume from there.
+ */
+export async function importMemory(
+  deps: ImportDeps,
+  ctx: AgentContext,
+  source: ImportSource,
+  settings: ImportSettings,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  const fromLine = Math.max(1, options.fromLine ?? 1);
+  const { dimension } = deps.embedder;
+  const progress: ImportProgress = { stage: 'loading', total: source.total, nextLine: fromLine, rows: 0, skipped: 0 };
+  const written: Record<MemoryTable, number> = { entities: 0, resources: 0, moments: 0 };
+  const reindexed = await shouldRebuild(deps.prisma, dimension, source.total - fromLine + 1, settings.reindexThreshold);
+  if (reindexed) await dropVectorIndex(deps.prisma, dimension);
+  let batch: Prepared[] = [];
+  const inBatch = new Set<string>();
+  let consumed = fromLine - 1;
+
+  const flush = async () => {
+    if (batch.length) {
+      await writeRows(deps, ctx.tenantId, batch);
+      const counts = countByTable(batch);
+      for (const table of Object.keys(counts) as MemoryTable[]) written[table] += counts[table];
+      progress.rows += batch.length;
+      await deps.stats?.wrote({ ...counts, kv_store: batch.length, embeddings: batch.length });
+    }
+    batch = [];
+    inBatch.clear();
+    progress.nextLine = consumed + 1;
+    await options.onProgress?.({ ...progress });
+  };
+
+  try {
+    for await (const { line, text } of source.lines(fromLine)) {
+      let item: Prepared | null;
+      try {
+        item = readItem(ctx, text, source.where(line), options.source ?? {});
+      } catch (error) {
+        if (!options.skipInvalid || !(error instanceof ValidationError)) {
+          await flush();
+          throw error;
+        }
+        options.onSkipped?.(error);
+        progress.skipped += 1;
+        item = null;
+      }
+      if (item) {
+        const id = rowId(item.kind, item.owner, item.key);
+        // One statement cannot update a row twice: a key seen again starts a new batch, so the later line wins.
+        if (inBatch.has(id)) await flush();
+        batch.push(item);
+        inBatch.add(id);
+      }
+      consumed = line;
+      if (batch.length >= settings.batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    // Also after a failure, and after an earlier import that was stopped while the index was dropped.
+    if (reindexed) await options.onProgress?.({ ...progress, stage: 'indexing' });
+    await ensureVectorIndex(deps.prisma, deps.backend, dimension);
+  }
+  return { ...written, total: source.total, rows: progress.rows, skipped: progress.skipped, reindexed };
+}
+
+function readItem(ctx: AgentContext, text: string, where: string, source: MemorySource): Prepared | null {
+  const parsed = parseLine(text, where);
+  if (!parsed) return null;
+  try {
+    return prepareItem(ctx, parsed, [], source);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw lineError(where, error.message, error instanceof ValidationError ? (error.issues[0]?.path ?? []) : []);
+  }
+}
+
+/** Computes the batch's vectors, then writes it: one statement per kind and set of given fields. */
+async function writeRows(deps: ImportDeps, tenantId: string, items: Prepared[]): Promise<void> {
+  const planned = await planVectors(deps, tenantId, items);
+  const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
+  for (const item of items) {
+    const fields = Object.keys(item.data).sort();
+    const group = `${item.kind}:${fields.join(',')}`;
+    if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
+    groups.get(group)!.items.push(item);
+  }
+  for (const { kind, fields, items: grouped } of groups.values()) {
+    await writeBatch(deps.sql, deps.embedder, tenantId, kind, fields, grouped, planned);
+  }
+}
+
+function countByTable(items: Prepared[]): Record<MemoryTable, number> {
+  const counts: Record<MemoryTable, number> = { entities: 0, resources: 0, moments: 0 };
+  for (const item of items) counts[TABLE_OF[item.kind]] += 1;
+  return counts;
+}
