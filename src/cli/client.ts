@@ -17,7 +17,6 @@ export const connectionOptions = {
   tenant: { type: 'string' },
 } as const;
 
-export const DEFAULT_URL = 'http://127.0.0.1:4000/graphql';
 /** The identity GraphiQL and the chat app prefill, so the three see the same sessions. */
 const DEFAULT_USER = 'local-user';
 
@@ -26,11 +25,19 @@ const DEFAULT_USER = 'local-user';
  * REMGRAPH_USER / REMGRAPH_TENANT) as the X-User-Id / X-Tenant-Id headers of header auth.
  */
 export function connectionFrom(values: { url?: string; token?: string; user?: string; tenant?: string }, env: NodeJS.ProcessEnv = process.env): Connection {
-  const url = values.url ?? env.REMGRAPH_URL ?? DEFAULT_URL;
+  const url = graphqlUrl(values.url ?? env.REMGRAPH_URL ?? `http://127.0.0.1:${env.PORT || 4000}`);
   const token = values.token ?? env.REMGRAPH_TOKEN;
   if (token) return { url, headers: { Authorization: `Bearer ${token}` } };
   const tenant = values.tenant ?? env.REMGRAPH_TENANT;
   return { url, headers: { 'X-User-Id': values.user ?? env.REMGRAPH_USER ?? DEFAULT_USER, ...(tenant ? { 'X-Tenant-Id': tenant } : {}) } };
+}
+
+/** The server's address as people write it (`http://localhost:4000`) means its GraphQL endpoint. */
+function graphqlUrl(address: string): string {
+  const url = URL.parse(address);
+  if (!url || url.pathname !== '/') return address;
+  url.pathname = '/graphql';
+  return url.href;
 }
 
 /** A failure the command reports in one line (no stack trace) before exiting 1. */

@@ -1,7 +1,7 @@
 import { agentsCommand, AGENTS_USAGE } from './agents.js';
 import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
 import { chatCommand, CHAT_USAGE } from './chat.js';
-import { CliError, DEFAULT_URL } from './client.js';
+import { CliError } from './client.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:
-  --url U       its GraphQL endpoint (default REMGRAPH_URL, else ${DEFAULT_URL})
+  --url U       the server or its GraphQL endpoint (default REMGRAPH_URL, else http://127.0.0.1:$PORT/graphql, PORT 4000 unless set)
   --token T     a JWT sent as Authorization: Bearer (default REMGRAPH_TOKEN); without one,
   --user U      X-User-Id (default REMGRAPH_USER, else local-user, as in GraphiQL)
   --tenant T    X-Tenant-Id (default REMGRAPH_TENANT, else the server's DEFAULT_TENANT)`;

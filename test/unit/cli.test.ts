@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { printSchemaSdl } from '../../src/graphql/print-schema.js';
 import { runCli } from '../support/process.js';
+import { connectionFrom } from '../../src/cli/client.js';
 
 describe('configuration', () => {
   it('has working defaults: port 4000, embedded database under .data, header identity', () => {
@@ -67,5 +68,15 @@ describe('schema.graphql', () => {
   it('is the schema the code builds (run `npm run schema:print` after changing types)', async () => {
     const committed = await readFile(new URL('../../schema.graphql', import.meta.url), 'utf8');
     expect(printSchemaSdl()).toBe(committed);
+  });
+});
+
+describe('client commands: where they send GraphQL', () => {
+  it('take the server’s address or its endpoint, and default to the port npm start uses', () => {
+    expect(connectionFrom({}, {}).url).toBe('http://127.0.0.1:4000/graphql');
+    expect(connectionFrom({}, { PORT: '4477' }).url).toBe('http://127.0.0.1:4477/graphql');
+    expect(connectionFrom({}, { REMGRAPH_URL: 'http://localhost:4477' }).url).toBe('http://localhost:4477/graphql');
+    expect(connectionFrom({ url: 'https://example.test/' }, { REMGRAPH_URL: 'http://localhost:4477' }).url).toBe('https://example.test/graphql');
+    expect(connectionFrom({ url: 'http://localhost:4477/api/graphql' }, {}).url).toBe('http://localhost:4477/api/graphql');
   });
 });
