@@ -1,4 +1,5 @@
-import type { Prisma, PrismaClient } from '../db/generated/client.js';
+import { Prisma, type PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { isForeignKeyViolation, isTransientSqlState, sqlStateOf } from '../db/sql-state.js';
 import type { Logger } from '../logger.js';
@@ -11,13 +12,31 @@ const MAX_ATTEMPTS = 5;
 /** Commits (pause checkpoints, outcomes) written at once; more wait for the next round. */
 const COMMIT_CONCURRENCY = 8;
 
+/**
+ * A turn's own writes made in ONE statement with the events they go with (a turn's outcome, on the
+ * path of every turn): no transaction, no round trips beyond the one.
+ */
+export interface TurnWrites {
+  /** What the statement may write only when true (the turn's fence): otherwise it writes nothing, events included. */
+  allowed: Prisma.Sql;
+  /** Data-modifying CTEs, each followed by a comma, that write only when `(SELECT ok FROM allowed)`. */
+  ctes: Prisma.Sql;
+  /** The SET list of the UPDATE of the turn's row (its last_seq is set with it). */
+  set: Prisma.Sql;
+  /** What the commit fails with when `allowed` did not hold. */
+  refused(): Error;
+}
+
+/** Rows stored with events: in a transaction of their own (rare paths), or as one statement. */
+export type Persist = ((tx: Prisma.TransactionClient) => Promise<unknown>) | TurnWrites;
+
 /** Events stored together with other rows (a turn's outcome, a pause checkpoint) in one transaction. */
 export interface CommitRequest {
   /** The turn whose rows `persist` writes: the commit waits for that turn's earlier events even when it carries none. */
   turnId: string;
   /** In log order; may belong to several turns (a child's event and its copies in the ancestors' logs). */
   events: AgentEvent[];
-  persist?: (tx: Prisma.TransactionClient) => Promise<unknown>;
+  persist?: Persist;
 }
 
 interface CommitJob extends CommitRequest {
@@ -53,6 +72,8 @@ export class EventWriter {
 
   constructor(
     private readonly prisma: PrismaClient,
+    /** The statements of every round (plain rows and one-statement commits) skip Prisma's client. */
+    private readonly sql: SqlClient,
     private readonly logger: Logger,
     private readonly flushIntervalMs: number,
     /** Told about every event once it is stored (or given up), in seq order per turn. */
@@ -163,7 +184,7 @@ export class EventWriter {
   private async writePlain(events: AgentEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await insertEvents(this.prisma, events);
+      await this.insertEvents(events);
       this.settle(events);
     } catch (error) {
       // Find the turn(s) at fault: every turn's events on their own.
@@ -176,7 +197,7 @@ export class EventWriter {
   private async writeOneTurn(events: AgentEvent[], roundError: unknown): Promise<void> {
     const turnId = events[0]!.turnId;
     try {
-      await insertEvents(this.prisma, events);
+      await this.insertEvents(events);
       this.attempts.delete(turnId);
       this.settle(events);
     } catch (error) {
@@ -201,13 +222,16 @@ export class EventWriter {
   private async runCommit(job: CommitJob, lead: AgentEvent[]): Promise<void> {
     const events = [...lead, ...job.events];
     try {
-      await this.prisma.$transaction(
-        async (tx) => {
-          if (job.persist) await job.persist(tx);
-          await insertEvents(tx, events, { updateLastSeq: true });
-        },
-        { maxWait: 60_000, timeout: 60_000 },
-      );
+      const persist = job.persist;
+      if (persist && typeof persist !== 'function') await this.writeInOne(job.turnId, persist, events);
+      else
+        await this.prisma.$transaction(
+          async (tx) => {
+            if (persist) await persist(tx);
+            await insertEventsIn(tx, events);
+          },
+          { maxWait: 60_000, timeout: 60_000 },
+        );
       this.settle(events);
       job.resolve();
     } catch (error) {
@@ -222,6 +246,36 @@ export class EventWriter {
       if (isForeignKeyViolation(error)) this.forget(job.turnId);
       job.reject(error);
     }
+  }
+
+  /** Events of any turns in one statement, outside any transaction. */
+  private async insertEvents(events: AgentEvent[]): Promise<void> {
+    const statement = Prisma.sql`WITH ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}) ${storeEvents(Prisma.sql`TRUE`)}`;
+    await this.sql.query(statement.text, statement.values);
+  }
+
+  /**
+   * A commit as one statement: the turn's writes, its events (and copies in its ancestors' logs),
+   * and every touched turn's last seq; the turn's own row takes its last seq in the same UPDATE as
+   * its writes (a statement may update a row once).
+   */
+  private async writeInOne(turnId: string, writes: TurnWrites, events: AgentEvent[]): Promise<void> {
+    const ok = Prisma.sql`(SELECT ok FROM allowed)`;
+    const statement = Prisma.sql`
+      WITH allowed AS MATERIALIZED (SELECT ${writes.allowed} AS ok),
+      ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
+      ${writes.ctes}
+      stored AS (${storeEvents(ok)}),
+      others AS (
+        UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
+        FROM (SELECT turn_id, max(seq) AS seq FROM ev WHERE turn_id <> ${turnId}::uuid GROUP BY 1) AS m
+        WHERE t.id = m.turn_id AND ${ok}
+      )
+      UPDATE turns SET ${writes.set}, last_seq = GREATEST(last_seq, COALESCE((SELECT max(seq) FROM ev WHERE turn_id = ${turnId}::uuid), 0))
+      WHERE id = ${turnId}::uuid AND ${ok}
+      RETURNING 1 AS written`;
+    const rows = await this.sql.query(statement.text, statement.values);
+    if (rows.length === 0) throw writes.refused();
   }
 
   /** A deleted turn's events (queued and to come) are dropped, with a log line. */
@@ -259,32 +313,28 @@ export class VanishedTurnError extends Error {
 }
 
 /**
- * One statement for any number of events: a single JSON parameter instead of five per row (much
- * cheaper to bind, above all on PGlite). A row already stored (a retried write) is left as it was.
- * Returns the rows written.
+ * The events of a commit and the last seq of their turns, in a transaction: one JSON parameter for
+ * any number of events (much cheaper to bind than five per row, above all on PGlite). A row already
+ * stored (a retried write) is left as it was.
  */
-async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events: AgentEvent[], options: { updateLastSeq?: boolean } = {}): Promise<number> {
-  if (events.length === 0) return 0;
-  const json = JSON.stringify(events);
-  if (!options.updateLastSeq) {
-    return db.$executeRaw`
-      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
-      FROM jsonb_array_elements(${json}::jsonb) AS e
-      ON CONFLICT (turn_id, seq) DO NOTHING`;
-  }
-  await db.$executeRaw`
-    WITH stored AS (
-      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
-      FROM jsonb_array_elements(${json}::jsonb) AS e
-      ON CONFLICT (turn_id, seq) DO NOTHING
-    )
+async function insertEventsIn(tx: Prisma.TransactionClient, events: AgentEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.$executeRaw`
+    WITH ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
+    stored AS (${storeEvents(Prisma.sql`TRUE`)})
     UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
-    FROM (SELECT (e->>'turnId')::uuid AS turn_id, max((e->>'seq')::int) AS seq FROM jsonb_array_elements(${json}::jsonb) AS e GROUP BY 1) AS m
+    FROM (SELECT turn_id, max(seq) AS seq FROM ev GROUP BY 1) AS m
     WHERE t.id = m.turn_id`;
-  return events.length;
 }
+
+/** The events of a JSON array as rows `(e, turn_id, seq)`. */
+const eventRows = (json: string) => Prisma.sql`SELECT e, (e->>'turnId')::uuid AS turn_id, (e->>'seq')::int AS seq FROM jsonb_array_elements(${json}::jsonb) AS e`;
+
+/** Stores the rows of `ev` when `when` holds. */
+const storeEvents = (when: Prisma.Sql) => Prisma.sql`
+  INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
+  SELECT turn_id, seq, e->>'type', e, (e->>'at')::timestamptz FROM ev WHERE ${when}
+  ON CONFLICT (turn_id, seq) DO NOTHING`;
 
 /**
  * Connection trouble, serialization conflicts and resource limits pass; bad data, missing rows and

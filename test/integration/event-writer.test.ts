@@ -54,7 +54,7 @@ describe('the event writer', () => {
   it('stores every turn’s events in order, a commit in its place with its rows, and reports each event once', async () => {
     const [a, b] = await newTurns(2);
     const settled: AgentEvent[] = [];
-    const writer = new EventWriter(server.db.prisma, recordingLogger().logger, 5, (events) => settled.push(...events));
+    const writer = new EventWriter(server.db.prisma, server.db.sql, recordingLogger().logger, 5, (events) => settled.push(...events));
     for (let seq = 1; seq <= 5; seq++) writer.enqueue(event(a!, seq));
     writer.enqueue(event(b!, 1));
     const committed = writer.commit({
@@ -75,7 +75,7 @@ describe('the event writer', () => {
     const [good, bad] = await newTurns(2);
     const { logger, lines } = recordingLogger();
     const settled: AgentEvent[] = [];
-    const writer = new EventWriter(server.db.prisma, logger, 5, (events) => settled.push(...events));
+    const writer = new EventWriter(server.db.prisma, server.db.sql, logger, 5, (events) => settled.push(...events));
     writer.enqueue(event(good!, 1));
     // A seq beyond PostgreSQL's integer range fails the whole statement (SQLSTATE 22003).
     writer.enqueue(event(bad!, 2 ** 31));
@@ -91,7 +91,7 @@ describe('the event writer', () => {
     const [kept] = await newTurns(1);
     const gone = randomUUID();
     const { logger, lines } = recordingLogger();
-    const writer = new EventWriter(server.db.prisma, logger, 5, () => {});
+    const writer = new EventWriter(server.db.prisma, server.db.sql, logger, 5, () => {});
     writer.enqueue(event(kept!, 1));
     writer.enqueue(event(gone, 1));
     await writer.drain();
