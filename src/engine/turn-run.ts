@@ -77,10 +77,8 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
       delegate: (request) => delegate(run, request),
       toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, jobId: null, agentName: run.agent.name },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
-      modelCalled: async (call) => {
-        // A lost record must not end the turn: the answer matters more than its audit.
-        await store.recordModelCall(turn, call).catch((error) => logger.warn({ err: error, turnId: turn.id }, 'model call could not be stored'));
-      },
+      // Stored with the turn's next events (at the latest its outcome), in the same statement.
+      modelCalled: async (call) => hub.recordModelCall(store.modelCallRow(turn, call)),
     },
   });
   const at = new Date();

@@ -10,7 +10,7 @@ import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
 import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import type { SqlClient } from '../db/sql-client.js';
-import type { TurnWrites } from '../events/event-writer.js';
+import type { ModelCallRow, TurnWrites } from '../events/event-writer.js';
 import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
@@ -250,12 +250,27 @@ export class TurnStore {
     };
   }
 
-  /** Stores one model call of a turn, with the request body as sent. */
-  async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
-    await this.run(Prisma.sql`
-      INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, request, tenant_id, user_id)
-      VALUES (${turn.id}::uuid, ${turn.sessionId}::uuid, ${call.provider}, ${call.model}, ${call.iteration}, ${call.inputTokens}, ${call.outputTokens}, ${call.latencyMs},
-              ${call.finishReason}, ${call.error}, ${call.request === null ? null : storable(call.request)}, ${turn.tenantId}, ${turn.userId})`);
+  /** One model call of a turn as its llm_calls row (with the request body as sent), for the event writer to store. */
+  modelCallRow(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord, at = new Date()): ModelCallRow {
+    return {
+      turnId: turn.id,
+      llmCall: {
+        turn_id: turn.id,
+        session_id: turn.sessionId,
+        provider: call.provider,
+        model: call.model,
+        iteration: call.iteration,
+        input_tokens: call.inputTokens,
+        output_tokens: call.outputTokens,
+        latency_ms: call.latencyMs,
+        finish_reason: call.finishReason,
+        error: call.error,
+        request: call.request === null ? null : storable(call.request),
+        tenant_id: turn.tenantId,
+        user_id: turn.userId,
+        created_at: at.toISOString(),
+      },
+    };
   }
 
   /** A statement built with Prisma.sql, run directly (its `$n` text and values). */

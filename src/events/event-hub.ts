@@ -3,7 +3,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import type { EventRelay } from './event-relay.js';
-import { EventWriter, type CommitRequest } from './event-writer.js';
+import { EventWriter, type CommitRequest, type ModelCallRow } from './event-writer.js';
 import { storable } from './storable.js';
 
 let clockMs = 0;
@@ -143,6 +143,11 @@ export class EventHub {
       for (const id of new Set(events.map((e) => e.turnId))) this.release(this.turns.get(id));
     }
     return events.filter((e) => e.turnId === turnId);
+  }
+
+  /** Stores a model call's row with the turn's next events (a turn's model calls are stored before its outcome). */
+  recordModelCall(row: ModelCallRow): void {
+    this.writer.recordModelCall(row);
   }
 
   /** Calls `listener` with each event of the turn published by this process from now on. */

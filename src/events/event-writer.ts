@@ -39,6 +39,31 @@ export interface CommitRequest {
   persist?: Persist;
 }
 
+/**
+ * A model call's llm_calls row, written with the next events of its turn (in the same statement)
+ * rather than on its own: its columns by name, values as the statement binds them.
+ */
+export interface ModelCallRow {
+  turnId: string;
+  llmCall: {
+    turn_id: string;
+    session_id: string;
+    provider: string;
+    model: string;
+    iteration: number;
+    input_tokens: number;
+    output_tokens: number;
+    latency_ms: number;
+    finish_reason: string | null;
+    error: string | null;
+    request: string | null;
+    tenant_id: string;
+    user_id: string | null;
+    /** When the call ended (ISO). */
+    created_at: string;
+  };
+}
+
 interface CommitJob extends CommitRequest {
   turns: Set<string>;
   resolve(): void;
@@ -46,8 +71,12 @@ interface CommitJob extends CommitRequest {
   attempts: number;
 }
 
-type Item = AgentEvent | CommitJob;
+/** What a turn's queue holds besides commits. */
+type Row = AgentEvent | ModelCallRow;
+type Item = Row | CommitJob;
 const isCommit = (item: Item): item is CommitJob => 'turns' in item;
+const isCall = (row: Row): row is ModelCallRow => 'llmCall' in row;
+const eventsOf = (rows: Row[]) => rows.filter((row): row is AgentEvent => !isCall(row));
 
 /**
  * Writes the turn events of this process. Every turn's events are written in seq order, so the
@@ -83,6 +112,13 @@ export class EventWriter {
   enqueue(event: AgentEvent): void {
     if (this.gone.has(event.turnId)) return this.onSettled([event]);
     this.queueOf(event.turnId).push(event);
+    this.schedule(this.flushDelay());
+  }
+
+  /** Stores a model call's row with the turn's next events (or its commit). */
+  recordModelCall(row: ModelCallRow): void {
+    if (this.gone.has(row.turnId)) return;
+    this.queueOf(row.turnId).push(row);
     this.schedule(this.flushDelay());
   }
 
@@ -141,18 +177,18 @@ export class EventWriter {
   /** One round: every turn's leading events in one INSERT, and the commits that are next in line. */
   private async round(): Promise<void> {
     const started = performance.now();
-    const heads = new Map<string, { lead: AgentEvent[]; next?: CommitJob }>();
+    const heads = new Map<string, { lead: Row[]; next?: CommitJob }>();
     for (const [turnId, queue] of this.queues) {
       const cut = queue.findIndex(isCommit);
-      const lead = (cut < 0 ? queue : queue.slice(0, cut)) as AgentEvent[];
+      const lead = (cut < 0 ? queue : queue.slice(0, cut)) as Row[];
       heads.set(turnId, { lead, next: cut < 0 ? undefined : (queue[cut] as CommitJob) });
     }
     const ready = new Set<CommitJob>();
     for (const { next } of heads.values()) {
       if (next && !ready.has(next) && ready.size < COMMIT_CONCURRENCY && [...next.turns].every((t) => heads.get(t)?.next === next)) ready.add(next);
     }
-    const plain: AgentEvent[] = [];
-    const taken = new Map<CommitJob, AgentEvent[]>();
+    const plain: Row[] = [];
+    const taken = new Map<CommitJob, Row[]>();
     for (const [turnId, { lead, next }] of heads) {
       const queue = this.queues.get(turnId)!;
       if (next && ready.has(next)) {
@@ -181,23 +217,24 @@ export class EventWriter {
     }
   }
 
-  private async writePlain(events: AgentEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  private async writePlain(rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
     try {
-      await this.insertEvents(events);
-      this.settle(events);
+      await this.insertRows(rows);
+      this.settle(eventsOf(rows));
     } catch (error) {
-      // Find the turn(s) at fault: every turn's events on their own.
-      const byTurn = new Map<string, AgentEvent[]>();
-      for (const event of events) byTurn.set(event.turnId, [...(byTurn.get(event.turnId) ?? []), event]);
+      // Find the turn(s) at fault: every turn's rows on their own.
+      const byTurn = new Map<string, Row[]>();
+      for (const row of rows) byTurn.set(row.turnId, [...(byTurn.get(row.turnId) ?? []), row]);
       await Promise.all([...byTurn.values()].map((own) => this.writeOneTurn(own, error)));
     }
   }
 
-  private async writeOneTurn(events: AgentEvent[], roundError: unknown): Promise<void> {
-    const turnId = events[0]!.turnId;
+  private async writeOneTurn(rows: Row[], roundError: unknown): Promise<void> {
+    const turnId = rows[0]!.turnId;
+    const events = eventsOf(rows);
     try {
-      await this.insertEvents(events);
+      await this.insertRows(rows);
       this.attempts.delete(turnId);
       this.settle(events);
     } catch (error) {
@@ -210,25 +247,29 @@ export class EventWriter {
       const attempts = (this.attempts.get(turnId) ?? 0) + 1;
       if (!isTransient(error) || attempts >= MAX_ATTEMPTS) {
         this.attempts.delete(turnId);
-        this.logger.error({ err: error, roundError, turnId, events: events.length, attempts }, 'dropped turn events that could not be stored');
+        this.logger.error(
+          { err: error, roundError, turnId, events: events.length, modelCalls: rows.length - events.length, attempts },
+          'dropped turn events that could not be stored',
+        );
         this.settle(events);
         return;
       }
       this.attempts.set(turnId, attempts);
-      this.queueOf(turnId).unshift(...events);
+      this.queueOf(turnId).unshift(...rows);
     }
   }
 
-  private async runCommit(job: CommitJob, lead: AgentEvent[]): Promise<void> {
-    const events = [...lead, ...job.events];
+  private async runCommit(job: CommitJob, lead: Row[]): Promise<void> {
+    const events = [...eventsOf(lead), ...job.events];
+    const calls = lead.filter(isCall);
     try {
       const persist = job.persist;
-      if (persist && typeof persist !== 'function') await this.writeInOne(job.turnId, persist, events);
+      if (persist && typeof persist !== 'function') await this.writeInOne(job.turnId, persist, events, calls);
       else
         await this.prisma.$transaction(
           async (tx) => {
             if (persist) await persist(tx);
-            await insertEventsIn(tx, events);
+            await insertEventsIn(tx, events, calls);
           },
           { maxWait: 60_000, timeout: 60_000 },
         );
@@ -238,7 +279,7 @@ export class EventWriter {
       job.attempts += 1;
       if (isTransient(error) && job.attempts < MAX_ATTEMPTS) {
         // Back in front of each of its turns, with the events it carried.
-        for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((e) => e.turnId === turnId), job);
+        for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((row) => row.turnId === turnId), job);
         return;
       }
       // The caller hears of it (and logs it); its events are published all the same, so streams end.
@@ -248,9 +289,10 @@ export class EventWriter {
     }
   }
 
-  /** Events of any turns in one statement, outside any transaction. */
-  private async insertEvents(events: AgentEvent[]): Promise<void> {
-    const statement = Prisma.sql`WITH ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}) ${storeEvents(Prisma.sql`TRUE`)}`;
+  /** Events and model calls of any turns in one statement, outside any transaction. */
+  private async insertRows(rows: Row[]): Promise<void> {
+    const statement = Prisma.sql`WITH ${storeCalls(rows.filter(isCall), Prisma.sql`TRUE`)} ev AS MATERIALIZED (${eventRows(JSON.stringify(eventsOf(rows)))})
+      ${storeEvents(Prisma.sql`TRUE`)}`;
     await this.sql.query(statement.text, statement.values);
   }
 
@@ -259,12 +301,13 @@ export class EventWriter {
    * and every touched turn's last seq; the turn's own row takes its last seq in the same UPDATE as
    * its writes (a statement may update a row once).
    */
-  private async writeInOne(turnId: string, writes: TurnWrites, events: AgentEvent[]): Promise<void> {
+  private async writeInOne(turnId: string, writes: TurnWrites, events: AgentEvent[], calls: ModelCallRow[]): Promise<void> {
     const ok = Prisma.sql`(SELECT ok FROM allowed)`;
     const statement = Prisma.sql`
       WITH allowed AS MATERIALIZED (SELECT ${writes.allowed} AS ok),
       ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
       ${writes.ctes}
+      ${storeCalls(calls, ok)}
       stored AS (${storeEvents(ok)}),
       others AS (
         UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
@@ -294,7 +337,7 @@ export class EventWriter {
       for (const [id, q] of this.queues) if (q.length === 0) this.queues.delete(id);
       item.reject(new VanishedTurnError(turnId));
     }
-    this.settle(queue.filter((item): item is AgentEvent => !isCommit(item)));
+    this.settle(eventsOf(queue.filter((item): item is Row => !isCommit(item))));
     this.logger.warn({ turnId }, 'discarding events of a turn that no longer exists (its session was deleted)');
   }
 
@@ -317,10 +360,11 @@ export class VanishedTurnError extends Error {
  * any number of events (much cheaper to bind than five per row, above all on PGlite). A row already
  * stored (a retried write) is left as it was.
  */
-async function insertEventsIn(tx: Prisma.TransactionClient, events: AgentEvent[]): Promise<void> {
-  if (events.length === 0) return;
+async function insertEventsIn(tx: Prisma.TransactionClient, events: AgentEvent[], calls: ModelCallRow[]): Promise<void> {
+  if (events.length === 0 && calls.length === 0) return;
   await tx.$executeRaw`
     WITH ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
+    ${storeCalls(calls, Prisma.sql`TRUE`)}
     stored AS (${storeEvents(Prisma.sql`TRUE`)})
     UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
     FROM (SELECT turn_id, max(seq) AS seq FROM ev GROUP BY 1) AS m
@@ -328,7 +372,20 @@ async function insertEventsIn(tx: Prisma.TransactionClient, events: AgentEvent[]
 }
 
 /** The events of a JSON array as rows `(e, turn_id, seq)`. */
-const eventRows = (json: string) => Prisma.sql`SELECT e, (e->>'turnId')::uuid AS turn_id, (e->>'seq')::int AS seq FROM jsonb_array_elements(${json}::jsonb) AS e`;
+const eventRows = (json: string) =>
+  Prisma.sql`SELECT e, (e->>'turnId')::uuid AS turn_id, (e->>'seq')::int AS seq FROM jsonb_array_elements(${json}::jsonb) AS e`;
+
+/** A CTE (followed by a comma) storing model calls' rows when `when` holds; nothing without calls. */
+const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
+  calls.length === 0
+    ? Prisma.empty
+    : Prisma.sql`calls AS (
+        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, latency_ms, finish_reason, error, request, tenant_id, user_id, created_at)
+        SELECT c.turn_id, c.session_id, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.latency_ms, c.finish_reason, c.error, c.request, c.tenant_id, c.user_id, c.created_at
+        FROM jsonb_to_recordset(${JSON.stringify(calls.map((c) => c.llmCall))}::jsonb) AS c(turn_id uuid, session_id uuid, provider text, model text, iteration int,
+             input_tokens int, output_tokens int, latency_ms int, finish_reason text, error text, request text, tenant_id text, user_id text, created_at timestamptz)
+        WHERE ${when}
+      ),`;
 
 /** Stores the rows of `ev` when `when` holds. */
 const storeEvents = (when: Prisma.Sql) => Prisma.sql`
