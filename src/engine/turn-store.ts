@@ -10,8 +10,8 @@ import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
 import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import type { SqlClient } from '../db/sql-client.js';
-import type { ModelCallRow, TurnWrites } from '../events/event-writer.js';
-import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import type { TurnWrites } from '../events/event-statements.js';
+import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -247,29 +247,6 @@ export class TurnStore {
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
         runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END`,
       refused: () => new TreeLostError(),
-    };
-  }
-
-  /** One model call of a turn as its llm_calls row (with the request body as sent), for the event writer to store. */
-  modelCallRow(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord, at = new Date()): ModelCallRow {
-    return {
-      turnId: turn.id,
-      llmCall: {
-        turn_id: turn.id,
-        session_id: turn.sessionId,
-        provider: call.provider,
-        model: call.model,
-        iteration: call.iteration,
-        input_tokens: call.inputTokens,
-        output_tokens: call.outputTokens,
-        latency_ms: call.latencyMs,
-        finish_reason: call.finishReason,
-        error: call.error,
-        request: call.request === null ? null : storable(call.request),
-        tenant_id: turn.tenantId,
-        user_id: turn.userId,
-        created_at: at.toISOString(),
-      },
     };
   }
 

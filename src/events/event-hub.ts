@@ -3,7 +3,8 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import type { EventRelay } from './event-relay.js';
-import { EventWriter, type CommitRequest, type ModelCallRow } from './event-writer.js';
+import type { ModelCallRow } from './event-statements.js';
+import { EventWriter, type CommitRequest } from './event-writer.js';
 import { storable } from './storable.js';
 
 let clockMs = 0;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { Prisma } from '../../src/db/generated/client.js';
-import { EventWriter, VanishedTurnError, type ModelCallRow } from '../../src/events/event-writer.js';
+import type { ModelCallRow } from '../../src/events/event-statements.js';
+import { EventWriter, VanishedTurnError } from '../../src/events/event-writer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The batched event writer on a real database: order per turn, commits in line, and one turn's
@@ -138,7 +139,12 @@ describe('the event writer', () => {
     await writer.commit({
       turnId: a!,
       events: [event(a!, 2, 'final')],
-      persist: { allowed: Prisma.sql`TRUE`, ctes: Prisma.empty, set: Prisma.sql`iterations = 7`, refused: () => Object.assign(new Error('refused'), { permanent: true }) },
+      persist: {
+        allowed: Prisma.sql`TRUE`,
+        ctes: Prisma.empty,
+        set: Prisma.sql`iterations = 7`,
+        refused: () => Object.assign(new Error('refused'), { permanent: true }),
+      },
     });
     expect(await stored(a!)).toEqual([1, 2]);
     expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ iterations: 7, lastSeq: 2 });
