@@ -97,10 +97,11 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
 
 /** Logged events of a turn with seq in (after, upTo], oldest first. */
 async function readLog(sql: SqlClient, turnId: string, after: number, upTo = 2 ** 31 - 1): Promise<AgentEvent[]> {
-  const rows = await sql.query<{ payload: AgentEvent }>(
-    'SELECT payload FROM turn_events WHERE turn_id = $1::uuid AND seq > $2 AND seq <= $3 ORDER BY seq',
-    [turnId, after, upTo],
-  );
+  const rows = await sql.query<{ payload: AgentEvent }>('SELECT payload FROM turn_events WHERE turn_id = $1::uuid AND seq > $2 AND seq <= $3 ORDER BY seq', [
+    turnId,
+    after,
+    upTo,
+  ]);
   return rows.map((row) => row.payload);
 }
 
