@@ -14,7 +14,8 @@
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
 // inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
 // as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40]
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40] [--phases rate,sequential,burst]
+// Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     turns: { type: 'string', default: '1,100,500' },
     sequential: { type: 'string', default: '40' },
     tokens: { type: 'string', default: '50' },
+    /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
+    phases: { type: 'string', default: 'rate,sequential,burst' },
   },
 });
 const RATE_EVENTS = 5000;
@@ -351,14 +354,16 @@ function table(results: Map<string, Map<string, Figures>>, backends: string[], t
   const floor = results.get('floor')!;
   const head = `| figure | target | floor | ${backends.map((b) => `${b} | vs floor`).join(' | ')} |`;
   const rule = `|---|---|---:|${backends.map(() => '---:|---:').join('|')}|`;
-  const body = rows(turnCounts).map((row) => {
-    const f = row.value(floor.get(row.phase));
-    const cells = backends.map((b) => {
-      const v = row.value(results.get(b)!.get(row.phase));
-      return `${v} | ${verdict(row, v, f)}`;
+  const body = rows(turnCounts)
+    .filter((row) => floor.has(row.phase))
+    .map((row) => {
+      const f = row.value(floor.get(row.phase));
+      const cells = backends.map((b) => {
+        const v = row.value(results.get(b)!.get(row.phase));
+        return `${v} | ${verdict(row, v, f)}`;
+      });
+      return `| ${row.label} | ${describe(row.target)} | ${f} | ${cells.join(' | ')} |`;
     });
-    return `| ${row.label} | ${describe(row.target)} | ${f} | ${cells.join(' | ')} |`;
-  });
   return [head, rule, ...body].join('\n');
 }
 
@@ -404,10 +409,13 @@ const results = new Map<string, Map<string, Figures>>();
 try {
   for (const name of ['floor', ...backends]) targets.push(await startTarget(name, fake.url));
   for (const target of targets) await warm(target, fake);
+  const wanted = new Set(args.phases.split(','));
   const phases: [string, (t: Target) => Promise<Figures>][] = [
-    ['rate', (t) => rate(t, fake)],
-    ['sequential', (t) => sequential(t, fake, Number(args.sequential))],
-    ...turnCounts.map((n): [string, (t: Target) => Promise<Figures>] => [`burst ${n}`, (t) => burst(t, fake, n)]),
+    ...(wanted.has('rate') ? [['rate', (t: Target) => rate(t, fake)] as [string, (t: Target) => Promise<Figures>]] : []),
+    ...(wanted.has('sequential')
+      ? [['sequential', (t: Target) => sequential(t, fake, Number(args.sequential))] as [string, (t: Target) => Promise<Figures>]]
+      : []),
+    ...(wanted.has('burst') ? turnCounts.map((n): [string, (t: Target) => Promise<Figures>] => [`burst ${n}`, (t) => burst(t, fake, n)]) : []),
   ];
   for (const [phase, run] of phases) {
     for (const target of targets) {

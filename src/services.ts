@@ -154,7 +154,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     maxYamlBytes: config.security.maxYamlBytes,
   });
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const hub = new EventHub({ prisma: db.prisma, flushIntervalMs: config.agents.eventFlushMs, relay, logger });
+  const hub = new EventHub({ prisma: db.prisma, sql: db.sql, flushIntervalMs: config.agents.eventFlushMs, relay, logger });
   const engine = {
     prisma: db.prisma,
     sql: db.sql,
@@ -179,7 +179,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     await routingRules(config),
     { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent },
   );
-  const quota = new TurnQuota(db.prisma, config.security.quotas);
+  const quota = new TurnQuota(db.sql, config.security.quotas);
   const turns = new TurnService(engine, supervisor, quota, router);
   const approvals = new ApprovalService({
     prisma: db.prisma,

@@ -36,7 +36,7 @@ interface AgentLoopPorts {
   onUnexpected(error: unknown): void;
   /**
    * Keeps one model call (with the exact request) as soon as it ended, so a paused or crashed turn
-   * keeps the calls it made; awaited, so they are all stored before the turn's outcome.
+   * keeps the calls it made; they are all stored before (or with) the turn's outcome.
    */
   modelCalled(call: ModelCallRecord): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { AgentContext } from '../auth/agent-context.js';
-import { Prisma, type PrismaClient } from '../db/generated/client.js';
+import { Prisma } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { RateLimitedError, SessionBusyError } from '../errors.js';
 
 export interface TurnQuotaSettings {
@@ -23,7 +24,8 @@ export class TurnQuota {
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly prisma: PrismaClient,
+    /** Directly, not through Prisma's client: this runs before every turn. */
+    private readonly sql: SqlClient,
     readonly settings: TurnQuotaSettings,
   ) {}
 
@@ -73,7 +75,7 @@ export class TurnQuota {
     const busy = sessionId
       ? Prisma.sql`(SELECT id FROM turns WHERE session_id = ${sessionId}::uuid AND parent_id IS NULL AND status IN ('RUNNING', 'AWAITING_APPROVAL') LIMIT 1)`
       : Prisma.sql`NULL::uuid`;
-    const [figures] = await this.prisma.$queryRaw<{ running: number; recent: number; oldest: Date | null; busy: string | null }[]>`
+    const statement = Prisma.sql`
       WITH pruned AS (
         DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
       ), latest AS (
@@ -90,6 +92,7 @@ export class TurnQuota {
         SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL
       )
       SELECT running, recent, oldest, busy FROM figures`;
+    const [figures] = await this.sql.query<{ running: number; recent: number; oldest: Date | null; busy: string | null }>(statement.text, statement.values);
     const { running, recent, oldest, busy: activeTurnId } = figures!;
     if (sessionId && activeTurnId) throw new SessionBusyError(sessionId, activeTurnId);
     const who = userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';

@@ -10,7 +10,9 @@ import type { EngineDeps } from './engine-deps.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { TreeLostError } from './turn-store.js';
 import { VanishedTurnError } from '../events/event-writer.js';
-import { emptyUsage, type Resolution, type RunState } from './run-state.js';
+import { emptyUsage, type ModelCallRecord, type Resolution, type RunState } from './run-state.js';
+import type { ModelCallRow } from '../events/event-statements.js';
+import { storable } from '../events/storable.js';
 import { activeSpanIds, inSpan } from '../telemetry/tracing.js';
 
 /** One run of one turn on this process: everything the loop, the store and the supervisor need. */
@@ -77,10 +79,8 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
       delegate: (request) => delegate(run, request),
       toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, jobId: null, agentName: run.agent.name },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
-      modelCalled: async (call) => {
-        // A lost record must not end the turn: the answer matters more than its audit.
-        await store.recordModelCall(turn, call).catch((error) => logger.warn({ err: error, turnId: turn.id }, 'model call could not be stored'));
-      },
+      // Stored with the turn's next events (at the latest its outcome), in the same statement.
+      modelCalled: async (call) => hub.recordModelCall(modelCallRow(turn, call)),
     },
   });
   const at = new Date();
@@ -132,4 +132,28 @@ export async function finishIdleTurn(
     [...(error ? [{ type: 'error' as const, ...error }] : []), { type: 'final', status, content: null, sources: [], usage }],
     deps.store.idleOutcomeWrites(turn.id, status, error),
   );
+}
+
+/** One model call of a turn as its llm_calls row (with the request body as sent), for the event writer to store. */
+function modelCallRow(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord, at = new Date()): ModelCallRow {
+  return {
+    turnId: turn.id,
+    llmCall: {
+      turn_id: turn.id,
+      session_id: turn.sessionId,
+      provider: call.provider,
+      model: call.model,
+      iteration: call.iteration,
+      input_tokens: call.inputTokens,
+      output_tokens: call.outputTokens,
+      usage_estimated: call.usageEstimated,
+      latency_ms: call.latencyMs,
+      finish_reason: call.finishReason,
+      error: call.error,
+      request: call.request === null ? null : storable(call.request),
+      tenant_id: turn.tenantId,
+      user_id: turn.userId,
+      created_at: at.toISOString(),
+    },
+  };
 }

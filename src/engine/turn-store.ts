@@ -10,7 +10,8 @@ import type { ResolvedAgent } from '../agents/registry.js';
 import type { RoutedBy } from '../db/generated/enums.js';
 import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import type { SqlClient } from '../db/sql-client.js';
-import { emptyUsage, type ModelCallRecord, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import type { TurnWrites } from '../events/event-statements.js';
+import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -52,7 +53,7 @@ export interface NewTopLevelTurn {
  * Owns what a turn stores: the turn row, the user message, the pause checkpoint with its
  * approvals, and the outcome (tool rows, the answer, usage, model calls). Each of these is one
  * statement, so a turn costs few round trips however busy the database is; the events that go
- * with a checkpoint or an outcome are stored in the same transaction by the event hub.
+ * with a checkpoint are stored in the same transaction by the event hub, and an outcome's in the same statement.
  */
 export class TurnStore {
   constructor(
@@ -186,8 +187,8 @@ export class TurnStore {
   }
 
   /**
-   * The writes of a turn's end, in one statement: its tool rows, then (for a top-level turn) the
-   * answer with usage, then the turn's outcome and the session's update time.
+   * The writes of a turn's end, made in one statement with its final event: its tool rows, then
+   * (for a top-level turn) the answer with usage, the turn's outcome and the session's update time.
    */
   outcomeWrites(
     turn: TurnRef & { model: string; isChild: boolean },
@@ -196,7 +197,7 @@ export class TurnStore {
     error: { code: string; message: string } | null,
     now = new Date(),
     trace: SpanIds = NO_SPAN,
-  ): (tx: Prisma.TransactionClient) => Promise<unknown> {
+  ): TurnWrites {
     const content = state.text || null;
     const answerId = content && !turn.isChild && !turn.ephemeral ? randomUUID() : null;
     const rows = turn.ephemeral
@@ -227,33 +228,28 @@ export class TurnStore {
             : []),
         ].map((row, i) => ({ ...row, ord: i + 1 }));
     const log = JSON.stringify(storable(state.toolLog));
-    return async (tx) =>
-      this.fenced(
-        await tx.$executeRaw`
-      WITH base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
-      stored AS (
+    const ok = Prisma.sql`(SELECT ok FROM allowed)`;
+    const messages = rows.length
+      ? Prisma.sql`base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
+      messages_stored AS (
         INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, trace_id, span_id, tenant_id, user_id, created_at)
         SELECT COALESCE(m.id, gen_random_uuid()), ${turn.sessionId}::uuid, base.seq + m.ord, m.type::"MessageType", m.content, m.tool_calls, m.tool_call_id, m.tool_name,
                ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.isEval}, ${trace.traceId}, ${trace.spanId}, ${turn.tenantId}, ${turn.userId}, ${now}
         FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
              input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
-      ),
-      touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid)
-      UPDATE turns SET status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
+        WHERE ${ok}
+      ),`
+      : Prisma.empty;
+    return {
+      allowed: this.holdsTreeOf(turn.id),
+      ctes: Prisma.sql`${messages} touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid AND ${ok}),`,
+      set: Prisma.sql`status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
         final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
         trace_id = ${trace.traceId}, span_id = ${trace.spanId},
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
-        runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END
-      WHERE id = ${turn.id}::uuid AND ${this.holdsTree()}`,
-      );
-  }
-
-  /** Stores one model call of a turn, with the request body as sent. */
-  async recordModelCall(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord): Promise<void> {
-    await this.run(Prisma.sql`
-      INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request, tenant_id, user_id)
-      VALUES (${turn.id}::uuid, ${turn.sessionId}::uuid, ${call.provider}, ${call.model}, ${call.iteration}, ${call.inputTokens}, ${call.outputTokens}, ${call.usageEstimated}, ${call.latencyMs},
-              ${call.finishReason}, ${call.error}, ${call.request === null ? null : storable(call.request)}, ${turn.tenantId}, ${turn.userId})`);
+        runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END`,
+      refused: () => new TreeLostError(),
+    };
   }
 
   /** A statement built with Prisma.sql, run directly (its `$n` text and values). */
@@ -281,6 +277,11 @@ export class TurnStore {
    */
   private holdsTree(): Prisma.Sql {
     return Prisma.sql`EXISTS (SELECT 1 FROM turns r WHERE r.id = turns.root_id AND r.runner = ${this.processId})`;
+  }
+
+  /** `holdsTree` for a turn named by its id (a statement's condition rather than an UPDATE's). */
+  private holdsTreeOf(turnId: string): Prisma.Sql {
+    return Prisma.sql`EXISTS (SELECT 1 FROM turns o JOIN turns r ON r.id = o.root_id WHERE o.id = ${turnId}::uuid AND r.runner = ${this.processId})`;
   }
 
   private fenced(updated: number) {

@@ -28,7 +28,7 @@ import { runEvalTurn, type EvalTurnResult } from './eval-turn.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
-export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & {
+export type ExperimentDeps = Pick<EngineDeps, 'prisma' | 'sql' | 'agents' | 'models' | 'tools' | 'logger' | 'settings' | 'hub' | 'relay'> & {
   pubsub: RemPubSub;
   queue: JobQueue;
   turns: TurnService;

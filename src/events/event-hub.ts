@@ -1,7 +1,9 @@
 import type { PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import type { EventRelay } from './event-relay.js';
+import type { ModelCallRow } from './event-statements.js';
 import { EventWriter, type CommitRequest } from './event-writer.js';
 import { storable } from './storable.js';
 
@@ -57,6 +59,7 @@ export type EventListener = (event: AgentEvent) => void;
 
 export interface EventHubDeps {
   prisma: PrismaClient;
+  sql: SqlClient;
   /** Longest time an event waits in memory before its batch is written. */
   flushIntervalMs: number;
   relay: EventRelay;
@@ -85,7 +88,7 @@ export class EventHub {
   readonly writer: EventWriter;
 
   constructor(private readonly deps: EventHubDeps) {
-    this.writer = new EventWriter(deps.prisma, deps.logger, deps.flushIntervalMs, (events) => this.settled(events));
+    this.writer = new EventWriter(deps.prisma, deps.sql, deps.logger, deps.flushIntervalMs, (events) => this.settled(events));
   }
 
   /** Starts numbering `turn`'s events after `lastSeq` (0 for a new turn, the last logged seq otherwise). */
@@ -123,7 +126,7 @@ export class EventHub {
   }
 
   /**
-   * Emits `bodies` and stores them together with `persist` in one transaction, after every event
+   * Emits `bodies` and stores them together with `persist` (in one transaction, or one statement), after every event
    * emitted before them; they are published (and later events of the same turns released) once
    * that transaction has committed, so whoever sees them can read the state they announce.
    */
@@ -141,6 +144,11 @@ export class EventHub {
       for (const id of new Set(events.map((e) => e.turnId))) this.release(this.turns.get(id));
     }
     return events.filter((e) => e.turnId === turnId);
+  }
+
+  /** Stores a model call's row with the turn's next events (a turn's model calls are stored before its outcome). */
+  recordModelCall(row: ModelCallRow): void {
+    this.writer.recordModelCall(row);
   }
 
   /** Calls `listener` with each event of the turn published by this process from now on. */

@@ -1,8 +1,10 @@
 import type { Prisma, PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { isForeignKeyViolation, isTransientSqlState, sqlStateOf } from '../db/sql-state.js';
 import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
+import { commitStatement, insertEventsIn, rowsStatement, type ModelCallRow, type TurnWrites } from './event-statements.js';
 
 /** Longest an event waits before its batch is written, however busy the process is (unless EVENT_FLUSH_MS is longer). */
 const MAX_FLUSH_WAIT_MS = 250;
@@ -11,13 +13,16 @@ const MAX_ATTEMPTS = 5;
 /** Commits (pause checkpoints, outcomes) written at once; more wait for the next round. */
 const COMMIT_CONCURRENCY = 8;
 
+/** Rows stored with events: in a transaction of their own (rare paths), or as one statement. */
+export type Persist = ((tx: Prisma.TransactionClient) => Promise<unknown>) | TurnWrites;
+
 /** Events stored together with other rows (a turn's outcome, a pause checkpoint) in one transaction. */
 export interface CommitRequest {
   /** The turn whose rows `persist` writes: the commit waits for that turn's earlier events even when it carries none. */
   turnId: string;
   /** In log order; may belong to several turns (a child's event and its copies in the ancestors' logs). */
   events: AgentEvent[];
-  persist?: (tx: Prisma.TransactionClient) => Promise<unknown>;
+  persist?: Persist;
 }
 
 interface CommitJob extends CommitRequest {
@@ -27,8 +32,12 @@ interface CommitJob extends CommitRequest {
   attempts: number;
 }
 
-type Item = AgentEvent | CommitJob;
+/** What a turn's queue holds besides commits. */
+type Row = AgentEvent | ModelCallRow;
+type Item = Row | CommitJob;
 const isCommit = (item: Item): item is CommitJob => 'turns' in item;
+const isCall = (row: Row): row is ModelCallRow => 'llmCall' in row;
+const eventsOf = (rows: Row[]) => rows.filter((row): row is AgentEvent => !isCall(row));
 
 /**
  * Writes the turn events of this process. Every turn's events are written in seq order, so the
@@ -53,6 +62,8 @@ export class EventWriter {
 
   constructor(
     private readonly prisma: PrismaClient,
+    /** The statements of every round (plain rows and one-statement commits) skip Prisma's client. */
+    private readonly sql: SqlClient,
     private readonly logger: Logger,
     private readonly flushIntervalMs: number,
     /** Told about every event once it is stored (or given up), in seq order per turn. */
@@ -62,6 +73,13 @@ export class EventWriter {
   enqueue(event: AgentEvent): void {
     if (this.gone.has(event.turnId)) return this.onSettled([event]);
     this.queueOf(event.turnId).push(event);
+    this.schedule(this.flushDelay());
+  }
+
+  /** Stores a model call's row with the turn's next events (or its commit). */
+  recordModelCall(row: ModelCallRow): void {
+    if (this.gone.has(row.turnId)) return;
+    this.queueOf(row.turnId).push(row);
     this.schedule(this.flushDelay());
   }
 
@@ -120,18 +138,18 @@ export class EventWriter {
   /** One round: every turn's leading events in one INSERT, and the commits that are next in line. */
   private async round(): Promise<void> {
     const started = performance.now();
-    const heads = new Map<string, { lead: AgentEvent[]; next?: CommitJob }>();
+    const heads = new Map<string, { lead: Row[]; next?: CommitJob }>();
     for (const [turnId, queue] of this.queues) {
       const cut = queue.findIndex(isCommit);
-      const lead = (cut < 0 ? queue : queue.slice(0, cut)) as AgentEvent[];
+      const lead = (cut < 0 ? queue : queue.slice(0, cut)) as Row[];
       heads.set(turnId, { lead, next: cut < 0 ? undefined : (queue[cut] as CommitJob) });
     }
     const ready = new Set<CommitJob>();
     for (const { next } of heads.values()) {
       if (next && !ready.has(next) && ready.size < COMMIT_CONCURRENCY && [...next.turns].every((t) => heads.get(t)?.next === next)) ready.add(next);
     }
-    const plain: AgentEvent[] = [];
-    const taken = new Map<CommitJob, AgentEvent[]>();
+    const plain: Row[] = [];
+    const taken = new Map<CommitJob, Row[]>();
     for (const [turnId, { lead, next }] of heads) {
       const queue = this.queues.get(turnId)!;
       if (next && ready.has(next)) {
@@ -160,23 +178,24 @@ export class EventWriter {
     }
   }
 
-  private async writePlain(events: AgentEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  private async writePlain(rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
     try {
-      await insertEvents(this.prisma, events);
-      this.settle(events);
+      await this.insertRows(rows);
+      this.settle(eventsOf(rows));
     } catch (error) {
-      // Find the turn(s) at fault: every turn's events on their own.
-      const byTurn = new Map<string, AgentEvent[]>();
-      for (const event of events) byTurn.set(event.turnId, [...(byTurn.get(event.turnId) ?? []), event]);
+      // Find the turn(s) at fault: every turn's rows on their own.
+      const byTurn = new Map<string, Row[]>();
+      for (const row of rows) byTurn.set(row.turnId, [...(byTurn.get(row.turnId) ?? []), row]);
       await Promise.all([...byTurn.values()].map((own) => this.writeOneTurn(own, error)));
     }
   }
 
-  private async writeOneTurn(events: AgentEvent[], roundError: unknown): Promise<void> {
-    const turnId = events[0]!.turnId;
+  private async writeOneTurn(rows: Row[], roundError: unknown): Promise<void> {
+    const turnId = rows[0]!.turnId;
+    const events = eventsOf(rows);
     try {
-      await insertEvents(this.prisma, events);
+      await this.insertRows(rows);
       this.attempts.delete(turnId);
       this.settle(events);
     } catch (error) {
@@ -189,32 +208,39 @@ export class EventWriter {
       const attempts = (this.attempts.get(turnId) ?? 0) + 1;
       if (!isTransient(error) || attempts >= MAX_ATTEMPTS) {
         this.attempts.delete(turnId);
-        this.logger.error({ err: error, roundError, turnId, events: events.length, attempts }, 'dropped turn events that could not be stored');
+        this.logger.error(
+          { err: error, roundError, turnId, events: events.length, modelCalls: rows.length - events.length, attempts },
+          'dropped turn events that could not be stored',
+        );
         this.settle(events);
         return;
       }
       this.attempts.set(turnId, attempts);
-      this.queueOf(turnId).unshift(...events);
+      this.queueOf(turnId).unshift(...rows);
     }
   }
 
-  private async runCommit(job: CommitJob, lead: AgentEvent[]): Promise<void> {
-    const events = [...lead, ...job.events];
+  private async runCommit(job: CommitJob, lead: Row[]): Promise<void> {
+    const events = [...eventsOf(lead), ...job.events];
+    const calls = lead.filter(isCall);
     try {
-      await this.prisma.$transaction(
-        async (tx) => {
-          if (job.persist) await job.persist(tx);
-          await insertEvents(tx, events, { updateLastSeq: true });
-        },
-        { maxWait: 60_000, timeout: 60_000 },
-      );
+      const persist = job.persist;
+      if (persist && typeof persist !== 'function') await this.writeInOne(job.turnId, persist, events, calls);
+      else
+        await this.prisma.$transaction(
+          async (tx) => {
+            if (persist) await persist(tx);
+            await insertEventsIn(tx, events, calls);
+          },
+          { maxWait: 60_000, timeout: 60_000 },
+        );
       this.settle(events);
       job.resolve();
     } catch (error) {
       job.attempts += 1;
       if (isTransient(error) && job.attempts < MAX_ATTEMPTS) {
         // Back in front of each of its turns, with the events it carried.
-        for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((e) => e.turnId === turnId), job);
+        for (const turnId of job.turns) this.queueOf(turnId).unshift(...lead.filter((row) => row.turnId === turnId), job);
         return;
       }
       // The caller hears of it (and logs it); its events are published all the same, so streams end.
@@ -222,6 +248,17 @@ export class EventWriter {
       if (isForeignKeyViolation(error)) this.forget(job.turnId);
       job.reject(error);
     }
+  }
+
+  /** Events and model calls of any turns in one statement, outside any transaction. */
+  private async insertRows(rows: Row[]): Promise<void> {
+    const statement = rowsStatement(eventsOf(rows), rows.filter(isCall));
+    await this.sql.query(statement.text, statement.values);
+  }
+
+  private async writeInOne(turnId: string, writes: TurnWrites, events: AgentEvent[], calls: ModelCallRow[]): Promise<void> {
+    const statement = commitStatement(turnId, writes, events, calls);
+    if ((await this.sql.query(statement.text, statement.values)).length === 0) throw writes.refused();
   }
 
   /** A deleted turn's events (queued and to come) are dropped, with a log line. */
@@ -240,7 +277,7 @@ export class EventWriter {
       for (const [id, q] of this.queues) if (q.length === 0) this.queues.delete(id);
       item.reject(new VanishedTurnError(turnId));
     }
-    this.settle(queue.filter((item): item is AgentEvent => !isCommit(item)));
+    this.settle(eventsOf(queue.filter((item): item is Row => !isCommit(item))));
     this.logger.warn({ turnId }, 'discarding events of a turn that no longer exists (its session was deleted)');
   }
 
@@ -256,34 +293,6 @@ export class VanishedTurnError extends Error {
     super(`Turn ${turnId} no longer exists (its session was deleted)`);
     this.name = 'VanishedTurnError';
   }
-}
-
-/**
- * One statement for any number of events: a single JSON parameter instead of five per row (much
- * cheaper to bind, above all on PGlite). A row already stored (a retried write) is left as it was.
- * Returns the rows written.
- */
-async function insertEvents(db: PrismaClient | Prisma.TransactionClient, events: AgentEvent[], options: { updateLastSeq?: boolean } = {}): Promise<number> {
-  if (events.length === 0) return 0;
-  const json = JSON.stringify(events);
-  if (!options.updateLastSeq) {
-    return db.$executeRaw`
-      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
-      FROM jsonb_array_elements(${json}::jsonb) AS e
-      ON CONFLICT (turn_id, seq) DO NOTHING`;
-  }
-  await db.$executeRaw`
-    WITH stored AS (
-      INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-      SELECT (e->>'turnId')::uuid, (e->>'seq')::int, e->>'type', e, (e->>'at')::timestamptz
-      FROM jsonb_array_elements(${json}::jsonb) AS e
-      ON CONFLICT (turn_id, seq) DO NOTHING
-    )
-    UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
-    FROM (SELECT (e->>'turnId')::uuid AS turn_id, max((e->>'seq')::int) AS seq FROM jsonb_array_elements(${json}::jsonb) AS e GROUP BY 1) AS m
-    WHERE t.id = m.turn_id`;
-  return events.length;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import type { AgentEvent } from './agent-event.js';
 import type { EventHub } from './event-hub.js';
 import type { EventRelay, RelayedTurn } from './event-relay.js';
@@ -7,6 +8,8 @@ import { isTerminal } from './turn-status.js';
 
 export interface TurnEventsDeps {
   prisma: PrismaClient;
+  /** The log's reads (one per subscriber, often) skip Prisma's client. */
+  sql: SqlClient;
   hub: EventHub;
   relay: EventRelay;
 }
@@ -48,10 +51,10 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
     if (snapshot) {
       // Only what is stored and not in the snapshot comes from the log; often that is nothing.
       const upTo = Math.min(snapshot.storedThrough, (snapshot.unstored[0]?.seq ?? Infinity) - 1);
-      if (upTo > after) order.add(await readLog(deps.prisma, turn.id, after, upTo));
+      if (upTo > after) order.add(await readLog(deps.sql, turn.id, after, upTo));
       order.add(snapshot.unstored);
     } else {
-      order.add(await readLog(deps.prisma, turn.id, after));
+      order.add(await readLog(deps.sql, turn.id, after));
       if (deps.relay.shared && !order.sawFinal) order.add(await deps.relay.recent(turn.id, order.last));
     }
 
@@ -73,7 +76,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
         if (Date.now() - gapSince > GAP_GIVE_UP_MS) throw new Error(`Events after seq ${order.last} of turn ${turn.id} were lost`);
         if (Date.now() - lastReread >= GAP_REREAD_MS) {
           lastReread = Date.now();
-          order.add(await readLog(deps.prisma, turn.id, order.last, order.firstWaiting - 1));
+          order.add(await readLog(deps.sql, turn.id, order.last, order.firstWaiting - 1));
           if (deps.relay.shared) order.add(await deps.relay.recent(turn.id, order.last));
           if (!order.waiting || order.ready) continue;
         }
@@ -81,7 +84,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
       if (elsewhere && !order.waiting) {
         const pause = UNSHARED_POLL_MS[Math.min(quietPolls++, UNSHARED_POLL_MS.length - 1)];
         const arrived = await inbox.next(pause);
-        order.add(arrived.length || signal.aborted ? arrived : await readLog(deps.prisma, turn.id, order.last));
+        order.add(arrived.length || signal.aborted ? arrived : await readLog(deps.sql, turn.id, order.last));
         continue;
       }
       order.add(await inbox.next(order.waiting ? GAP_REREAD_MS : undefined));
@@ -93,14 +96,13 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
 }
 
 /** Logged events of a turn with seq in (after, upTo], oldest first. */
-async function readLog(prisma: PrismaClient, turnId: string, after: number, upTo?: number, limit?: number): Promise<AgentEvent[]> {
-  const rows = await prisma.turnEvent.findMany({
-    where: { turnId, seq: upTo === undefined ? { gt: after } : { gt: after, lte: upTo } },
-    orderBy: { seq: 'asc' },
-    take: limit,
-    select: { payload: true },
-  });
-  return rows.map((row) => row.payload as unknown as AgentEvent);
+async function readLog(sql: SqlClient, turnId: string, after: number, upTo = 2 ** 31 - 1): Promise<AgentEvent[]> {
+  const rows = await sql.query<{ payload: AgentEvent }>('SELECT payload FROM turn_events WHERE turn_id = $1::uuid AND seq > $2 AND seq <= $3 ORDER BY seq', [
+    turnId,
+    after,
+    upTo,
+  ]);
+  return rows.map((row) => row.payload);
 }
 
 /** The logged events of several turns (seq > after, the first `limit` of each), in the order of `turnIds`. */

@@ -87,6 +87,33 @@ export function variableLimitErrors(
   if (tooLong > limits.maxListArgument) {
     return [limitError(`A list in the variables has ${tooLong} items; at most ${limits.maxListArgument} are allowed (MAX_LIST_ARGUMENT)`, 'MAX_LIST_ARGUMENT')];
   }
+  const key = `${limits.maxCost}\u0000${operationName ?? ''}\u0000${JSON.stringify(variables, costShape)}`;
+  let passed = costChecks.get(document);
+  if (!passed) costChecks.set(document, (passed = new Set()));
+  if (passed.has(key)) return [];
+  const errors = costErrors(schema, document, variables, operationName, limits);
+  if (errors.length) return errors;
+  if (passed.size >= COST_CHECKS_PER_DOCUMENT) passed.clear();
+  passed.add(key);
+  return errors;
+}
+
+/**
+ * The cost checks passed, by document (yoga's parser cache hands out the same document for the
+ * same text) and by what of the variables can change the cost: every value but strings (list
+ * sizes, `first`, `@include(if:)`), so a chat message's text does not make each send a new entry.
+ */
+const costChecks = new WeakMap<DocumentNode, Set<string>>();
+const COST_CHECKS_PER_DOCUMENT = 64;
+const costShape = (_key: string, value: unknown) => (typeof value === 'string' ? '' : value);
+
+function costErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | null | undefined,
+  limits: Limits,
+): readonly GraphQLError[] {
   const complexity = createComplexityRule({
     context: {},
     variableValues: variables,

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { AgentEvent } from '../../src/events/agent-event.js';
+import { Prisma } from '../../src/db/generated/client.js';
+import type { ModelCallRow } from '../../src/events/event-statements.js';
 import { EventWriter, VanishedTurnError } from '../../src/events/event-writer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -54,7 +56,7 @@ describe('the event writer', () => {
   it('stores every turn’s events in order, a commit in its place with its rows, and reports each event once', async () => {
     const [a, b] = await newTurns(2);
     const settled: AgentEvent[] = [];
-    const writer = new EventWriter(server.db.prisma, recordingLogger().logger, 5, (events) => settled.push(...events));
+    const writer = new EventWriter(server.db.prisma, server.db.sql, recordingLogger().logger, 5, (events) => settled.push(...events));
     for (let seq = 1; seq <= 5; seq++) writer.enqueue(event(a!, seq));
     writer.enqueue(event(b!, 1));
     const committed = writer.commit({
@@ -75,7 +77,7 @@ describe('the event writer', () => {
     const [good, bad] = await newTurns(2);
     const { logger, lines } = recordingLogger();
     const settled: AgentEvent[] = [];
-    const writer = new EventWriter(server.db.prisma, logger, 5, (events) => settled.push(...events));
+    const writer = new EventWriter(server.db.prisma, server.db.sql, logger, 5, (events) => settled.push(...events));
     writer.enqueue(event(good!, 1));
     // A seq beyond PostgreSQL's integer range fails the whole statement (SQLSTATE 22003).
     writer.enqueue(event(bad!, 2 ** 31));
@@ -91,7 +93,7 @@ describe('the event writer', () => {
     const [kept] = await newTurns(1);
     const gone = randomUUID();
     const { logger, lines } = recordingLogger();
-    const writer = new EventWriter(server.db.prisma, logger, 5, () => {});
+    const writer = new EventWriter(server.db.prisma, server.db.sql, logger, 5, () => {});
     writer.enqueue(event(kept!, 1));
     writer.enqueue(event(gone, 1));
     await writer.drain();
@@ -102,5 +104,74 @@ describe('the event writer', () => {
     expect(lines.filter((l) => l.turnId === gone)).toMatchObject([
       { level: 40, msg: 'discarding events of a turn that no longer exists (its session was deleted)' },
     ]);
+  });
+
+  it('stores a model call with its turn’s next events, and a one-statement commit only while the turn may be written', async () => {
+    const [a, b] = await newTurns(2);
+    const { logger } = recordingLogger();
+    const writer = new EventWriter(server.db.prisma, server.db.sql, logger, 5, () => {});
+    const turnA = await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } });
+    const call = (turnId: string, sessionId: string, tenantId: string, iteration: number): ModelCallRow => ({
+      turnId,
+      llmCall: {
+        turn_id: turnId,
+        session_id: sessionId,
+        provider: 'openai',
+        model: 'm',
+        iteration,
+        input_tokens: 3,
+        usage_estimated: false,
+        output_tokens: 4,
+        latency_ms: 5,
+        finish_reason: 'stop',
+        error: null,
+        request: '{"exact": "body\u00e9"}',
+        tenant_id: tenantId,
+        user_id: null,
+        created_at: new Date().toISOString(),
+      },
+    });
+    writer.recordModelCall(call(a!, turnA.sessionId, turnA.tenantId, 0));
+    writer.enqueue(event(a!, 1));
+    await writer.drain();
+    // With the outcome: its own row's writes and last seq in one UPDATE, the model call with it.
+    writer.recordModelCall(call(a!, turnA.sessionId, turnA.tenantId, 1));
+    const ok = Prisma.sql`(SELECT ok FROM allowed)`;
+    await writer.commit({
+      turnId: a!,
+      events: [event(a!, 2, 'final')],
+      persist: {
+        allowed: Prisma.sql`TRUE`,
+        ctes: Prisma.empty,
+        set: Prisma.sql`iterations = 7`,
+        refused: () => Object.assign(new Error('refused'), { permanent: true }),
+      },
+    });
+    expect(await stored(a!)).toEqual([1, 2]);
+    expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ iterations: 7, lastSeq: 2 });
+    const calls = await server.db.prisma.llmCall.findMany({ where: { turnId: a! }, orderBy: { iteration: 'asc' } });
+    expect(calls).toMatchObject([
+      { iteration: 0, inputTokens: 3, outputTokens: 4, request: '{"exact": "body\u00e9"}' },
+      { iteration: 1, finishReason: 'stop' },
+    ]);
+
+    // A turn this process may not write (its fence fails): nothing of the commit is stored.
+    const turnB = await server.db.prisma.turn.findUniqueOrThrow({ where: { id: b! } });
+    writer.recordModelCall(call(b!, turnB.sessionId, turnB.tenantId, 0));
+    const refused = writer.commit({
+      turnId: b!,
+      events: [event(b!, 1, 'final')],
+      persist: {
+        allowed: Prisma.sql`FALSE`,
+        ctes: Prisma.sql`touched AS (UPDATE sessions SET name = 'changed' WHERE id = ${turnB.sessionId}::uuid AND ${ok}),`,
+        set: Prisma.sql`iterations = 9`,
+        refused: () => Object.assign(new Error('refused'), { permanent: true }),
+      },
+    });
+    await expect(refused).rejects.toThrow('refused');
+    expect(await stored(b!)).toEqual([]);
+    expect(await server.db.prisma.llmCall.count({ where: { turnId: b! } })).toBe(0);
+    expect(await server.db.prisma.session.findUniqueOrThrow({ where: { id: turnB.sessionId } })).toMatchObject({ name: 'w' });
+    expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: b! } })).toMatchObject({ iterations: 0, lastSeq: 0 });
   });
 });
