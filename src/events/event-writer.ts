@@ -14,7 +14,7 @@ const MAX_ATTEMPTS = 5;
 const COMMIT_CONCURRENCY = 8;
 
 /** Rows stored with events: in a transaction of their own (rare paths), or as one statement. */
-export type Persist = ((tx: Prisma.TransactionClient) => Promise<unknown>) | TurnWrites;
+type Persist = ((tx: Prisma.TransactionClient) => Promise<unknown>) | TurnWrites;
 
 /** Events stored together with other rows (a turn's outcome, a pause checkpoint) in one transaction. */
 export interface CommitRequest {
