@@ -24,15 +24,17 @@ export async function announceDecisions(sup: TreeHost, tree: HeldTree): Promise<
 }
 
 /**
- * Resumes the tree's paused turns that no longer wait on anything (every decision in, no child
- * still active), deepest first: a resumed child runs to its end before its parent continues.
+ * Resumes the tree's paused turns that no longer wait on anything (every decision in and announced,
+ * no child still active), deepest first: a resumed child runs to its end before its parent continues.
+ * A decision recorded after this holder's announceDecisions is left to the decision's own follow-up
+ * (afterDecision), which announces it first: the log never shows a turn resumed before its decision.
  */
 export async function resumeReady(sup: TreeHost, tree: HeldTree): Promise<void> {
   const { prisma, store, agents, models, logger } = sup.deps;
   const ready = await prisma.$queryRaw<{ id: string }[]>`
     SELECT t.id FROM turns t
     WHERE t.root_id = ${tree.rootId}::uuid AND t.status = 'AWAITING_APPROVAL'
-      AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.status = 'PENDING')
+      AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.announced_at IS NULL)
       AND NOT EXISTS (SELECT 1 FROM turns c WHERE c.parent_id = t.id AND c.status IN ${ACTIVE_STATUSES_SQL})
     ORDER BY t.depth DESC`;
   for (const { id } of ready) {

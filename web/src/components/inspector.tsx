@@ -23,6 +23,12 @@ const ms = (iso: string) => new Date(iso).getTime();
 const tokens = (usage: { inputTokens: number; outputTokens: number; estimated: boolean }) =>
   usage.estimated ? `~${usage.inputTokens}+${usage.outputTokens} tokens (estimated)` : `${usage.inputTokens}+${usage.outputTokens} tokens`;
 
+/**
+ * Earlier start first; on a tie (the same millisecond: a tool that ran in under one, then the next model
+ * call) the one that ended first, so a call and what it waited for keep their order.
+ */
+const byTime = (a: Span, b: Span) => a.start - b.start || a.end - b.end;
+
 function modelSpans(calls: readonly InspectCallFragment[] | null): Span[] {
   return (calls ?? []).map((call) => {
     const end = ms(call.createdAt);
@@ -49,7 +55,7 @@ function nestedSpans(child: Child): Span[] {
     details: [{ label: 'child turn', value: c.id }],
     nested: nestedSpans(c),
   }));
-  return [...modelSpans(child.llmCalls), ...grandchildren].sort((a, b) => a.start - b.start);
+  return [...modelSpans(child.llmCalls), ...grandchildren].sort(byTime);
 }
 
 /** The spans of a turn from its model calls, its event log, its children's model calls and its approvals. */
@@ -86,7 +92,7 @@ function spansOf(turn: Inspected): Span[] {
     trackTool(event.event, at, childTools.get(event.childTurnId)!, span.nested);
     if (event.event.__typename === 'FinalEvent') span.note = `${event.event.status.toLowerCase()} · ${at - span.start} ms`;
   }
-  for (const span of children.values()) span.nested.sort((a, b) => a.start - b.start);
+  for (const span of children.values()) span.nested.sort(byTime);
   for (const approval of turn.approvals) {
     const start = ms(approval.createdAt);
     const end = approval.decidedAt ? ms(approval.decidedAt) : Date.now();
@@ -100,7 +106,7 @@ function spansOf(turn: Inspected): Span[] {
       nested: [],
     });
   }
-  return spans.sort((a, b) => a.start - b.start);
+  return spans.sort(byTime);
 }
 
 type InspectedEvent = Inspected['events'][number];
