@@ -430,6 +430,13 @@ describe('the chat app’s run inspector, for a delegating turn', () => {
     expect(await nested.last().innerText()).toContain('70+2 tokens · stop');
     await nested.last().locator('summary').click();
     expect(JSON.parse(await nested.last().locator('pre').innerText()).messages.at(-1).role).toBe('tool');
+    // The child's bar spans what ran inside it: from its first model call to its end.
+    const left = (kind: string, depth: number) =>
+      inspector
+        .locator(`[data-kind=${kind}][data-depth="${depth}"] .span-bar`)
+        .first()
+        .evaluate((el) => parseFloat((el as HTMLElement).style.left));
+    expect(await left('child', 0)).toBeLessThanOrEqual(await left('model', 1));
     await browser.screenshot(page, 'run-inspector-child');
     expect(page.problems).toEqual([]);
   });

@@ -90,9 +90,14 @@ function spansOf(turn: Inspected): Span[] {
     span.end = at;
     // The child's own tool calls go under it, with its model calls.
     trackTool(event.event, at, childTools.get(event.childTurnId)!, span.nested);
-    if (event.event.__typename === 'FinalEvent') span.note = `${event.event.status.toLowerCase()} · ${at - span.start} ms`;
+    if (event.event.__typename === 'FinalEvent') span.note = event.event.status.toLowerCase();
   }
-  for (const span of children.values()) span.nested.sort(byTime);
+  for (const span of children.values()) {
+    span.nested.sort(byTime);
+    // A child's first event in this log comes after its first model call: the child began with that call.
+    span.start = Math.min(span.start, ...span.nested.map((nested) => nested.start));
+    if (span.note !== 'running') span.note += ` · ${span.end - span.start} ms`;
+  }
   for (const approval of turn.approvals) {
     const start = ms(approval.createdAt);
     const end = approval.decidedAt ? ms(approval.decidedAt) : Date.now();
