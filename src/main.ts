@@ -116,18 +116,8 @@ async function reembedTenant(tenantId: string): Promise<number> {
     const { reembed } = await import('./rem/memory/reembed.js');
     const { TableStats } = await import('./rem/table-stats.js');
     const stats = new TableStats(db.prisma, config.rem.analyzeAfterRows, (err, table) => console.error(`ANALYZE ${table} failed: ${(err as Error).message}`));
-    const admin = {
-      userId: null,
-      tenantId,
-      sessionId: null,
-      defaultModel: null,
-      agentSchemaUri: null,
-      isEval: false,
-      clientId: null,
-      addedInstruction: null,
-      isAdmin: true,
-      authMode: 'headers' as const,
-    };
+    const { userContext } = await import('./auth/agent-context.js');
+    const admin = { ...userContext(tenantId, null), isAdmin: true };
     const result = await reembed({ prisma: db.prisma, embedder: createEmbeddingProvider(config.rem.embedding), stats }, admin, {
       batchSize: config.rem.reembedBatchSize,
       onProgress: (p) => console.log(`${p.table}: ${p.scanned} rows looked at, ${p.embedded} embedded`),
@@ -175,18 +165,8 @@ async function ingestFileCommand(args: string[]): Promise<number> {
     await applyMigrations(db);
     const { createEmbeddingProvider } = await import('./rem/embeddings/create.js');
     const { ingestFile } = await import('./rem/ingest/ingest-file.js');
-    const ctx = {
-      userId: values.user,
-      tenantId: values.tenant ?? config.auth.defaultTenant,
-      sessionId: null,
-      defaultModel: null,
-      agentSchemaUri: null,
-      isEval: false,
-      clientId: null,
-      addedInstruction: null,
-      isAdmin: false,
-      authMode: 'headers' as const,
-    };
+    const { userContext } = await import('./auth/agent-context.js');
+    const ctx = userContext(values.tenant ?? config.auth.defaultTenant, values.user);
     const tags = values.tags
       ?.split(',')
       .map((t) => t.trim())

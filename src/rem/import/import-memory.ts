@@ -10,7 +10,8 @@ import type { SqlClient } from '../../db/sql-client.js';
 import { isAppError, ValidationError } from '../../errors.js';
 import type { MemorySource, Prepared } from '../memory/inputs.js';
 import { prepareItem } from '../memory/ingest.js';
-import { TABLE_OF, rowId, type MemoryDeps, type MemoryKind, type MemoryTable } from '../memory/kinds.js';
+import { TABLE_OF, rowId, type MemoryDeps, type MemoryTable } from '../memory/kinds.js';
+import { groupByFields } from '../memory/upsert.js';
 import { planVectors } from '../memory/vectors.js';
 import { lineError, parseLine, type ImportSource } from './jsonl.js';
 import { dropVectorIndex, ensureVectorIndex, shouldRebuild } from './vector-index.js';
@@ -142,13 +143,7 @@ function readItem(ctx: AgentContext, text: string, where: string, source: Memory
 /** Computes the batch's vectors, then writes it: one statement per kind and set of given fields. */
 async function writeRows(deps: ImportDeps, tenantId: string, items: Prepared[]): Promise<void> {
   const planned = await planVectors(deps, tenantId, items);
-  const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
-  for (const item of items) {
-    const fields = Object.keys(item.data).sort();
-    const group = `${item.kind}:${fields.join(',')}`;
-    if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
-    groups.get(group)!.items.push(item);
-  }
+  const groups = groupByFields(items);
   for (const { kind, fields, items: grouped } of groups.values()) {
     await writeBatch(deps.sql, deps.embedder, tenantId, kind, fields, grouped, planned);
   }

@@ -38,13 +38,7 @@ export async function writeAll(deps: MemoryDeps, ctx: AgentContext, items: Prepa
   }
   const planned = await planVectors(deps, ctx.tenantId, items);
   hooks.beforeWrite?.();
-  const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
-  for (const item of items) {
-    const fields = Object.keys(item.data).sort();
-    const group = `${item.kind}:${fields.join(',')}`;
-    if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
-    groups.get(group)!.items.push(item);
-  }
+  const groups = groupByFields(items);
   const rows = await deps.prisma.$transaction(
     async (tx) => {
       const byId = new Map<string, MemoryRow>();
@@ -81,3 +75,15 @@ export const upsertResource = (deps: MemoryDeps, ctx: AgentContext, input: Resou
   upsertOne<Resource>(deps, ctx, 'resource', input, source);
 export const upsertMoment = (deps: MemoryDeps, ctx: AgentContext, input: MomentInput, source: MemorySource = {}) =>
   upsertOne<Moment>(deps, ctx, 'moment', input, source);
+
+/** Items grouped by kind and set of given fields: each group is written by one statement. */
+export function groupByFields(items: Prepared[]): Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }> {
+  const groups = new Map<string, { kind: MemoryKind; fields: string[]; items: Prepared[] }>();
+  for (const item of items) {
+    const fields = Object.keys(item.data).sort();
+    const group = `${item.kind}:${fields.join(',')}`;
+    if (!groups.has(group)) groups.set(group, { kind: item.kind, fields, items: [] });
+    groups.get(group)!.items.push(item);
+  }
+  return groups;
+}
