@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Identity } from '../api.js';
 import type { WebViewerQuery } from '../generated/graphql.js';
 
@@ -16,8 +16,9 @@ export function SignIn({ identity, message, onChange }: { identity: Identity; me
 export function IdentityBar({ viewer, identity, onChange }: { viewer: WebViewerQuery['viewer']; identity: Identity; onChange(identity: Identity): void }) {
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLSpanElement>(null);
-  // Escape and a click anywhere else close it, as popovers do.
-  useEffect(() => {
+  // Escape and a click anywhere else close it, as popovers do. A layout effect, so the listeners are in
+  // place when the popup is: a plain effect runs a frame later, and a key pressed in between was lost.
+  useLayoutEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
     const onPointer = (e: PointerEvent) => root.current?.contains(e.target as Node) || setOpen(false);
