@@ -191,7 +191,7 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  const queue = new JobQueue(db.prisma, processId);
+  const queue = new JobQueue(db.prisma, processId, pubsub);
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
   const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {

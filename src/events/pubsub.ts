@@ -1,5 +1,6 @@
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
 import type { Session } from '../db/generated/client.js';
+import type { JobStatus } from '../db/generated/enums.js';
 
 /**
  * Every pubsub channel and its payload. Domain code publishes, GraphQL subscription fields
@@ -21,6 +22,8 @@ export type Topics = {
   'agents:changed': [change: { tenantId: string; name: string }];
   /** An experiment stored a result or finished. */
   'experiment:progress': [experimentId: string, change: { experimentId: string }];
+  /** A job was claimed, reported progress or was settled (jobProgress follows it without reading the row again). */
+  'job:changed': [jobId: string, change: JobChange];
   /** Progress of a file being ingested, by `<tenant>:<user>:<progressId>` (the id its uploader chose). */
   'ingest:progress': [channel: string, progress: IngestProgress];
 };
@@ -29,6 +32,19 @@ export interface IngestProgress {
   stage: 'extracting' | 'embedding' | 'storing' | 'done' | 'failed';
   /** Chunks of the file, once known. */
   chunks: number | null;
+}
+
+/** A job's state after a change; `revision` orders the changes of one job (a subscriber skips those it has seen). */
+export interface JobChange {
+  revision: number;
+  status: JobStatus;
+  attempts: number;
+  progress: unknown;
+  result: unknown;
+  error: unknown;
+  /** ISO 8601 (a change is plain JSON, as a Redis event target carries it). */
+  startedAt: string | null;
+  finishedAt: string | null;
 }
 
 interface SessionUpdate {

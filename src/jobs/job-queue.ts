@@ -1,4 +1,5 @@
 import { Prisma, type Job, type PrismaClient } from '../db/generated/client.js';
+import type { JobChange, RemPubSub } from '../events/pubsub.js';
 import { storable } from '../events/storable.js';
 
 export interface NewJob {
@@ -11,11 +12,22 @@ export interface NewJob {
 }
 
 /**
+ * The payload key of input only a run reads (an import's uploaded file): removed from the row once
+ * the job is DONE or FAILED, so a large upload does not stay in the database.
+ */
+export const RUN_ONLY_INPUT = 'file';
+
+/** The columns of a job's state, as published on `job:changed`. */
+const STATE = Prisma.sql`id, revision, status, attempts, progress, result, error, started_at, finished_at`;
+
+type StateRow = Omit<JobChange, 'startedAt' | 'finishedAt'> & { id: string; started_at: Date | null; finished_at: Date | null };
+
+/**
  * The jobs table as a queue. A job is claimed by one process at a time with a conditional UPDATE
  * over `FOR UPDATE SKIP LOCKED` (concurrent claimers on PostgreSQL skip each other's rows; PGlite,
  * one connection, simply runs them one after another) and held under a lease the process renews;
  * a job whose lease ran out (its process died) is claimed again. Every change of a running job is
- * conditional on still holding it.
+ * conditional on still holding it, bumps its `revision` and is published on `job:changed`.
  */
 export class JobQueue {
   /** Told after every enqueue on this process (the local worker looks for work at once). */
@@ -24,6 +36,7 @@ export class JobQueue {
   constructor(
     private readonly prisma: PrismaClient,
     readonly processId: string,
+    private readonly pubsub: RemPubSub,
   ) {}
 
   async enqueue(job: NewJob): Promise<Job> {
@@ -44,8 +57,8 @@ export class JobQueue {
 
   /** Takes the oldest runnable job of these kinds (queued, or running under an expired lease), or null. */
   async claim(kinds: string[], leaseMs: number): Promise<Job | null> {
-    const [claimed] = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE jobs SET status = 'RUNNING', runner = ${this.processId}, attempts = attempts + 1,
+    const [claimed] = await this.prisma.$queryRaw<StateRow[]>`
+      UPDATE jobs SET status = 'RUNNING', runner = ${this.processId}, attempts = attempts + 1, revision = revision + 1,
         locked_until = now() + ${leaseMs} * interval '1 millisecond', started_at = COALESCE(started_at, now())
       WHERE id = (
         SELECT id FROM jobs
@@ -54,8 +67,10 @@ export class JobQueue {
         ORDER BY created_at LIMIT 1
         FOR UPDATE SKIP LOCKED
       )
-      RETURNING id`;
-    return claimed ? this.prisma.job.findUniqueOrThrow({ where: { id: claimed.id } }) : null;
+      RETURNING ${STATE}`;
+    if (!claimed) return null;
+    this.publish(claimed);
+    return this.prisma.job.findUniqueOrThrow({ where: { id: claimed.id } });
   }
 
   /** Renews the leases of the jobs this process runs; returns the ids it no longer holds. */
@@ -70,14 +85,19 @@ export class JobQueue {
 
   /** Records how far a running job has got; false when this process no longer holds it (the handler should stop). */
   async progress(id: string, progress: unknown): Promise<boolean> {
-    const held = await this.prisma.$executeRaw`
-      UPDATE jobs SET progress = ${JSON.stringify(storable(progress))}::jsonb
-      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'`;
-    return held > 0;
+    const [held] = await this.prisma.$queryRaw<StateRow[]>`
+      UPDATE jobs SET progress = ${JSON.stringify(storable(progress))}::jsonb, revision = revision + 1
+      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'
+      RETURNING ${STATE}`;
+    if (held) this.publish(held);
+    return held !== undefined;
   }
 
   async finish(id: string, result: unknown): Promise<void> {
-    await this.settle(id, Prisma.sql`status = 'DONE', result = ${JSON.stringify(storable(result ?? null))}::jsonb, finished_at = now()`);
+    await this.settle(
+      id,
+      Prisma.sql`status = 'DONE', result = ${JSON.stringify(storable(result ?? null))}::jsonb, finished_at = now(), payload = payload - ${RUN_ONLY_INPUT}::text`,
+    );
   }
 
   /** A failed attempt: queued again after `retryInMs`, or FAILED for good when that is null. */
@@ -86,7 +106,7 @@ export class JobQueue {
     await this.settle(
       id,
       retryInMs === null
-        ? Prisma.sql`status = 'FAILED', error = ${body}::jsonb, finished_at = now()`
+        ? Prisma.sql`status = 'FAILED', error = ${body}::jsonb, finished_at = now(), payload = payload - ${RUN_ONLY_INPUT}::text`
         : Prisma.sql`status = 'QUEUED', error = ${body}::jsonb, run_after = now() + ${retryInMs} * interval '1 millisecond'`,
     );
   }
@@ -97,8 +117,14 @@ export class JobQueue {
   }
 
   private async settle(id: string, set: Prisma.Sql): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE jobs SET ${set}, runner = NULL, locked_until = NULL
-      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'`;
+    const [settled] = await this.prisma.$queryRaw<StateRow[]>`
+      UPDATE jobs SET ${set}, runner = NULL, locked_until = NULL, revision = revision + 1
+      WHERE id = ${id}::uuid AND runner = ${this.processId} AND status = 'RUNNING'
+      RETURNING ${STATE}`;
+    if (settled) this.publish(settled);
+  }
+
+  private publish({ id, started_at, finished_at, ...state }: StateRow): void {
+    this.pubsub.publish('job:changed', id, { ...state, startedAt: started_at?.toISOString() ?? null, finishedAt: finished_at?.toISOString() ?? null });
   }
 }

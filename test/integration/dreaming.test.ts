@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
@@ -182,7 +183,7 @@ describe('dreaming', () => {
     const ids = users.map((u) => u.headers['x-user-id']!);
     await env.server.db.prisma.session.updateMany({ where: { userId: { notIn: ids } }, data: { dreamedSeq: 1_000_000 } });
     env.fake.enqueue({ json: TRIP_DREAM }, { json: TRIP_DREAM });
-    const queue = new JobQueue(env.server.db.prisma, 'test-scheduler');
+    const queue = new JobQueue(env.server.db.prisma, 'test-scheduler', createPubSub());
     expect(await scheduleDreams({ prisma: env.server.db.prisma, queue })).toBe(2);
     // Queued already: scheduling again adds nothing.
     await scheduleDreams({ prisma: env.server.db.prisma, queue });

@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
-import { caller, newUser, type Caller } from '../support/client.js';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
+import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { runCli, spawnServer } from '../support/process.js';
 import { backend, startTestServer, tempDataDir, type TestServer } from '../support/server.js';
-import { ImportFileDocument, JobDocument, RemQueryDocument, type ImportFileMutation } from '../generated/graphql.js';
+import { ImportFileDocument, JobDocument, JobProgressDocument, RemQueryDocument, type ImportFileMutation } from '../generated/graphql.js';
 
 const MAX_FILE = 4 * 1024 * 1024;
 // Imports of more rows than this drop the vector index and build it after; smaller ones keep it.
 const SETTINGS = { IMPORT_REINDEX_THRESHOLD: '5000', JOB_KINDS: 'import', JOB_POLL_MS: '100', INGEST_MAX_FILE_BYTES: String(MAX_FILE), LOG_LEVEL: 'silent' };
+const REDIS_URL = process.env.TEST_REDIS_URL;
 
 const SYLLABLES = ['ka', 'ro', 'mi', 'tu', 'se', 'la', 'po', 'ne', 'vi', 'da', 'gu', 'fe', 'ho', 'zi', 'bu', 'ty'];
 /** Four made-up words of their own for each row, so that rows' vectors are far apart (as real text is) and SEARCH finds one by them. */
@@ -164,37 +166,67 @@ describe.runIf(backend() === 'pglite')('remgraph import and a running server', (
   });
 });
 
+async function upload(url: string, user: Caller, name: string, bytes: string | Uint8Array) {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({ query: print(ImportFileDocument), variables: { file: null } }));
+  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.append('0', new Blob([typeof bytes === 'string' ? bytes : Buffer.from(bytes)]), name);
+  const res = await fetch(url, { method: 'POST', headers: { ...user.headers, 'x-graphql-yoga-csrf': '1' }, body: form });
+  const body = (await res.json()) as { data?: ImportFileMutation; errors?: unknown[] };
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body.data!.importFile;
+}
+
+async function finished(user: Caller, id: string) {
+  for (;;) {
+    const { job } = await user.data(JobDocument, { id });
+    if (job && (job.status === 'DONE' || job.status === 'FAILED')) return job;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Everything jobProgress(id) emits to `user` over graphql-ws until it completes. */
+async function follow(url: string, user: Caller, id: string) {
+  const client = wsClient(url, user.headers);
+  try {
+    return await collect(client, JobProgressDocument, { id }).done;
+  } finally {
+    await client.dispose();
+  }
+}
+
+/**
+ * Queues an import of `lines` lines (on `url`), follows it (on `watchUrl`) and checks that every
+ * batch's progress was emitted in order, ending DONE with every line written.
+ */
+async function importAndFollow(url: string, watchUrl: string, user: Caller, lines: number, batch: number) {
+  const queued = await upload(url, user, 'memory.jsonl', jsonl(lines));
+  if (queued.__typename !== 'ImportFileSuccess') throw new Error(JSON.stringify(queued));
+  const states = (await follow(watchUrl, user, queued.job.id)).map((item) => (expect(item.errors).toBeUndefined(), item.data!.jobProgress));
+  const done = (state: (typeof states)[number]) => (state.progress as { done: number } | null)?.done ?? 0;
+  expect(states.map(done)).toEqual(states.map(done).sort((a, b) => a - b));
+  // Followed from before the job ended (its batches take far longer than subscribing).
+  expect(states.length).toBeGreaterThan(2);
+  const running = states.filter((state) => state.status === 'RUNNING' && state.progress);
+  const steps = running.slice(1).map((state, i) => done(state) - done(running[i]!));
+  expect(steps).toEqual(steps.map((_, i) => (i === steps.length - 1 ? lines % batch || batch : batch)));
+  expect(states.at(-1)).toMatchObject({ status: 'DONE', progress: { total: lines, done: lines, rows: lines }, result: { rows: lines } });
+  return queued.job.id;
+}
+
 describe('importFile (GraphQL multipart)', () => {
   let server: TestServer;
+  const BATCH = 50;
   beforeAll(async () => {
-    server = await startTestServer(SETTINGS);
+    server = await startTestServer({ ...SETTINGS, IMPORT_BATCH_SIZE: String(BATCH) });
   });
   afterAll(async () => {
     await server?.stop();
   });
 
-  async function upload(user: Caller, name: string, bytes: string | Uint8Array) {
-    const form = new FormData();
-    form.append('operations', JSON.stringify({ query: print(ImportFileDocument), variables: { file: null } }));
-    form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-    form.append('0', new Blob([typeof bytes === 'string' ? bytes : Buffer.from(bytes)]), name);
-    const res = await fetch(server.url, { method: 'POST', headers: { ...user.headers, 'x-graphql-yoga-csrf': '1' }, body: form });
-    const body = (await res.json()) as { data?: ImportFileMutation; errors?: unknown[] };
-    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-    return body.data!.importFile;
-  }
-
-  async function finished(user: Caller, id: string) {
-    for (;;) {
-      const { job } = await user.data(JobDocument, { id });
-      if (job && (job.status === 'DONE' || job.status === 'FAILED')) return job;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
   it('imports 10k rows as a job with progress, searchable once it is done', { timeout: 900_000 }, async () => {
     const user = newUser(server.url);
-    const queued = await upload(user, 'memory.jsonl', jsonl(10_000));
+    const queued = await upload(server.url, user, 'memory.jsonl', jsonl(10_000));
     if (queued.__typename !== 'ImportFileSuccess') throw new Error(JSON.stringify(queued));
     expect(queued.job.kind).toBe('import');
     const job = await finished(user, queued.job.id);
@@ -213,7 +245,7 @@ describe('importFile (GraphQL multipart)', () => {
 
   it('a small import keeps the vector index and is searchable right after', { timeout: 120_000 }, async () => {
     const user = newUser(server.url);
-    const queued = await upload(user, 'few.jsonl', `${entityLine(1)}\n${entityLine(2)}\n`);
+    const queued = await upload(server.url, user, 'few.jsonl', `${entityLine(1)}\n${entityLine(2)}\n`);
     if (queued.__typename !== 'ImportFileSuccess') throw new Error(JSON.stringify(queued));
     expect(await finished(user, queued.job.id)).toMatchObject({
       status: 'DONE',
@@ -223,36 +255,73 @@ describe('importFile (GraphQL multipart)', () => {
     expect(await search(user, `SEARCH "${phrase(2)}" FROM entities LIMIT 1`)).toEqual(['person-2']);
   });
 
+  it('streams a job’s progress over graphql-ws batch by batch to DONE, to its owner only; then drops the stored file', { timeout: 300_000 }, async () => {
+    const user = newUser(server.url);
+    const id = await importAndFollow(server.url, server.url, user, 975, BATCH);
+    const job = await server.db.prisma.job.findUniqueOrThrow({ where: { id: decodeGlobalID(id).id } });
+    expect(job.payload).toEqual({ name: 'memory.jsonl', admin: false });
+
+    // A finished job: its final state once, then the subscription completes.
+    expect((await follow(server.url, user, id)).map((item) => item.data?.jobProgress)).toEqual([
+      expect.objectContaining({ id, status: 'DONE', result: expect.objectContaining({ rows: 975 }) }),
+    ]);
+    // A refused subscription ends with graphql-ws's error message, carrying the GraphQL errors.
+    const codes = (who: Caller, jobId: string) =>
+      follow(server.url, who, jobId).then(
+        (items) => items,
+        (error: Error) => (JSON.parse(error.message) as { extensions: { code: string } }[]).map((e) => e.extensions.code),
+      );
+    expect(await codes(newUser(server.url), id)).toEqual(['NOT_FOUND']);
+    expect(await codes(newUser(server.url, user.headers['x-tenant-id']), id)).toEqual(['NOT_FOUND']);
+    expect(await codes(user, encodeGlobalID('Job', randomUUID()))).toEqual(['NOT_FOUND']);
+    expect(await codes(user, 'not-an-id')).toEqual(['VALIDATION_FAILED']);
+  });
+
   it('refuses bad files with typed errors, naming a bad line, and queues nothing', async () => {
     const user = newUser(server.url);
-    expect(await upload(user, 'memory.jsonl', `${entityLine(1)}\n${entityLine(2)}\n{"entity": {"key": ""}}\n`)).toMatchObject({
+    expect(await upload(server.url, user, 'memory.jsonl', `${entityLine(1)}\n${entityLine(2)}\n{"entity": {"key": ""}}\n`)).toMatchObject({
       __typename: 'ValidationError',
       code: 'VALIDATION_FAILED',
       message: 'line 3: entity.key: must contain letters or digits',
       issues: [{ line: 3 }],
     });
-    expect(await upload(user, 'memory.jsonl', `${entityLine(1)}\n{"resource": {"key": "a"}, "moment": {"key": "b"}}\n`)).toMatchObject({
+    expect(await upload(server.url, user, 'memory.jsonl', `${entityLine(1)}\n{"resource": {"key": "a"}, "moment": {"key": "b"}}\n`)).toMatchObject({
       __typename: 'ValidationError',
       message: 'line 2: give exactly one of entity, resource or moment',
     });
-    expect(await upload(user, 'memory.jsonl', `${entityLine(1)}\n${JSON.stringify({ entity: { key: 'x', shared: true } })}\n`)).toMatchObject({
+    expect(await upload(server.url, user, 'memory.jsonl', `${entityLine(1)}\n${JSON.stringify({ entity: { key: 'x', shared: true } })}\n`)).toMatchObject({
       __typename: 'ValidationError',
       message: 'line 2: entity.shared: only admins write shared memory',
     });
-    expect(await upload(user, 'notes.md', '# Notes\n\nNot JSON at all.\n')).toMatchObject({
+    expect(await upload(server.url, user, 'notes.md', '# Notes\n\nNot JSON at all.\n')).toMatchObject({
       __typename: 'ValidationError',
       message: expect.stringMatching(/^file: not a JSONL file \(line 1: not JSON/),
     });
-    expect(await upload(user, 'image.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]))).toMatchObject({
+    expect(await upload(server.url, user, 'image.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]))).toMatchObject({
       __typename: 'ValidationError',
       message: 'file: not a JSONL file (not UTF-8 text)',
     });
-    expect(await upload(user, 'empty.jsonl', '\n\n')).toMatchObject({ __typename: 'ValidationError', message: 'file: not a JSONL file (no JSON lines)' });
+    expect(await upload(server.url, user, 'empty.jsonl', '\n\n')).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'file: not a JSONL file (no JSON lines)',
+    });
     const line = `${entityLine(1)}\n`;
-    expect(await upload(user, 'big.jsonl', line.repeat(Math.ceil((MAX_FILE + 1) / line.length)))).toMatchObject({
+    expect(await upload(server.url, user, 'big.jsonl', line.repeat(Math.ceil((MAX_FILE + 1) / line.length)))).toMatchObject({
       __typename: 'PayloadTooLargeError',
       limit: MAX_FILE,
     });
     expect(await server.db.prisma.job.count({ where: { tenantId: user.headers['x-tenant-id'], kind: 'import' } })).toBe(0);
+  });
+});
+
+describe.runIf(inject('databaseUrl') && REDIS_URL)('importFile across instances sharing PostgreSQL and Redis', () => {
+  it('a client of an API-only instance follows, batch by batch, an import another instance runs', { timeout: 300_000 }, async () => {
+    const worker = await startTestServer({ ...SETTINGS, IMPORT_BATCH_SIZE: '50', REDIS_URL });
+    const api = await startTestServer({ ...SETTINGS, JOB_KINDS: '', REDIS_URL });
+    try {
+      await importAndFollow(api.url, api.url, newUser(api.url), 975, 50);
+    } finally {
+      await Promise.all([api.stop(), worker.stop()]);
+    }
   });
 });

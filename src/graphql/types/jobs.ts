@@ -2,7 +2,9 @@ import { ownedBy } from '../../auth/scope.js';
 import { JobStatus } from '../../db/generated/enums.js';
 import { requestDream } from '../../dreaming/dream.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
+import type { JobChange } from '../../events/pubsub.js';
 import { requestReembed } from '../../rem/reembed-job.js';
+import type { Job } from '../../db/generated/client.js';
 import { builder } from '../builder.js';
 import { rowId } from '../../http/global-ids.js';
 import { EntityRef, MomentRef, ResourceRef } from './rem.js';
@@ -31,7 +33,7 @@ export const JobRef = builder.prismaNode('Job', {
       type: 'JSON',
       nullable: true,
       description:
-        'How far a running job has got; for reembed {table, scanned, embedded}, for import {stage, total, done, rows} (counted over all attempts, written at most every 250 ms and at the end).',
+        'How far a running job has got; for reembed {table, scanned, embedded}, for import {stage, total, done, rows} (counted over all attempts, written after every batch). jobProgress(id) streams it.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
@@ -71,6 +73,41 @@ builder.queryField('job', (t) =>
     },
   }),
 );
+
+builder.subscriptionField('jobProgress', (t) =>
+  t.field({
+    type: JobRef,
+    description:
+      'One of the caller’s jobs (whom `job(id)` shows it to; anyone else gets NOT_FOUND): the job now, then after each change ' +
+      '(claimed by a worker, every progress update — an import’s after each batch: {stage, total, done, rows} — a failed attempt queued again); ' +
+      'completes once it is DONE or FAILED (a finished job: its final state once). Works across server instances sharing REDIS_URL.',
+    args: { id: t.arg.id() },
+    subscribe: async function* (_root, args, ctx) {
+      const id = rowId(String(args.id), 'Job');
+      // Subscribed before the read, so no change between the two is missed; changes up to the read's revision are skipped.
+      const changes = ctx.pubsub.subscribe('job:changed', id);
+      try {
+        let job: Omit<Job, 'payload'> | null = await ctx.prisma.job.findFirst({ where: { id, ...ownedBy(ctx.viewer) }, omit: { payload: true } });
+        if (!job) throw new NotFoundError('Job');
+        yield job;
+        while (job.status !== 'DONE' && job.status !== 'FAILED') {
+          const next = await changes.next();
+          if (next.done) return;
+          if (next.value.revision <= job.revision) continue;
+          job = applyChange(job, next.value);
+          yield job;
+        }
+      } finally {
+        await changes.return?.();
+      }
+    },
+    resolve: (job) => job as Job,
+  }),
+);
+
+function applyChange(job: Omit<Job, 'payload'>, { startedAt, finishedAt, ...change }: JobChange): Omit<Job, 'payload'> {
+  return { ...job, ...change, startedAt: startedAt ? new Date(startedAt) : null, finishedAt: finishedAt ? new Date(finishedAt) : null } as Omit<Job, 'payload'>;
+}
 
 builder.mutationField('dream', (t) =>
   t.field({

@@ -1,23 +1,21 @@
 /**
  * Bulk import as a background job (the importFile mutation): the uploaded JSONL is checked line by
- * line when it is queued (a bad line is refused then, naming it), stored with the job, and imported
- * by whichever process claims the job, which records how far it has got. Stopped early (shutdown,
- * lost lease), it stops after a batch; run again, it continues from the first line not written.
+ * line when it is queued (a bad line is refused then, naming it), stored with the job until it is
+ * DONE or FAILED, and imported by whichever process claims the job, which records (and so publishes)
+ * how far it has got after every batch. Stopped early (shutdown, lost lease), it stops after a batch;
+ * run again, it continues from the first line not written.
  */
 import { userContext, type AgentContext } from '../../auth/agent-context.js';
 import { requireIdentity } from '../../auth/scope.js';
 import type { Job } from '../../db/generated/client.js';
 import { isAppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
-import type { JobQueue } from '../../jobs/job-queue.js';
+import { RUN_ONLY_INPUT, type JobQueue } from '../../jobs/job-queue.js';
 import { JobReleased } from '../../jobs/job-worker.js';
 import { prepareItem } from '../memory/ingest.js';
 import { importMemory, type ImportDeps, type ImportProgress, type ImportResult, type ImportSettings } from './import-memory.js';
 import { lineError, parseLine, textSource } from './jsonl.js';
 
 export const IMPORT_JOB = 'import';
-
-/** Least time between two progress writes of a job (the end of each stage is always written). */
-const PROGRESS_EVERY_MS = 250;
 
 /** An import job's `progress`. */
 interface ImportJobProgress {
@@ -32,7 +30,8 @@ interface ImportJobProgress {
 
 interface ImportPayload {
   name: string;
-  text: string;
+  /** The file's text (dropped from the row once the job is DONE or FAILED). */
+  [RUN_ONLY_INPUT]: string;
   /** Queued by an admin: shared rows (`shared: true`, checked when queued) are allowed. */
   admin: boolean;
 }
@@ -74,7 +73,7 @@ export async function requestImport(queue: JobQueue, ctx: AgentContext, file: { 
     items += 1;
   }
   if (items === 0) throw notJsonl('no JSON lines');
-  const payload: ImportPayload = { name: file.name, text, admin: ctx.isAdmin };
+  const payload: ImportPayload = { name: file.name, [RUN_ONLY_INPUT]: text, admin: ctx.isAdmin };
   return queue.enqueue({ kind: IMPORT_JOB, tenantId: ctx.tenantId, userId: ctx.userId, payload: { ...payload } });
 }
 
@@ -82,33 +81,23 @@ function notJsonl(why: string): ValidationError {
   return new ValidationError(`file: not a JSONL file (${why})`, [{ path: ['file'], message: `not a JSONL file (${why})` }]);
 }
 
-/** The job: imports its file from the first line not yet done, saving progress at most every PROGRESS_EVERY_MS. */
+/** The job: imports its file from the first line not yet done, saving its progress after every batch. */
 export function importHandler(deps: ImportJobDeps) {
   return async (job: Job, signal: AbortSignal): Promise<ImportResult & { rows: number }> => {
     const payload = job.payload as unknown as ImportPayload;
     const before = (job.progress ?? null) as ImportJobProgress | null;
     const ctx = { ...userContext(job.tenantId, job.userId), isAdmin: payload.admin };
-    const source = textSource(payload.name, payload.text);
+    const source = textSource(payload.name, payload[RUN_ONLY_INPUT]);
     let progress: ImportJobProgress = { stage: 'loading', total: source.total, done: before?.done ?? 0, rows: before?.rows ?? 0 };
-    let savedAt = -Infinity;
-    const save = async () => {
-      savedAt = performance.now();
-      if (!(await deps.queue.progress(job.id, progress))) throw new JobReleased();
-    };
     const result = await importMemory(deps, ctx, source, deps.settings, {
       fromLine: progress.done + 1,
       source: { jobId: job.id },
       onProgress: async (p) => {
-        const stageChanged = p.stage !== progress.stage;
         progress = { stage: p.stage, total: p.total, done: p.nextLine - 1, rows: (before?.rows ?? 0) + p.rows };
-        if (signal.aborted) {
-          await save();
-          throw new JobReleased();
-        }
-        if (stageChanged || performance.now() - savedAt >= PROGRESS_EVERY_MS) await save();
+        // Not held any more, or stopping: handed back after this batch.
+        if (!(await deps.queue.progress(job.id, progress)) || signal.aborted) throw new JobReleased();
       },
     });
-    await save();
     return { ...result, rows: progress.rows };
   };
 }
