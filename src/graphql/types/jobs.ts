@@ -78,7 +78,7 @@ builder.subscriptionField('jobProgress', (t) =>
   t.field({
     type: JobRef,
     description:
-      'One of the caller’s jobs (whom `job(id)` shows it to; anyone else gets NOT_FOUND): the job now, then after each change ' +
+      'One of the caller’s jobs (as `job(id)`: the user who queued it, admins also the tenant’s; anyone else gets NOT_FOUND): the job now, then after each change ' +
       '(claimed by a worker, every progress update — an import’s after each batch: {stage, total, done, rows} — a failed attempt queued again); ' +
       'completes once it is DONE or FAILED (a finished job: its final state once). Works across server instances sharing REDIS_URL.',
     args: { id: t.arg.id() },
