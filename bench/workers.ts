@@ -3,7 +3,9 @@
 // `after: 0` right after sendMessage returns (as bench/turn-streaming.ts does), the fake OpenAI
 // server streaming each answer. Reports the burst's wall time (first sendMessage → last final event),
 // failed turns, and the CPU time the server's processes and this one (clients and fake model) used. Worker counts alternate over the
-// rounds so that load from elsewhere on the machine falls on both alike.
+// rounds so that load from elsewhere on the machine falls on both alike. Each server first runs a few
+// turns unmeasured, so that no worker loads its lazily imported modules or compiles its hot code
+// within the burst (each worker process would pay that on its own).
 // Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2]
 // Needs PostgreSQL (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
 // Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
@@ -28,6 +30,8 @@ const TURNS = Number(args.turns);
 const TOKENS = Number(args.tokens);
 const GAP_MS = Number(args['gap-ms']);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Turns run before the burst, a few at a time so that every worker gets some. */
+const WARMUP_TURNS = 20;
 /** Every turn of the burst at once: quotas would refuse most of them. */
 const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
@@ -95,6 +99,8 @@ try {
         String(workers),
       ]);
       try {
+        fake.enqueue(...Array.from({ length: WARMUP_TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x ') })));
+        for (let i = 0; i < WARMUP_TURNS; i += 4) await Promise.all([0, 1, 2, 3].map((j) => runTurn(server.url, `bench-warm-${workers}-${round}-${i + j}`)));
         fake.enqueue(...Array.from({ length: TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x '), delayMs: GAP_MS })));
         const pids = serverPids(server);
         const cpuBefore = await totalCpuMs(pids);

@@ -63,6 +63,13 @@ function tsxEsmApi(): string {
   ).href;
 }
 
+/**
+ * The worker's JavaScript makes short-lived buffers and strings only (its data lives in PGlite's
+ * WebAssembly memory): V8's default young generation (3 × 16 MB semi-spaces) fills with garbage
+ * before a scavenge and stays resident. A small one keeps the worker's heap at a few MB.
+ */
+const WORKER_YOUNG_GENERATION_MB = 6;
+
 const TEMPORARY = /^remgraph-pglite-(\d+)-/;
 
 /** A fresh directory for a `memory://` database, named after this process. */
@@ -308,7 +315,11 @@ export class PGliteThread extends BasePGlite {
   }
 
   #start(): void {
-    const worker = new Worker(workerScript, { eval: typeof workerScript === 'string', workerData: { dataDir: this.dataDir, template: this.template } });
+    const worker = new Worker(workerScript, {
+      eval: typeof workerScript === 'string',
+      workerData: { dataDir: this.dataDir, template: this.template },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     this.#worker = worker;
     this.#ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {

@@ -10,6 +10,11 @@ import { commitStatement, insertEventsIn, rowsStatement, type ModelCallRow, type
 const MAX_FLUSH_WAIT_MS = 250;
 /** Attempts at writing one turn's events before they are given up (with an error log). */
 const MAX_ATTEMPTS = 5;
+/**
+ * Rows per INSERT: a statement's JSON parameter is parsed whole in the database's memory, and on
+ * PGlite that memory (its WebAssembly heap) is never given back; a burst's round held ~9000 rows.
+ */
+const MAX_ROWS_PER_STATEMENT = 1000;
 /** Commits (pause checkpoints, outcomes) written at once; more wait for the next round. */
 const COMMIT_CONCURRENCY = 8;
 
@@ -178,8 +183,17 @@ export class EventWriter {
     }
   }
 
+  /** A round's rows (grouped by turn) in statements of whole turns, one after another. */
   private async writePlain(rows: Row[]): Promise<void> {
-    if (rows.length === 0) return;
+    for (let start = 0; start < rows.length;) {
+      let end = Math.min(start + MAX_ROWS_PER_STATEMENT, rows.length);
+      while (end < rows.length && rows[end]!.turnId === rows[end - 1]!.turnId) end++;
+      await this.writeRows(rows.slice(start, end));
+      start = end;
+    }
+  }
+
+  private async writeRows(rows: Row[]): Promise<void> {
     try {
       await this.insertRows(rows);
       this.settle(eventsOf(rows));

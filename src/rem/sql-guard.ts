@@ -17,7 +17,7 @@
  *    MAX_REPLACEMENT_CHARS long, and cannot grow a value that another of them already grew;
  *  - casts only to plain scalar types (no regclass, regproc, xml, ...); no parameters.
  */
-import { loadModule, parseSync } from 'libpg-query';
+import type * as PgQuery from 'libpg-query';
 import { ForbiddenError, QuerySyntaxError } from '../errors.js';
 
 export const REM_SQL_TABLES = ['resources', 'entities', 'moments', 'kv_store', 'embeddings'] as const;
@@ -86,6 +86,9 @@ const GROWING_FUNCTIONS = new Set(['replace', 'regexp_replace']);
 
 type Node = Record<string, unknown>;
 
+/** Loaded on first use: the parser's WebAssembly costs a process ~17 MB resident, and most never see an SQL-mode query. */
+let parser: Promise<typeof PgQuery> | undefined;
+
 /**
  * Checks an SQL-mode query. `offset` is where the SQL starts within the whole REM query, so that
  * positions in errors point into what the caller wrote.
@@ -93,6 +96,7 @@ type Node = Record<string, unknown>;
  * PostgreSQL cannot parse or a relation SQL mode does not have.
  */
 export async function checkSqlQuery(sql: string, offset = 0, limits: SqlGuardLimits = DEFAULT_SQL_GUARD_LIMITS): Promise<void> {
+  const { loadModule, parseSync } = await (parser ??= import('libpg-query'));
   await loadModule();
   // The parser reads C strings: text after a NUL would not be what it checked.
   const nul = sql.indexOf('\0');
