@@ -12,7 +12,7 @@ import type { MemorySource, Prepared } from '../memory/inputs.js';
 import { prepareItem } from '../memory/ingest.js';
 import { TABLE_OF, rowId, type MemoryDeps, type MemoryTable } from '../memory/kinds.js';
 import { groupByFields } from '../memory/upsert.js';
-import { planVectors } from '../memory/vectors.js';
+import { planVectors, type PlannedVector } from '../memory/vectors.js';
 import { lineError, parseLine, type ImportSource } from './jsonl.js';
 import { dropVectorIndex, ensureVectorIndex, shouldRebuild } from './vector-index.js';
 import { writeBatch } from './write-batch.js';
@@ -79,21 +79,42 @@ export async function importMemory(
   const reindexed = await shouldRebuild(deps.prisma, dimension, source.total - fromLine + 1, settings.reindexThreshold);
   if (reindexed) await dropVectorIndex(deps.prisma, dimension);
   let batch: Prepared[] = [];
-  const inBatch = new Set<string>();
+  let inBatch = new Set<string>();
   let consumed = fromLine - 1;
+  // The write in flight: the next batch is read and embedded meanwhile (this process's CPU while the database works).
+  let writing = null as { ids: Set<string>; done: Promise<void> } | null;
 
-  const flush = async () => {
-    if (batch.length) {
-      await writeRows(deps, ctx.tenantId, batch);
-      const counts = countByTable(batch);
+  const write = async (items: Prepared[], planned: Map<string, PlannedVector>, nextLine: number) => {
+    if (items.length) {
+      await writeRows(deps, ctx.tenantId, items, planned);
+      const counts = countByTable(items);
       for (const table of Object.keys(counts) as MemoryTable[]) written[table] += counts[table];
-      progress.rows += batch.length;
-      await deps.stats?.wrote({ ...counts, kv_store: batch.length, embeddings: batch.length });
+      progress.rows += items.length;
+      await deps.stats?.wrote({ ...counts, kv_store: items.length, embeddings: items.length });
     }
-    batch = [];
-    inBatch.clear();
-    progress.nextLine = consumed + 1;
+    progress.nextLine = nextLine;
     await options.onProgress?.({ ...progress });
+  };
+
+  /** Plans the batch's vectors, then starts its write once the previous one is done (writes stay in line order). */
+  const flush = async () => {
+    const items = batch;
+    const ids = inBatch;
+    const nextLine = consumed + 1;
+    batch = [];
+    inBatch = new Set();
+    // Planning reads the stored rows: those the write in flight changes are read after it.
+    const previous = writing;
+    if (previous && [...ids].some((id) => previous.ids.has(id))) await previous.done;
+    const planned = items.length ? await planVectors(deps, ctx.tenantId, items) : new Map<string, PlannedVector>();
+    await writing?.done;
+    const done = write(items, planned, nextLine);
+    done.catch(() => {}); // awaited by the next flush or by drain; this only keeps it from counting as unhandled meanwhile
+    writing = { ids, done };
+  };
+  const drain = async () => {
+    await flush();
+    await writing?.done;
   };
 
   try {
@@ -103,7 +124,7 @@ export async function importMemory(
         item = readItem(ctx, text, source.where(line), options.source ?? {});
       } catch (error) {
         if (!options.skipInvalid || !(error instanceof ValidationError)) {
-          await flush();
+          await drain();
           throw error;
         }
         options.onSkipped?.(error);
@@ -120,8 +141,9 @@ export async function importMemory(
       consumed = line;
       if (batch.length >= settings.batchSize) await flush();
     }
-    await flush();
+    await drain();
   } finally {
+    await writing?.done.catch(() => {});
     // Also after a failure, and after an earlier import that was stopped while the index was dropped.
     if (reindexed) await options.onProgress?.({ ...progress, stage: 'indexing' });
     await ensureVectorIndex(deps.prisma, deps.backend, dimension);
@@ -140,9 +162,8 @@ function readItem(ctx: AgentContext, text: string, where: string, source: Memory
   }
 }
 
-/** Computes the batch's vectors, then writes it: one statement per kind and set of given fields. */
-async function writeRows(deps: ImportDeps, tenantId: string, items: Prepared[]): Promise<void> {
-  const planned = await planVectors(deps, tenantId, items);
+/** Writes a batch with its planned vectors: one statement per kind and set of given fields. */
+async function writeRows(deps: ImportDeps, tenantId: string, items: Prepared[], planned: Map<string, PlannedVector>): Promise<void> {
   const groups = groupByFields(items);
   for (const { kind, fields, items: grouped } of groups.values()) {
     await writeBatch(deps.sql, deps.embedder, tenantId, kind, fields, grouped, planned);
