@@ -16,11 +16,20 @@ export interface RequestInstructionsContext {
 }
 
 /**
- * The system prompt, rebuilt from the spec on every call: the description, then `## Tool Notes`
- * for tools that carry an agent-specific description, then (conversational agents only)
- * `## Thinking Structure` rendering the properties as reasoning aides.
+ * The system prompt of a spec: the description, then `## Tool Notes` for tools that carry an
+ * agent-specific description, then (conversational agents only) `## Thinking Structure` rendering
+ * the properties as reasoning aides. Built once per spec (an agent version): a turn reads it for
+ * its context budget and its run, and the token counter finds the same string again.
  */
 export function buildSystemPrompt(spec: AgentSpec): string {
+  let prompt = systemPrompts.get(spec);
+  if (prompt === undefined) systemPrompts.set(spec, (prompt = renderSystemPrompt(spec)));
+  return prompt;
+}
+
+const systemPrompts = new WeakMap<AgentSpec, string>();
+
+function renderSystemPrompt(spec: AgentSpec): string {
   const parts = [spec.description.trim()];
   const noted = spec.tools.filter((tool) => tool.description);
   if (noted.length > 0) {

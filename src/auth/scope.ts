@@ -9,6 +9,11 @@ export function visibleTo(ctx: Pick<AgentContext, 'tenantId' | 'userId'>) {
   return ctx.userId === null ? { tenantId: ctx.tenantId, userId: null } : { tenantId: ctx.tenantId, OR: [{ userId: ctx.userId }, { userId: null }] };
 }
 
+/** `visibleTo` for a row already read (a lookup by primary key alone plans the same however stale the statistics). */
+export function isVisibleTo(ctx: Pick<AgentContext, 'tenantId' | 'userId'>, row: { tenantId: string; userId: string | null }): boolean {
+  return row.tenantId === ctx.tenantId && (row.userId === null || row.userId === ctx.userId);
+}
+
 /** Prisma filter for rows the caller may change: their own rows, or shared rows for admins. Anonymous callers change nothing. */
 export function ownedBy(ctx: Pick<AgentContext, 'tenantId' | 'userId' | 'isAdmin'>) {
   if (ctx.isAdmin) return visibleTo(ctx);

@@ -61,6 +61,15 @@ export class Supervisor implements TreeHost {
     return this.trees.get(rootId);
   }
 
+  /**
+   * A top-level turn this process is running, as stored when it started (status RUNNING): while
+   * it runs, its events are numbered in this process's hub, whatever its row says by then.
+   */
+  running(turnId: string): Turn | undefined {
+    for (const { run } of this.trees.get(turnId)?.runs ?? []) if (run.turn.id === turnId) return run.turn;
+    return undefined;
+  }
+
   /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
   async hold(rootId: string, staleBefore?: Date): Promise<HeldTree | undefined> {
     const held = this.trees.get(rootId);

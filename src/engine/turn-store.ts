@@ -279,9 +279,13 @@ export class TurnStore {
     return Prisma.sql`EXISTS (SELECT 1 FROM turns r WHERE r.id = turns.root_id AND r.runner = ${this.processId})`;
   }
 
-  /** `holdsTree` for a turn named by its id (a statement's condition rather than an UPDATE's). */
+  /**
+   * `holdsTree` for a turn named by its id (a statement's condition rather than an UPDATE's). Both
+   * rows are found by primary key: as a join, PGlite (no autovacuum, so an empty table's statistics)
+   * planned a scan of every turn for the runner, on every turn's outcome.
+   */
   private holdsTreeOf(turnId: string): Prisma.Sql {
-    return Prisma.sql`EXISTS (SELECT 1 FROM turns o JOIN turns r ON r.id = o.root_id WHERE o.id = ${turnId}::uuid AND r.runner = ${this.processId})`;
+    return Prisma.sql`EXISTS (SELECT 1 FROM turns r WHERE r.id = (SELECT o.root_id FROM turns o WHERE o.id = ${turnId}::uuid) AND r.runner = ${this.processId})`;
   }
 
   private fenced(updated: number) {

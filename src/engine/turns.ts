@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
-import { ownedBy, requireIdentity } from '../auth/scope.js';
+import { isVisibleTo, ownedBy, requireIdentity } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, SessionBusyError, ValidationError } from '../errors.js';
@@ -263,12 +263,12 @@ export class TurnService {
 
   /** A turn the caller can see; NOT_FOUND otherwise. */
   async getTurn(ctx: AgentContext, id: string): Promise<Turn> {
-    // One direct statement: every turnEvents subscription starts here. An anonymous caller's NULL matches no owner, only shared rows.
-    const [turn] = await this.deps.sql.query<Turn>(
-      `SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid AND "tenant_id" = $2 AND ("user_id" = $3 OR "user_id" IS NULL)`,
-      [id, ctx.tenantId, ctx.userId],
-    );
-    if (!turn) throw new NotFoundError('Turn');
+    // Every turnEvents subscription starts here, most of them on a turn just sent to this process:
+    // while it runs here its events come from the hub, and its start row is all the stream needs.
+    // Otherwise one direct statement, by primary key alone: with the owner's columns in the condition,
+    // PGlite (no autovacuum, so an empty table's statistics) planned a scan of every turn of the tenant.
+    const turn = this.supervisor.running(id) ?? (await this.deps.sql.query<Turn>(`SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid`, [id]))[0];
+    if (!turn || !isVisibleTo(ctx, turn)) throw new NotFoundError('Turn');
     return turn;
   }
 

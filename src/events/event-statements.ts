@@ -60,17 +60,20 @@ export function rowsStatement(events: AgentEvent[], calls: ModelCallRow[]): Pris
  */
 export function commitStatement(turnId: string, writes: TurnWrites, events: AgentEvent[], calls: ModelCallRow[]): Prisma.Sql {
   const ok = Prisma.sql`(SELECT ok FROM allowed)`;
+  // Copies in ancestors' logs (a child turn's events) only: a top-level turn's outcome has none.
+  const others = events.some((e) => e.turnId !== turnId)
+    ? Prisma.sql`, others AS (
+      UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
+      FROM (SELECT turn_id, max(seq) AS seq FROM ev WHERE turn_id <> ${turnId}::uuid GROUP BY 1) AS m
+      WHERE t.id = m.turn_id AND ${ok}
+    )`
+    : Prisma.empty;
   return Prisma.sql`
     WITH allowed AS MATERIALIZED (SELECT ${writes.allowed} AS ok),
     ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
     ${writes.ctes}
     ${storeCalls(calls, ok)}
-    stored AS (${storeEvents(ok)}),
-    others AS (
-      UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
-      FROM (SELECT turn_id, max(seq) AS seq FROM ev WHERE turn_id <> ${turnId}::uuid GROUP BY 1) AS m
-      WHERE t.id = m.turn_id AND ${ok}
-    )
+    stored AS (${storeEvents(ok)})${others}
     UPDATE turns SET ${writes.set}, last_seq = GREATEST(last_seq, COALESCE((SELECT max(seq) FROM ev WHERE turn_id = ${turnId}::uuid), 0))
     WHERE id = ${turnId}::uuid AND ${ok}
     RETURNING 1 AS written`;
