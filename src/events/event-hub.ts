@@ -117,12 +117,12 @@ export class EventHub {
   }
 
   emit(turnId: string, body: AgentEventBody): AgentEvent {
-    const [event, ...copies] = this.number(turnId, body);
-    for (const e of [event!, ...copies]) {
-      this.writer.enqueue(e);
-      this.offer(this.turns.get(e.turnId)!, e, true);
-    }
-    return event!;
+    const turn = this.held(turnId);
+    const event = this.stamp(turn, storable(body));
+    const copies = turn.parentId === null ? undefined : this.copies(turn, event);
+    this.deliver(turn, event);
+    if (copies) for (const [parent, copy] of copies) this.deliver(parent, copy);
+    return event;
   }
 
   /**
@@ -173,17 +173,33 @@ export class EventHub {
 
   /** Numbers an event in its turn's log and copies it into every open ancestor's log. */
   private number(turnId: string, body: AgentEventBody): AgentEvent[] {
+    const turn = this.held(turnId);
+    const event = this.stamp(turn, storable(body));
+    return [event, ...this.copies(turn, event).map(([, copy]) => copy)];
+  }
+
+  private held(turnId: string): OpenTurn {
     const turn = this.turns.get(turnId);
     if (!turn) throw new Error(`Turn ${turnId} is not held by this process`);
-    const event = this.stamp(turn, storable(body));
-    const out = [event];
+    return turn;
+  }
+
+  /** `event`'s copy in the log of each open ancestor of `turn`, numbered there, nearest first. */
+  private copies(turn: OpenTurn, event: AgentEvent): [OpenTurn, AgentEvent][] {
+    const out: [OpenTurn, AgentEvent][] = [];
     // Every ancestor gets the same copy: a grandchild's event keeps its own turn, agent and path.
     const copy: AgentEventBody =
       event.type === 'child'
         ? { type: 'child', childTurnId: event.childTurnId, childAgent: event.childAgent, path: event.path, event: event.event }
         : { type: 'child', childTurnId: turn.id, childAgent: turn.agent, path: turn.agentPath, event };
-    for (let parent = this.turns.get(turn.parentId ?? ''); parent; parent = this.turns.get(parent.parentId ?? '')) out.push(this.stamp(parent, copy));
+    for (let parent = this.turns.get(turn.parentId ?? ''); parent; parent = this.turns.get(parent.parentId ?? '')) out.push([parent, this.stamp(parent, copy)]);
     return out;
+  }
+
+  /** Queues a numbered event for the writer and publishes it (once earlier commits of its turn are stored). */
+  private deliver(turn: OpenTurn, event: AgentEvent) {
+    this.writer.enqueue(event);
+    this.offer(turn, event, true);
   }
 
   private stamp(turn: OpenTurn, body: AgentEventBody): AgentEvent {
@@ -211,11 +227,16 @@ export class EventHub {
     else for (const listener of this.sessionListeners.get(turn.sessionId) ?? []) listener(event);
   }
 
+  /** Called with batches of stored events (in seq order per turn): trims each turn's tail once per batch. */
   private settled(events: AgentEvent[]) {
+    const touched = new Set<OpenTurn>();
     for (const event of events) {
       const turn = this.turns.get(event.turnId);
       if (!turn || event.seq <= turn.stored) continue;
       turn.stored = event.seq;
+      touched.add(turn);
+    }
+    for (const turn of touched) {
       let drop = 0;
       while (drop < turn.tail.length && turn.tail[drop]!.seq <= turn.stored) drop++;
       if (drop) turn.tail.splice(0, drop);
