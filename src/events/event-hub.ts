@@ -44,13 +44,22 @@ interface OpenTurn extends HubTurn {
   stored: number;
   /** Numbered events that wait for a commit ahead of them before they may be published, in seq order. */
   held: HeldEvent[];
-  /** Published events not yet stored, in seq order: what a late subscriber cannot read from the log. */
+  /**
+   * Published events, in seq order: every one not yet stored (what a late subscriber cannot read
+   * from the log), after the last KEEP_STORED stored ones (what it need not read from the log).
+   */
   tail: AgentEvent[];
 }
 
+/**
+ * Stored events an open turn keeps in memory besides its unstored ones: a subscriber that arrives
+ * while the turn streams (a client following it after sendMessage) reads no recent event from the log.
+ */
+export const KEEP_STORED = 512;
+
 export interface TurnSnapshot {
-  /** Published events of the turn that are not stored yet, in seq order (every earlier one is stored). */
-  unstored: AgentEvent[];
+  /** Published events of the turn, in seq order: every one not stored yet, after the latest stored ones. */
+  recent: AgentEvent[];
   /** Every event up to this seq is stored. */
   storedThrough: number;
 }
@@ -165,10 +174,10 @@ export class EventHub {
     return follow(this.sessionListeners, sessionId, listener);
   }
 
-  /** For a turn open here: its published events that are not stored yet. */
+  /** For a turn open here: its published events that are not stored yet, and the latest stored ones. */
   snapshot(turnId: string): TurnSnapshot | undefined {
     const turn = this.turns.get(turnId);
-    return turn && { unstored: [...turn.tail], storedThrough: turn.stored };
+    return turn && { recent: [...turn.tail], storedThrough: turn.stored };
   }
 
   /** Numbers an event in its turn's log and copies it into every open ancestor's log. */
@@ -220,7 +229,8 @@ export class EventHub {
 
   private publish(turn: OpenTurn, event: AgentEvent) {
     turn.published = event.seq;
-    if (event.seq > turn.stored) turn.tail.push(event);
+    turn.tail.push(event);
+    if (event.seq <= turn.stored) trim(turn);
     const listeners = this.listeners.get(turn.id);
     if (listeners) for (const listener of listeners) listener(event);
     if (this.deps.relay.shared) this.deps.relay.publish(turn.sessionId, event);
@@ -236,12 +246,15 @@ export class EventHub {
       turn.stored = event.seq;
       touched.add(turn);
     }
-    for (const turn of touched) {
-      let drop = 0;
-      while (drop < turn.tail.length && turn.tail[drop]!.seq <= turn.stored) drop++;
-      if (drop) turn.tail.splice(0, drop);
-    }
+    for (const turn of touched) trim(turn);
   }
+}
+
+/** Drops the stored events of a turn's tail beyond the latest KEEP_STORED. */
+function trim(turn: OpenTurn) {
+  let stored = 0;
+  while (stored < turn.tail.length && turn.tail[stored]!.seq <= turn.stored) stored++;
+  if (stored > KEEP_STORED) turn.tail.splice(0, stored - KEEP_STORED);
 }
 
 function follow(listeners: Map<string, Set<EventListener>>, key: string, listener: EventListener): () => void {
