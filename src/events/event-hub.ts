@@ -9,12 +9,23 @@ import { storable } from './storable.js';
 
 let clockMs = 0;
 let clockIso = '';
-/** The current time as an ISO string; formatted once per millisecond however many events share it. */
+let secondMs = 0;
+/** `YYYY-MM-DDTHH:mm:ss.` of the current second. */
+let secondIso = '';
+/**
+ * The current time as an ISO string, made once per millisecond however many events share it, and
+ * formatted by Date once per second (a slow stream stamps each event in a millisecond of its own).
+ */
 function isoNow(): string {
   const ms = Date.now();
   if (ms !== clockMs) {
     clockMs = ms;
-    clockIso = new Date(ms).toISOString();
+    const second = ms - (ms % 1000);
+    if (second !== secondMs) {
+      secondMs = second;
+      secondIso = new Date(second).toISOString().slice(0, -4);
+    }
+    clockIso = `${secondIso}${String(ms - second).padStart(3, '0')}Z`;
   }
   return clockIso;
 }
