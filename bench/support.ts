@@ -1,9 +1,15 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 
-/** Starts one of the reference servers (bench/bare-yoga-server.ts, bench/floor-server.ts) in its own process, as remgraph runs in its own. */
+/**
+ * Starts one of the reference servers (bench/bare-yoga-server.ts, bench/floor-server.ts) in its own process, as remgraph runs in its own;
+ * FLOOR_NODE_ARGS passes extra flags to its node (e.g. `--cpu-prof`, to profile it beside remgraph).
+ */
 export async function startBareServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => void }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [...(process.env.FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk) => {
       const match = /listening on (\S+)/.exec(String(chunk));

@@ -14,8 +14,9 @@
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
 // inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
 // as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40] [--phases rate,sequential,burst]
-// Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts).
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40] [--phases rate,sequential,burst] [--rate-events 5000]
+// Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
+// the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,9 +35,11 @@ const { values: args } = parseArgs({
     tokens: { type: 'string', default: '50' },
     /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
     phases: { type: 'string', default: 'rate,sequential,burst' },
+    /** Content events of the rate phase's turn; more make a profile of the per-event path clearer. */
+    'rate-events': { type: 'string', default: '5000' },
   },
 });
-const RATE_EVENTS = 5000;
+const RATE_EVENTS = Number(args['rate-events']);
 const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
 const WARMUP_TURNS = 20;

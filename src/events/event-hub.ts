@@ -9,12 +9,23 @@ import { storable } from './storable.js';
 
 let clockMs = 0;
 let clockIso = '';
-/** The current time as an ISO string; formatted once per millisecond however many events share it. */
+let secondMs = 0;
+/** `YYYY-MM-DDTHH:mm:ss.` of the current second. */
+let secondIso = '';
+/**
+ * The current time as an ISO string, made once per millisecond however many events share it, and
+ * formatted by Date once per second (a slow stream stamps each event in a millisecond of its own).
+ */
 function isoNow(): string {
   const ms = Date.now();
   if (ms !== clockMs) {
     clockMs = ms;
-    clockIso = new Date(ms).toISOString();
+    const second = ms - (ms % 1000);
+    if (second !== secondMs) {
+      secondMs = second;
+      secondIso = new Date(second).toISOString().slice(0, -4);
+    }
+    clockIso = `${secondIso}${String(ms - second).padStart(3, '0')}Z`;
   }
   return clockIso;
 }
@@ -44,13 +55,22 @@ interface OpenTurn extends HubTurn {
   stored: number;
   /** Numbered events that wait for a commit ahead of them before they may be published, in seq order. */
   held: HeldEvent[];
-  /** Published events not yet stored, in seq order: what a late subscriber cannot read from the log. */
+  /**
+   * Published events, in seq order: every one not yet stored (what a late subscriber cannot read
+   * from the log), after the last KEEP_STORED stored ones (what it need not read from the log).
+   */
   tail: AgentEvent[];
 }
 
+/**
+ * Stored events an open turn keeps in memory besides its unstored ones: a subscriber that arrives
+ * while the turn streams (a client following it after sendMessage) reads no recent event from the log.
+ */
+export const KEEP_STORED = 512;
+
 export interface TurnSnapshot {
-  /** Published events of the turn that are not stored yet, in seq order (every earlier one is stored). */
-  unstored: AgentEvent[];
+  /** Published events of the turn, in seq order: every one not stored yet, after the latest stored ones. */
+  recent: AgentEvent[];
   /** Every event up to this seq is stored. */
   storedThrough: number;
 }
@@ -117,12 +137,12 @@ export class EventHub {
   }
 
   emit(turnId: string, body: AgentEventBody): AgentEvent {
-    const [event, ...copies] = this.number(turnId, body);
-    for (const e of [event!, ...copies]) {
-      this.writer.enqueue(e);
-      this.offer(this.turns.get(e.turnId)!, e, true);
-    }
-    return event!;
+    const turn = this.held(turnId);
+    const event = this.stamp(turn, storable(body));
+    const copies = turn.parentId === null ? undefined : this.copies(turn, event);
+    this.deliver(turn, event);
+    if (copies) for (const [parent, copy] of copies) this.deliver(parent, copy);
+    return event;
   }
 
   /**
@@ -165,25 +185,41 @@ export class EventHub {
     return follow(this.sessionListeners, sessionId, listener);
   }
 
-  /** For a turn open here: its published events that are not stored yet. */
+  /** For a turn open here: its published events that are not stored yet, and the latest stored ones. */
   snapshot(turnId: string): TurnSnapshot | undefined {
     const turn = this.turns.get(turnId);
-    return turn && { unstored: [...turn.tail], storedThrough: turn.stored };
+    return turn && { recent: [...turn.tail], storedThrough: turn.stored };
   }
 
   /** Numbers an event in its turn's log and copies it into every open ancestor's log. */
   private number(turnId: string, body: AgentEventBody): AgentEvent[] {
+    const turn = this.held(turnId);
+    const event = this.stamp(turn, storable(body));
+    return [event, ...this.copies(turn, event).map(([, copy]) => copy)];
+  }
+
+  private held(turnId: string): OpenTurn {
     const turn = this.turns.get(turnId);
     if (!turn) throw new Error(`Turn ${turnId} is not held by this process`);
-    const event = this.stamp(turn, storable(body));
-    const out = [event];
+    return turn;
+  }
+
+  /** `event`'s copy in the log of each open ancestor of `turn`, numbered there, nearest first. */
+  private copies(turn: OpenTurn, event: AgentEvent): [OpenTurn, AgentEvent][] {
+    const out: [OpenTurn, AgentEvent][] = [];
     // Every ancestor gets the same copy: a grandchild's event keeps its own turn, agent and path.
     const copy: AgentEventBody =
       event.type === 'child'
         ? { type: 'child', childTurnId: event.childTurnId, childAgent: event.childAgent, path: event.path, event: event.event }
         : { type: 'child', childTurnId: turn.id, childAgent: turn.agent, path: turn.agentPath, event };
-    for (let parent = this.turns.get(turn.parentId ?? ''); parent; parent = this.turns.get(parent.parentId ?? '')) out.push(this.stamp(parent, copy));
+    for (let parent = this.turns.get(turn.parentId ?? ''); parent; parent = this.turns.get(parent.parentId ?? '')) out.push([parent, this.stamp(parent, copy)]);
     return out;
+  }
+
+  /** Queues a numbered event for the writer and publishes it (once earlier commits of its turn are stored). */
+  private deliver(turn: OpenTurn, event: AgentEvent) {
+    this.writer.enqueue(event);
+    this.offer(turn, event, true);
   }
 
   private stamp(turn: OpenTurn, body: AgentEventBody): AgentEvent {
@@ -204,23 +240,32 @@ export class EventHub {
 
   private publish(turn: OpenTurn, event: AgentEvent) {
     turn.published = event.seq;
-    if (event.seq > turn.stored) turn.tail.push(event);
+    turn.tail.push(event);
+    if (event.seq <= turn.stored) trim(turn);
     const listeners = this.listeners.get(turn.id);
     if (listeners) for (const listener of listeners) listener(event);
     if (this.deps.relay.shared) this.deps.relay.publish(turn.sessionId, event);
     else for (const listener of this.sessionListeners.get(turn.sessionId) ?? []) listener(event);
   }
 
+  /** Called with batches of stored events (in seq order per turn): trims each turn's tail once per batch. */
   private settled(events: AgentEvent[]) {
+    const touched = new Set<OpenTurn>();
     for (const event of events) {
       const turn = this.turns.get(event.turnId);
       if (!turn || event.seq <= turn.stored) continue;
       turn.stored = event.seq;
-      let drop = 0;
-      while (drop < turn.tail.length && turn.tail[drop]!.seq <= turn.stored) drop++;
-      if (drop) turn.tail.splice(0, drop);
+      touched.add(turn);
     }
+    for (const turn of touched) trim(turn);
   }
+}
+
+/** Drops the stored events of a turn's tail beyond the latest KEEP_STORED. */
+function trim(turn: OpenTurn) {
+  let stored = 0;
+  while (stored < turn.tail.length && turn.tail[stored]!.seq <= turn.stored) stored++;
+  if (stored > KEEP_STORED) turn.tail.splice(0, stored - KEEP_STORED);
 }
 
 function follow(listeners: Map<string, Set<EventListener>>, key: string, listener: EventListener): () => void {

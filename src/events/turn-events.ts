@@ -50,9 +50,9 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
     const order = new InOrder(after);
     if (snapshot) {
       // Only what is stored and not in the snapshot comes from the log; often that is nothing.
-      const upTo = Math.min(snapshot.storedThrough, (snapshot.unstored[0]?.seq ?? Infinity) - 1);
+      const upTo = Math.min(snapshot.storedThrough, (snapshot.recent[0]?.seq ?? Infinity) - 1);
       if (upTo > after) order.add(await readLog(deps.sql, turn.id, after, upTo));
-      order.add(snapshot.unstored);
+      order.add(snapshot.recent);
     } else {
       order.add(await readLog(deps.sql, turn.id, after));
       if (deps.relay.shared && !order.sawFinal) order.add(await deps.relay.recent(turn.id, order.last));

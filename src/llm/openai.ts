@@ -248,10 +248,15 @@ function retryAfter(headers: Headers | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/** Aborts the request when the caller aborts or when nothing arrives for `ms`. */
+/**
+ * Aborts the request when the caller aborts or when nothing arrives for `ms`. Armed and paused
+ * around every streamed chunk, so both only note a time: the one timer moves its own deadline.
+ */
 class Watchdog {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  /** When the watchdog fires, unless paused or re-armed before; 0 while paused. */
+  private deadline = 0;
   private readonly onUpstreamAbort = () => this.controller.abort();
   fired = false;
 
@@ -268,19 +273,30 @@ class Watchdog {
   }
 
   arm(): void {
-    this.pause();
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort();
-    }, this.ms);
+    this.deadline = Date.now() + this.ms;
+    this.timer ??= setTimeout(this.check, this.ms);
   }
 
   pause(): void {
-    clearTimeout(this.timer);
+    this.deadline = 0;
   }
+
+  private readonly check = () => {
+    this.timer = undefined;
+    if (this.deadline === 0) return;
+    const left = this.deadline - Date.now();
+    if (left > 0) {
+      this.timer = setTimeout(this.check, left);
+      return;
+    }
+    this.fired = true;
+    this.controller.abort();
+  };
 
   dispose(): void {
     this.pause();
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.upstream?.removeEventListener('abort', this.onUpstreamAbort);
     // Ends a connection the consumer stopped reading (break, error) instead of leaving it open.
     this.controller.abort();

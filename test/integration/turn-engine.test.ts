@@ -3,6 +3,7 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import { DeleteSessionDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+import { KEEP_STORED } from '../../src/events/event-hub.js';
 
 /** Every read of the turn event log the server makes, counted while `reading` is on. */
 const logReads = { count: 0, counting: false };
@@ -58,11 +59,11 @@ const rowId = (globalId: string) => decodeGlobalID(globalId).id;
 describe('the event hub', () => {
   it('gives a subscriber that joins mid-turn every event exactly once, in order, without reading the log while live', async () => {
     const user = newUser(env.server.url);
-    env.fake.enqueue({ text: words(320), delayMs: 8 });
+    env.fake.enqueue({ text: words(800), delayMs: 5 });
     const sent = await send(user, { content: 'stream for two' });
     const first = follow(user, sent.turn.id, 0);
-    // Join once part of the turn is stored and part is only in memory.
-    await until(async () => (await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } })) > 0);
+    // Join once more of the turn is stored than the hub keeps in memory (its latest KEEP_STORED stored events), and part is only in memory.
+    await until(async () => (await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } })) > KEEP_STORED + 50);
     const storedBefore = await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } });
 
     logReads.count = 0;
@@ -84,7 +85,7 @@ describe('the event hub', () => {
     expect(readsToReplay).toBeGreaterThan(0);
     expectGapFreeSeqs(all);
     expect(lateEvents).toEqual(all);
-    expect(contentOf(all)).toBe(words(320).join(''));
+    expect(contentOf(all)).toBe(words(800).join(''));
     expect(all.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
     // What was live is what was stored.
     expect((await user.data(TurnDocument, { id: sent.turn.id })).turn!.events).toEqual(all);
