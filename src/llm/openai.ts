@@ -77,6 +77,10 @@ class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /**
+   * One generator for the request, its retries and its chunks: each chunk passes through no other
+   * layer on its way to the caller. Retries happen only while nothing has been yielded.
+   */
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
     const { signal } = request;
@@ -84,70 +88,62 @@ class OpenAIChatModel implements ChatModel {
     yield { type: 'request', body: JSON.stringify(body) };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
+      const watchdog = new Watchdog(this.options.timeoutMs, signal);
       let yielded = false;
+      let failure: Failure;
       try {
-        for await (const part of this.attempt(body, signal)) {
-          yielded = true;
-          yield part;
+        watchdog.arm();
+        const stream = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 });
+        const calls = new ToolCallAssembler();
+        let finish: string | null = null;
+        let usage: Usage | null = null;
+        watchdog.arm();
+        for await (const chunk of stream) {
+          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
+          if (choice.finish_reason) finish = choice.finish_reason;
+          const reasoning = reasoningOf(choice.delta);
+          if (reasoning) {
+            watchdog.pause();
+            yielded = true;
+            yield { type: 'reasoning-delta', delta: reasoning };
+          }
+          if (choice.delta?.content) {
+            // A slow consumer must not count against the provider's time.
+            watchdog.pause();
+            yielded = true;
+            yield { type: 'text-delta', delta: choice.delta.content };
+          }
+          watchdog.arm();
         }
+        watchdog.pause();
+        // The SDK ends the iteration quietly when its signal aborts, so the cause is checked here.
+        if (signal?.aborted) throw abortError(signal);
+        if (watchdog.fired) throw new TimedOut();
+        if (finish === null) throw new StreamIncomplete();
+        const done = calls.complete();
+        yielded = true;
+        for (const call of done) yield { type: 'tool-call', call };
+        yield { type: 'finish', reason: finishReason(finish, done.length > 0), usage };
         return;
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
-        const failure = describeFailure(error);
-        const delay = this.retryDelay(attempt, failure);
-        // Text already handed to the caller cannot be taken back, so a retry would duplicate it.
-        if (yielded || !failure.retryable || attempt > this.options.maxRetries || delay === null) {
-          throw this.toError(failure, attempt, yielded);
-        }
-        try {
-          await sleep(delay, undefined, { signal });
-        } catch {
-          throw abortError(signal);
-        }
+        failure = describeFailure(watchdog.fired ? new TimedOut() : error);
+      } finally {
+        watchdog.dispose();
       }
-    }
-  }
-
-  private async *attempt(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal | undefined): AsyncGenerator<ChatStreamPart> {
-    const watchdog = new Watchdog(this.options.timeoutMs, signal);
-    try {
-      watchdog.arm();
-      const stream = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 });
-      const calls = new ToolCallAssembler();
-      let finish: string | null = null;
-      let usage: Usage | null = null;
-      watchdog.arm();
-      for await (const chunk of stream) {
-        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
-        if (choice.finish_reason) finish = choice.finish_reason;
-        const reasoning = reasoningOf(choice.delta);
-        if (reasoning) {
-          watchdog.pause();
-          yield { type: 'reasoning-delta', delta: reasoning };
-        }
-        if (choice.delta?.content) {
-          // A slow consumer must not count against the provider's time.
-          watchdog.pause();
-          yield { type: 'text-delta', delta: choice.delta.content };
-        }
-        watchdog.arm();
+      const delay = this.retryDelay(attempt, failure);
+      // Text already handed to the caller cannot be taken back, so a retry would duplicate it.
+      if (yielded || !failure.retryable || attempt > this.options.maxRetries || delay === null) {
+        throw this.toError(failure, attempt, yielded);
       }
-      watchdog.pause();
-      // The SDK ends the iteration quietly when its signal aborts, so the cause is checked here.
-      if (signal?.aborted) throw abortError(signal);
-      if (watchdog.fired) throw new TimedOut();
-      if (finish === null) throw new StreamIncomplete();
-      const done = calls.complete();
-      for (const call of done) yield { type: 'tool-call', call };
-      yield { type: 'finish', reason: finishReason(finish, done.length > 0), usage };
-    } catch (error) {
-      if (watchdog.fired && !signal?.aborted) throw new TimedOut();
-      throw error;
-    } finally {
-      watchdog.dispose();
+      try {
+        await sleep(delay, undefined, { signal });
+      } catch {
+        throw abortError(signal);
+      }
     }
   }
 

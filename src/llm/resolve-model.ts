@@ -56,7 +56,7 @@ export function createModelResolver(settings: ModelSettings, options: { demo?: D
         retryBaseMs: settings.retryBaseMs,
       });
     }
-    // Every model call is a span (a no-op while tracing is off).
+    // Every model call is a span while tracing is on.
     const traced = tracedModel(created);
     cache.set(id, traced);
     return traced;

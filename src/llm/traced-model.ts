@@ -1,11 +1,12 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './chat-model.js';
 import { isAbortError } from './chat-model.js';
-import { tracer } from '../telemetry/tracing.js';
+import { isTracing, tracer } from '../telemetry/tracing.js';
 
 /**
  * A model whose every call is a `chat <model>` span with the GenAI semantic conventions: provider,
- * requested model, token usage and finish reason. The span covers the whole stream.
+ * requested model, token usage and finish reason. The span covers the whole stream. While tracing
+ * is off a call is the model's own stream: no extra generator between its chunks and the caller.
  */
 export function tracedModel(model: ChatModel): ChatModel {
   return {
@@ -13,7 +14,7 @@ export function tracedModel(model: ChatModel): ChatModel {
     model: model.model,
     id: model.id,
     isDemo: model.isDemo,
-    stream: (request) => tracedStream(model, request),
+    stream: (request) => (isTracing() ? tracedStream(model, request) : model.stream(request)),
   };
 }
 
