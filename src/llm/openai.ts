@@ -17,6 +17,8 @@ import {
   type ToolCall,
   type Usage,
 } from './chat-model.js';
+import { SseDecoder } from './sse.js';
+import { Watchdog } from './watchdog.js';
 
 export interface OpenAIModelOptions {
   /** Configured provider name, e.g. "openai", "ollama"; used in ids and error messages. */
@@ -93,40 +95,52 @@ class OpenAIChatModel implements ChatModel {
       let failure: Failure;
       try {
         watchdog.arm();
-        const stream = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 });
+        // The raw body, read here rather than through the SDK's stream: see SseDecoder.
+        const response = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 }).asResponse();
+        if (!response.body) throw new Error('the response has no body');
+        const sse = new SseDecoder();
         const calls = new ToolCallAssembler();
         let finish: string | null = null;
         let usage: Usage | null = null;
+        let ended = false;
+        const reader = response.body.getReader();
         watchdog.arm();
-        for await (const chunk of stream) {
-          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
-          if (choice.finish_reason) finish = choice.finish_reason;
-          const reasoning = reasoningOf(choice.delta);
-          if (reasoning) {
-            watchdog.pause();
-            yielded = true;
-            yield { type: 'reasoning-delta', delta: reasoning };
-          }
-          if (choice.delta?.content) {
-            // A slow consumer must not count against the provider's time.
-            watchdog.pause();
-            yielded = true;
-            yield { type: 'text-delta', delta: choice.delta.content };
+        // The watchdog's abort (the caller's, a stall, or a consumer that stopped) ends the read.
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          for (const data of sse.push(read.value)) {
+            // What follows `[DONE]` is read to the end of the body but not used.
+            if (ended || (ended = data.startsWith('[DONE]'))) continue;
+            const chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
+            // An error event inside a 200 stream, as the SDK reports it.
+            if (chunk.error) throw new APIError(undefined, chunk.error as object, undefined, response.headers);
+            if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+            const choice = chunk.choices?.[0];
+            if (!choice) continue;
+            for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
+            if (choice.finish_reason) finish = choice.finish_reason;
+            const reasoning = reasoningOf(choice.delta);
+            if (reasoning) {
+              watchdog.pause();
+              yielded = true;
+              yield { type: 'reasoning-delta', delta: reasoning };
+            }
+            if (choice.delta?.content) {
+              // A slow consumer must not count against the provider's time.
+              watchdog.pause();
+              yielded = true;
+              yield { type: 'text-delta', delta: choice.delta.content };
+            }
           }
           watchdog.arm();
         }
         watchdog.pause();
-        // The SDK ends the iteration quietly when its signal aborts, so the cause is checked here.
         if (signal?.aborted) throw abortError(signal);
         if (watchdog.fired) throw new TimedOut();
         if (finish === null) throw new StreamIncomplete();
-        const done = calls.complete();
+        const complete = calls.complete();
         yielded = true;
-        for (const call of done) yield { type: 'tool-call', call };
-        yield { type: 'finish', reason: finishReason(finish, done.length > 0), usage };
+        for (const call of complete) yield { type: 'tool-call', call };
+        yield { type: 'finish', reason: finishReason(finish, complete.length > 0), usage };
         return;
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
@@ -242,61 +256,6 @@ function retryAfter(headers: Headers | undefined): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/**
- * Aborts the request when the caller aborts or when nothing arrives for `ms`. Armed and paused
- * around every streamed chunk, so both only note a time: the one timer moves its own deadline.
- */
-class Watchdog {
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  /** When the watchdog fires, unless paused or re-armed before; 0 while paused. */
-  private deadline = 0;
-  private readonly onUpstreamAbort = () => this.controller.abort();
-  fired = false;
-
-  constructor(
-    private readonly ms: number,
-    private readonly upstream: AbortSignal | undefined,
-  ) {
-    if (upstream?.aborted) this.controller.abort();
-    else upstream?.addEventListener('abort', this.onUpstreamAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  arm(): void {
-    this.deadline = Date.now() + this.ms;
-    this.timer ??= setTimeout(this.check, this.ms);
-  }
-
-  pause(): void {
-    this.deadline = 0;
-  }
-
-  private readonly check = () => {
-    this.timer = undefined;
-    if (this.deadline === 0) return;
-    const left = this.deadline - Date.now();
-    if (left > 0) {
-      this.timer = setTimeout(this.check, left);
-      return;
-    }
-    this.fired = true;
-    this.controller.abort();
-  };
-
-  dispose(): void {
-    this.pause();
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.upstream?.removeEventListener('abort', this.onUpstreamAbort);
-    // Ends a connection the consumer stopped reading (break, error) instead of leaving it open.
-    this.controller.abort();
-  }
 }
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
