@@ -17,6 +17,14 @@ export interface NewJob {
  */
 export const RUN_ONLY_INPUT = 'file';
 
+/**
+ * A job row as Prisma's model names it. The row the INSERT returns is the job as queued: read again
+ * afterwards, a local worker polling in between may already have claimed it (RUNNING).
+ */
+const JOB_COLUMNS = Prisma.sql`id, kind, status, payload, result, error, progress, revision, dedupe_key AS "dedupeKey", attempts, runner,
+  locked_until AS "lockedUntil", run_after AS "runAfter", tenant_id AS "tenantId", user_id AS "userId", created_at AS "createdAt",
+  started_at AS "startedAt", finished_at AS "finishedAt"`;
+
 /** The columns of a job's state, as published on `job:changed`. */
 const STATE = Prisma.sql`id, revision, status, attempts, progress, result, error, started_at, finished_at`;
 
@@ -44,11 +52,10 @@ export class JobQueue {
       INSERT INTO jobs (kind, payload, dedupe_key, tenant_id, user_id)
       VALUES (${job.kind}, ${JSON.stringify(storable(job.payload))}::jsonb, ${job.dedupeKey ?? null}, ${job.tenantId}, ${job.userId})
       ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('QUEUED', 'RUNNING') DO NOTHING
-      RETURNING id`;
+      RETURNING ${JOB_COLUMNS}`;
     if (created) {
-      const queued = await this.prisma.job.findUniqueOrThrow({ where: { id: created.id } });
       this.onEnqueued();
-      return queued;
+      return created;
     }
     const open = await this.prisma.job.findFirst({ where: { dedupeKey: job.dedupeKey!, status: { in: ['QUEUED', 'RUNNING'] } } });
     // Finished between the insert and this read: queue it again.
