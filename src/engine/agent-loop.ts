@@ -11,6 +11,7 @@ import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
 import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './structured-output.js';
+import { ChildEcho } from './child-echo.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import {
   addChildUsage,
@@ -213,7 +214,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   let held = '';
   const calls: ToolCall[] = [];
   let finishReason: string | null = null;
-  const repeatsChild = (t: string) => state.childOutputs.some((c) => c.trim().startsWith(t.trim()));
+  const echo = new ChildEcho(state.childOutputs);
   const messages: ChatMessage[] = [
     state.messages[0]!,
     {
@@ -251,7 +252,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       } else if (part.type === 'text-delta') {
         text += part.delta;
         state.text = text;
-        if (state.childOutputs.length && repeatsChild(text)) {
+        if (echo.repeats(text)) {
           held += part.delta;
           continue;
         }
