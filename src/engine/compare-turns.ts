@@ -3,6 +3,7 @@ import type { AgentContext } from '../auth/agent-context.js';
 import { visibleTo } from '../auth/scope.js';
 import type { PrismaClient, Turn } from '../db/generated/client.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
+import { finalEvents } from '../events/event-log.js';
 import { NotFoundError } from '../errors.js';
 import { emptyUsage } from './run-state.js';
 import { diffSequences } from './sequence-diff.js';
@@ -62,13 +63,12 @@ async function turnOutcome(prisma: PrismaClient, ctx: AgentContext, id: string):
     where: { id, ...visibleTo(ctx) },
     include: {
       finalMessage: { select: { content: true } },
-      events: { where: { type: 'final' }, orderBy: { seq: 'desc' }, take: 1, select: { payload: true } },
       llmCalls: { orderBy: [{ createdAt: 'asc' }, { iteration: 'asc' }], select: { provider: true, model: true } },
     },
   });
   if (!turn) throw new NotFoundError('Turn', id);
-  const { finalMessage, events, llmCalls, ...row } = turn;
-  const final = events[0]?.payload as { content?: string | null; sources?: Source[] } | undefined;
+  const { finalMessage, llmCalls, ...row } = turn;
+  const final = (await finalEvents(prisma, [turn.id])).get(turn.id);
   const log = (row.toolCallsLog ?? []) as { tool: string; arguments: unknown; result: unknown; isError?: boolean }[];
   return {
     turn: row,

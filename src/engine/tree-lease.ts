@@ -69,7 +69,7 @@ export class TreeLease {
       }[]
     >`
       SELECT t.id, t.session_id, t.agent, t.depth, t.parent_id, t.agent_path, t.status::text AS status, t.ephemeral,
-             GREATEST(t.last_seq, COALESCE((SELECT max(e.seq) FROM turn_events e WHERE e.turn_id = t.id), 0)) AS last_seq
+             GREATEST(t.last_seq, COALESCE((SELECT e.last_seq FROM turn_events e WHERE e.turn_id = t.id ORDER BY e.seq DESC LIMIT 1), 0)) AS last_seq
       FROM turns t WHERE t.root_id = ${rootId}::uuid ORDER BY t.depth, t.started_at`;
     return rows.map((r) => ({
       id: r.id,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentContext } from '../auth/agent-context.js';
 import { Prisma, type Message, type PrismaClient, type Session, type Turn } from '../db/generated/client.js';
 import type { UsageTotals } from '../events/agent-event.js';
+import { finalEvents } from '../events/event-log.js';
 import { storable } from '../events/storable.js';
 import { ACTIVE_STATUSES_SQL } from '../events/turn-status-sql.js';
 import type { TerminalStatus } from '../events/turn-status.js';
@@ -316,11 +317,10 @@ export class TurnStore {
   async resolutionsFor(state: RunState): Promise<Map<string, Resolution>> {
     const approvalIds = state.pending.flatMap((c) => (c.approvalId ? [c.approvalId] : []));
     const childIds = state.pending.flatMap((c) => (c.childTurnId ? [c.childTurnId] : []));
-    const [approvals, children] = await Promise.all([
+    const [approvals, children, finals] = await Promise.all([
       approvalIds.length ? this.prisma.approval.findMany({ where: { id: { in: approvalIds } } }) : [],
-      childIds.length
-        ? this.prisma.turn.findMany({ where: { id: { in: childIds } }, include: { events: { where: { type: 'final' }, orderBy: { seq: 'desc' }, take: 1 } } })
-        : [],
+      childIds.length ? this.prisma.turn.findMany({ where: { id: { in: childIds } } }) : [],
+      finalEvents(this.prisma, childIds),
     ]);
     const map = new Map<string, Resolution>();
     for (const call of state.pending) {
@@ -328,7 +328,7 @@ export class TurnStore {
       if (approval) map.set(call.toolCallId, { kind: 'approval', approvalId: approval.id, approved: approval.approved === true, reason: approval.reason });
       const child = children.find((t) => t.id === call.childTurnId);
       if (child) {
-        const content = (child.events[0]?.payload as { content?: string | null } | undefined)?.content ?? null;
+        const content = finals.get(child.id)?.content ?? null;
         const usage = { ...emptyUsage(), ...(child.usage as Partial<UsageTotals>) };
         map.set(call.toolCallId, { kind: 'child', result: { childTurnId: child.id, agent: child.agent, status: child.status, content }, usage });
       }

@@ -3,7 +3,8 @@ import type { AgentEvent } from './agent-event.js';
 
 // The statements of the event writer: events (one JSON parameter for any number of them, much
 // cheaper to bind than five per row, above all on PGlite), the model calls that ride with them,
-// and a commit's writes. A row already stored (a retried write) is left as it was.
+// and a commit's writes. A write stores one row per turn (a chunk of its consecutive events), and
+// events already stored (a retried write after one that did commit) are not stored again.
 
 /**
  * A turn's own writes made in ONE statement with the events they go with (a turn's outcome, on the
@@ -47,10 +48,30 @@ export interface ModelCallRow {
   };
 }
 
+/** A turn's consecutive events of one write: one row of turn_events. */
+interface Chunk {
+  turnId: string;
+  seq: number;
+  lastSeq: number;
+  at: string;
+  events: AgentEvent[];
+}
+
+/** The events of a write (each turn's in seq order, turns possibly interleaved) as one chunk per turn. */
+function chunksOf(events: AgentEvent[]): Chunk[] {
+  const byTurn = new Map<string, AgentEvent[]>();
+  for (const event of events) {
+    const own = byTurn.get(event.turnId);
+    if (own) own.push(event);
+    else byTurn.set(event.turnId, [event]);
+  }
+  return [...byTurn].map(([turnId, own]) => ({ turnId, seq: own[0]!.seq, lastSeq: own.at(-1)!.seq, at: own[0]!.at, events: own }));
+}
+
 /** Events and model calls of any turns in one statement, outside any transaction. */
 export function rowsStatement(events: AgentEvent[], calls: ModelCallRow[]): Prisma.Sql {
-  return Prisma.sql`WITH ${storeCalls(calls, Prisma.sql`TRUE`)} ev AS MATERIALIZED (${eventRows(JSON.stringify(events))})
-    ${storeEvents(Prisma.sql`TRUE`)}`;
+  return Prisma.sql`WITH ${storeCalls(calls, Prisma.sql`TRUE`)} ch AS MATERIALIZED (${chunkRows(chunksOf(events))})
+    ${storeChunks(Prisma.sql`TRUE`)}`;
 }
 
 /**
@@ -60,44 +81,41 @@ export function rowsStatement(events: AgentEvent[], calls: ModelCallRow[]): Pris
  */
 export function commitStatement(turnId: string, writes: TurnWrites, events: AgentEvent[], calls: ModelCallRow[]): Prisma.Sql {
   const ok = Prisma.sql`(SELECT ok FROM allowed)`;
+  const chunks = chunksOf(events);
+  const ownLastSeq = chunks.find((chunk) => chunk.turnId === turnId)?.lastSeq ?? 0;
   // Copies in ancestors' logs (a child turn's events) only: a top-level turn's outcome has none.
-  const others = events.some((e) => e.turnId !== turnId)
+  const others = chunks.some((chunk) => chunk.turnId !== turnId)
     ? Prisma.sql`, others AS (
-      UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
-      FROM (SELECT turn_id, max(seq) AS seq FROM ev WHERE turn_id <> ${turnId}::uuid GROUP BY 1) AS m
-      WHERE t.id = m.turn_id AND ${ok}
+      UPDATE turns t SET last_seq = GREATEST(t.last_seq, ch.last_seq)
+      FROM ch WHERE t.id = ch.turn_id AND ch.turn_id <> ${turnId}::uuid AND ${ok}
     )`
     : Prisma.empty;
   return Prisma.sql`
     WITH allowed AS MATERIALIZED (SELECT ${writes.allowed} AS ok),
-    ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
+    ch AS MATERIALIZED (${chunkRows(chunks)}),
     ${writes.ctes}
     ${storeCalls(calls, ok)}
-    stored AS (${storeEvents(ok)})${others}
-    UPDATE turns SET ${writes.set}, last_seq = GREATEST(last_seq, COALESCE((SELECT max(seq) FROM ev WHERE turn_id = ${turnId}::uuid), 0))
+    stored AS (${storeChunks(ok)})${others}
+    UPDATE turns SET ${writes.set}, last_seq = GREATEST(last_seq, ${ownLastSeq}::int)
     WHERE id = ${turnId}::uuid AND ${ok}
     RETURNING 1 AS written`;
 }
 
-/**
- * The events of a commit and the last seq of their turns, in a transaction: one JSON parameter for
- * any number of events (much cheaper to bind than five per row, above all on PGlite). A row already
- * stored (a retried write) is left as it was.
- */
+/** The events of a commit and the last seq of their turns, in a transaction. */
 export async function insertEventsIn(tx: Prisma.TransactionClient, events: AgentEvent[], calls: ModelCallRow[]): Promise<void> {
   if (events.length === 0 && calls.length === 0) return;
   await tx.$executeRaw`
-    WITH ev AS MATERIALIZED (${eventRows(JSON.stringify(events))}),
+    WITH ch AS MATERIALIZED (${chunkRows(chunksOf(events))}),
     ${storeCalls(calls, Prisma.sql`TRUE`)}
-    stored AS (${storeEvents(Prisma.sql`TRUE`)})
-    UPDATE turns t SET last_seq = GREATEST(t.last_seq, m.seq)
-    FROM (SELECT turn_id, max(seq) AS seq FROM ev GROUP BY 1) AS m
-    WHERE t.id = m.turn_id`;
+    stored AS (${storeChunks(Prisma.sql`TRUE`)})
+    UPDATE turns t SET last_seq = GREATEST(t.last_seq, ch.last_seq)
+    FROM ch WHERE t.id = ch.turn_id`;
 }
 
-/** The events of a JSON array as rows `(e, turn_id, seq)`. */
-const eventRows = (json: string) =>
-  Prisma.sql`SELECT e, (e->>'turnId')::uuid AS turn_id, (e->>'seq')::int AS seq FROM jsonb_array_elements(${json}::jsonb) AS e`;
+/** Chunks as rows `(turn_id, seq, last_seq, events, at)` of one JSON parameter. */
+const chunkRows = (chunks: Chunk[]) =>
+  Prisma.sql`SELECT (c->>'turnId')::uuid AS turn_id, (c->>'seq')::int AS seq, (c->>'lastSeq')::int AS last_seq, c->'events' AS events,
+    (c->>'at')::timestamptz AS at FROM jsonb_array_elements(${JSON.stringify(chunks)}::jsonb) AS c`;
 
 /** A CTE (followed by a comma) storing model calls' rows when `when` holds; nothing without calls. */
 const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
@@ -111,8 +129,18 @@ const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
         WHERE ${when}
       ),`;
 
-/** Stores the rows of `ev` when `when` holds. */
-const storeEvents = (when: Prisma.Sql) => Prisma.sql`
-  INSERT INTO turn_events (turn_id, seq, type, payload, created_at)
-  SELECT turn_id, seq, e->>'type', e, (e->>'at')::timestamptz FROM ev WHERE ${when}
+/**
+ * Stores the chunks of `ch` when `when` holds, each without the events its turn has stored already:
+ * a write retried after one that did commit (a connection lost after the commit) may carry them
+ * along with newer ones. A turn's chunks never overlap, so its last chunk holds its last stored seq.
+ */
+const storeChunks = (when: Prisma.Sql) => Prisma.sql`
+  INSERT INTO turn_events (turn_id, seq, last_seq, events, created_at)
+  SELECT ch.turn_id, GREATEST(ch.seq, prior.last_seq + 1), ch.last_seq,
+         CASE WHEN prior.last_seq >= ch.seq
+              THEN jsonb_path_query_array(ch.events, '$[*] ? (@.seq > $stored)', jsonb_build_object('stored', prior.last_seq))
+              ELSE ch.events END,
+         ch.at
+  FROM ch LEFT JOIN LATERAL (SELECT x.last_seq FROM turn_events x WHERE x.turn_id = ch.turn_id ORDER BY x.seq DESC LIMIT 1) AS prior ON TRUE
+  WHERE (prior.last_seq IS NULL OR prior.last_seq < ch.last_seq) AND ${when}
   ON CONFLICT (turn_id, seq) DO NOTHING`;

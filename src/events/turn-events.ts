@@ -3,6 +3,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { AgentEvent } from './agent-event.js';
 import type { EventHub } from './event-hub.js';
 import type { EventRelay, RelayedTurn } from './event-relay.js';
+import { readLog } from './event-log.js';
 import { Inbox, stoppable } from './inbox.js';
 import { isTerminal } from './turn-status.js';
 
@@ -93,30 +94,6 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
     stopLocal();
     stopRemote();
   }
-}
-
-/** Logged events of a turn with seq in (after, upTo], oldest first. */
-async function readLog(sql: SqlClient, turnId: string, after: number, upTo = 2 ** 31 - 1): Promise<AgentEvent[]> {
-  const rows = await sql.query<{ payload: AgentEvent }>('SELECT payload FROM turn_events WHERE turn_id = $1::uuid AND seq > $2 AND seq <= $3 ORDER BY seq', [
-    turnId,
-    after,
-    upTo,
-  ]);
-  return rows.map((row) => row.payload);
-}
-
-/** The logged events of several turns (seq > after, the first `limit` of each), in the order of `turnIds`. */
-export async function readLogs(prisma: PrismaClient, turnIds: string[], after: number, limit: number): Promise<AgentEvent[][]> {
-  const rows = await prisma.$queryRawUnsafe<{ turn_id: string; payload: unknown }[]>(
-    `SELECT t.id::text AS turn_id, e.payload FROM unnest($1::uuid[]) AS t(id)
-     CROSS JOIN LATERAL (SELECT payload FROM "turn_events" WHERE "turn_id" = t.id AND "seq" > $2 ORDER BY "seq" LIMIT $3) e`,
-    turnIds,
-    after,
-    limit,
-  );
-  const byTurn = new Map<string, AgentEvent[]>(turnIds.map((id) => [id, []]));
-  for (const row of rows) byTurn.get(row.turn_id)!.push((typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AgentEvent);
-  return turnIds.map((id) => byTurn.get(id)!);
 }
 
 /** Puts events from several sources back in seq order, dropping what was already taken. */

@@ -6,6 +6,7 @@ import { Prisma } from '../../src/db/generated/client.js';
 import type { ModelCallRow } from '../../src/events/event-statements.js';
 import { EventWriter, VanishedTurnError } from '../../src/events/event-writer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { storedEvents } from '../support/stored-events.js';
 
 // The batched event writer on a real database: order per turn, commits in line, and one turn's
 // trouble kept away from the others.
@@ -48,8 +49,7 @@ const event = (turnId: string, seq: number, delta = `d${seq}`): AgentEvent => ({
 });
 
 async function stored(turnId: string) {
-  const rows = await server.db.prisma.turnEvent.findMany({ where: { turnId }, orderBy: { seq: 'asc' }, select: { seq: true } });
-  return rows.map((r) => r.seq);
+  return (await storedEvents(server.db.prisma, turnId)).map((event) => event.seq);
 }
 
 describe('the event writer', () => {
@@ -71,6 +71,28 @@ describe('the event writer', () => {
     expect(await stored(b!)).toEqual([1]);
     expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ iterations: 7, lastSeq: 6 });
     expect(settled.filter((e) => e.turnId === a).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('stores a turn’s events as one chunk per write, and a write that repeats stored events (retried after it did commit) adds only the new ones', async () => {
+    const [a, b] = await newTurns(2);
+    const writer = new EventWriter(server.db.prisma, server.db.sql, recordingLogger().logger, 5, () => {});
+    for (let seq = 1; seq <= 3; seq++) writer.enqueue(event(a!, seq));
+    writer.enqueue(event(b!, 1));
+    await writer.drain();
+    // A connection lost after the commit: the writer cannot tell, and writes the same events again with newer ones.
+    for (let seq = 1; seq <= 5; seq++) writer.enqueue(event(a!, seq, `again ${seq}`));
+    writer.enqueue(event(b!, 1, 'again'));
+    await writer.drain();
+    await writer.commit({ turnId: a!, events: [4, 5, 6].map((seq) => event(a!, seq, `commit ${seq}`)) });
+    const chunks = await server.db.prisma.turnEventChunk.findMany({ where: { turnId: a! }, orderBy: { seq: 'asc' } });
+    expect(chunks.map((c) => [c.seq, c.lastSeq])).toEqual([
+      [1, 3],
+      [4, 5],
+      [6, 6],
+    ]);
+    expect((await storedEvents(server.db.prisma, a!)).map((e) => (e as { delta: string }).delta)).toEqual(['d1', 'd2', 'd3', 'again 4', 'again 5', 'commit 6']);
+    expect(await stored(b!)).toEqual([1]);
+    expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ lastSeq: 6 });
   });
 
   it('keeps a turn whose events cannot be stored away from the others, and says so in the log', async () => {

@@ -42,13 +42,21 @@ describe('read path batching (no N+1)', () => {
           ...owner,
         },
       });
-      await prisma.turnEvent.createMany({
-        data: [1, 2, 3].map((seq) => ({
+      await prisma.turnEventChunk.create({
+        data: {
           turnId: turn.id,
-          seq,
-          type: 'content',
-          payload: { type: 'content', seq, turnId: turn.id, at: new Date().toISOString(), agent: 'general', depth: 0, delta: `part ${seq}` },
-        })),
+          seq: 1,
+          lastSeq: 3,
+          events: [1, 2, 3].map((seq) => ({
+            type: 'content',
+            seq,
+            turnId: turn.id,
+            at: new Date().toISOString(),
+            agent: 'general',
+            depth: 0,
+            delta: `part ${seq}`,
+          })),
+        },
       });
     }
     const id = encodeGlobalID('Session', session.id);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, contentOf, GATED_AGENT, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
+import { storedEvents } from '../support/stored-events.js';
 import {
   AppendMessagesDocument,
   CancelTurnDocument,
@@ -69,7 +70,7 @@ describe('what the model is sent', () => {
     const stored = await env.server.db.prisma.message.findMany({ where: { sessionId: rowId(turn.session.id) } });
     expect(stored.map((m) => m.type)).toEqual(['user', 'assistant']);
     expect(JSON.stringify(stored)).not.toContain('test-marker-41');
-    const events = await env.server.db.prisma.turnEvent.findMany({ where: { turnId: rowId(turn.id) }, select: { payload: true } });
+    const events = await storedEvents(env.server.db.prisma, rowId(turn.id));
     expect(JSON.stringify(events)).not.toContain('test-marker-41');
   });
 
@@ -230,7 +231,7 @@ describe('ephemeral turns', () => {
     const prisma = env.server.db.prisma;
     await until(async () => (await prisma.turn.count({ where: { id: rowId(sent.turn.id) } })) === 0);
     expect(await prisma.message.count({ where: { sessionId: rowId(sent.session.id) } })).toBe(0);
-    expect(await prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } })).toBe(0);
+    expect(await prisma.turnEventChunk.count({ where: { turnId: rowId(sent.turn.id) } })).toBe(0);
     expect(await prisma.session.count({ where: { id: rowId(sent.session.id) } })).toBe(0);
   });
 
@@ -360,7 +361,7 @@ describe('structured output', () => {
 describe('extract', () => {
   const rowCounts = async () => {
     const p = env.server.db.prisma;
-    return Promise.all([p.session.count(), p.turn.count(), p.message.count(), p.llmCall.count(), p.turnEvent.count()]);
+    return Promise.all([p.session.count(), p.turn.count(), p.message.count(), p.llmCall.count(), p.turnEventChunk.count()]);
   };
 
   it('returns JSON valid against the agent’s schema and writes nothing', async () => {

@@ -4,11 +4,12 @@ import { collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
 import { DeleteSessionDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 import { KEEP_STORED } from '../../src/events/event-hub.js';
+import { storedEvents } from '../support/stored-events.js';
 
 /** Every read of the turn event log the server makes, counted while `reading` is on. */
 const logReads = { count: 0, counting: false };
 const readsLog = (query: { model?: string; operation: string; sql?: string }) =>
-  (query.model === 'TurnEvent' && /^find|^aggregate|^count/.test(query.operation)) ||
+  (query.model === 'TurnEventChunk' && /^find|^aggregate|^count/.test(query.operation)) ||
   (query.sql !== undefined && /SELECT[\s\S]*FROM\s+turn_events/i.test(query.sql) && !/INSERT/i.test(query.sql));
 
 // A long flush window keeps events in memory while a turn streams: what a late subscriber cannot
@@ -63,8 +64,8 @@ describe('the event hub', () => {
     const sent = await send(user, { content: 'stream for two' });
     const first = follow(user, sent.turn.id, 0);
     // Join once more of the turn is stored than the hub keeps in memory (its latest KEEP_STORED stored events), and part is only in memory.
-    await until(async () => (await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } })) > KEEP_STORED + 50);
-    const storedBefore = await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(sent.turn.id) } });
+    await until(async () => (await storedEvents(env.server.db.prisma, rowId(sent.turn.id))).length > KEEP_STORED + 50);
+    const storedBefore = (await storedEvents(env.server.db.prisma, rowId(sent.turn.id))).length;
 
     logReads.count = 0;
     logReads.counting = true;
@@ -160,7 +161,7 @@ describe('the event hub', () => {
     const goneEvents = await goneStream.done;
     expect(goneEvents.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
     expect(await env.server.db.prisma.turn.count({ where: { id: rowId(gone.turn.id) } })).toBe(0);
-    expect(await env.server.db.prisma.turnEvent.count({ where: { turnId: rowId(gone.turn.id) } })).toBe(0);
+    expect(await env.server.db.prisma.turnEventChunk.count({ where: { turnId: rowId(gone.turn.id) } })).toBe(0);
 
     const keptEvents = await keptStream.done;
     expectGapFreeSeqs(keptEvents);

@@ -437,7 +437,7 @@ describe('resumable streams', () => {
     // Once its retention (EPHEMERAL_TURN_RETENTION_MS, a minute by default) has passed, the sweep drops it with its log and session.
     await prisma.turn.update({ where: { id: turnId }, data: { finishedAt: new Date(Date.now() - 120_000) } });
     await until(async () => (await prisma.turn.count({ where: { id: turnId } })) === 0, 30_000);
-    expect(await prisma.turnEvent.count({ where: { turnId } })).toBe(0);
+    expect(await prisma.turnEventChunk.count({ where: { turnId } })).toBe(0);
     expect(await prisma.session.count({ where: { id: sessionId } })).toBe(0);
   });
 

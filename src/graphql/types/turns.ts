@@ -1,5 +1,6 @@
 import type { UsageTotals } from '../../events/agent-event.js';
-import { readLogs, turnEventStream } from '../../events/turn-events.js';
+import { readLogs } from '../../events/event-log.js';
+import { turnEventStream } from '../../events/turn-events.js';
 import { sessionEventStream } from '../../events/session-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
