@@ -47,6 +47,14 @@ const BUILTIN_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
  */
 export class AgentRegistry {
   private readonly cache = new Map<string, ResolvedAgent>();
+  /**
+   * Whether any agent of a name is registered in a tenant, by (tenant, name): when none is, every
+   * caller of the tenant gets the file agent, and a caller's first turn costs no query of its own
+   * (a burst of new users asked the same question once each). Lookups in flight are shared.
+   */
+  private readonly registeredInTenant = new Map<string, Promise<boolean>>();
+  /** Counts changes, so that an answer read while one happened is not kept. */
+  private changes = 0;
   private files = new Map<string, ResolvedAgent>();
 
   private constructor(private readonly deps: AgentRegistryDeps) {}
@@ -62,6 +70,8 @@ export class AgentRegistry {
 
   private async followChanges() {
     for await (const change of this.deps.pubsub.subscribe('agents:changed')) {
+      this.changes += 1;
+      this.registeredInTenant.delete(`${change.tenantId}\u0000${change.name}`);
       for (const key of this.cache.keys()) {
         if (key.startsWith(`${change.tenantId}\u0000`) && key.endsWith(`\u0000${change.name}`)) this.cache.delete(key);
       }
@@ -93,15 +103,34 @@ export class AgentRegistry {
     const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}\u0000${name}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const row = await this.deps.prisma.agent.findFirst({
-      where: { name, ...visibleTo(ctx) },
-      // The caller's own agent shadows a shared one of the same name; then the newest version.
-      orderBy: [{ userId: { sort: 'asc', nulls: 'last' } }, { version: 'desc' }],
-    });
+    const changes = this.changes;
+    const row = (await this.registered(ctx.tenantId, name))
+      ? await this.deps.prisma.agent.findFirst({
+          where: { name, ...visibleTo(ctx) },
+          // The caller's own agent shadows a shared one of the same name; then the newest version.
+          orderBy: [{ userId: { sort: 'asc', nulls: 'last' } }, { version: 'desc' }],
+        })
+      : null;
     const agent = row ? fromRow(row) : this.files.get(name);
     if (!agent) throw new NotFoundError('Agent', name);
-    this.cache.set(key, agent);
+    if (changes === this.changes) this.cache.set(key, agent);
     return agent;
+  }
+
+  private registered(tenantId: string, name: string): Promise<boolean> {
+    const key = `${tenantId}\u0000${name}`;
+    let answer = this.registeredInTenant.get(key);
+    if (!answer) {
+      const changes = this.changes;
+      answer = this.deps.prisma.agent.findFirst({ where: { tenantId, name }, select: { id: true } }).then((row) => row !== null);
+      this.registeredInTenant.set(key, answer);
+      // A failed lookup, or one a change overtook, is asked again next time.
+      const forget = () => {
+        if (this.registeredInTenant.get(key) === answer) this.registeredInTenant.delete(key);
+      };
+      answer.then(() => changes !== this.changes && forget(), forget);
+    }
+    return answer;
   }
 
   /** Latest version of every agent the caller can use, by name; `audience` keeps chat or internal ones. */

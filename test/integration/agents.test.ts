@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, newUser } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -105,5 +106,35 @@ describe('agent registry', () => {
     const validated = await user.data(ValidateAgentDocument, { yaml });
     expect(validated.validateAgent.__typename).toBe('ValidationError');
     expect(await server.db.prisma.agent.count()).toBe(before);
+  });
+});
+
+describe('agent lookups', () => {
+  const agentQueries = { count: 0 };
+  let observed: TestServer;
+  beforeAll(async () => {
+    observed = await startTestServer({}, { observe: (query) => void (query.model === 'Agent' && (agentQueries.count += 1)) });
+  });
+  afterAll(async () => {
+    await observed?.stop();
+  });
+
+  it('ask the database once per tenant and name while none is registered there, then find each caller’s own', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const users = Array.from({ length: 5 }, () => newUser(observed.url, tenant));
+    agentQueries.count = 0;
+    // A burst of new users' first turns: one lookup between them, not one each.
+    const first = await Promise.all(users.map((user) => user.data(AgentDocument, { name: 'general' })));
+    expect(first.map((answer) => answer.agent?.origin)).toEqual(Array(5).fill('BUILTIN'));
+    expect(agentQueries.count).toBe(1);
+
+    const own = NOTES.replace('name: note-taker', 'name: general');
+    await users[0]!.data(RegisterAgentDocument, { yaml: own });
+    expect((await users[0]!.data(AgentDocument, { name: 'general' })).agent).toMatchObject({ origin: 'REGISTERED', version: 1 });
+    expect((await users[1]!.data(AgentDocument, { name: 'general' })).agent).toMatchObject({ origin: 'BUILTIN' });
+    expect((await newUser(observed.url, tenant).data(AgentDocument, { name: 'general' })).agent).toMatchObject({ origin: 'BUILTIN' });
+
+    await users[0]!.data(DeleteAgentDocument, { name: 'general' });
+    expect((await users[0]!.data(AgentDocument, { name: 'general' })).agent).toMatchObject({ origin: 'BUILTIN' });
   });
 });
