@@ -14,7 +14,7 @@
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
 // inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
 // as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 40] [--phases rate,sequential,burst] [--rate-events 5000]
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--phases rate,sequential,burst] [--rate-events 5000]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
   options: {
     backends: { type: 'string', default: 'pglite,postgres' },
     turns: { type: 'string', default: '1,100,500' },
-    sequential: { type: 'string', default: '40' },
+    sequential: { type: 'string', default: '300' },
     tokens: { type: 'string', default: '50' },
     /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
     phases: { type: 'string', default: 'rate,sequential,burst' },
