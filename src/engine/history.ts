@@ -1,14 +1,13 @@
 import type { AgentContext } from '../auth/agent-context.js';
+import { readStored, type StoredContext } from './stored-context.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
-import { compressMessage, CONTEXT_TYPES, contextRow, type ContextRow } from '../sessions/messages.js';
+import { compressMessage } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import { buildRequestInstructions } from '../agents/prompt.js';
 import { offeredTools, responseFormatFor, systemPromptFor, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-
-const RECENT_MOMENTS = 5;
 
 export interface TurnContextInput {
   ctx: AgentContext;
@@ -26,6 +25,8 @@ export interface TurnContextInput {
   /** Inject the user's profile and the session's recent moments (top-level turns). */
   withMemory: boolean;
   overrides?: TurnOverrides;
+  /** What the turn's start read already (storedContextColumns), with memory and the whole conversation before the turn. */
+  stored?: StoredContext;
 }
 
 export interface TurnContext {
@@ -51,7 +52,7 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
   const withMemory = input.withMemory && settings.memoryTokenBudget > 0;
   const [counter, stored] = await Promise.all([
     tokenCounterFor(input.model.id),
-    readStored(deps, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }),
+    input.stored ?? readStored(deps.sql, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }),
   ]);
   const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : [];
   const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
@@ -89,48 +90,6 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
   // A tool result whose call was cut off would be refused by the provider.
   while (history.at(-1)?.role === 'tool') history.pop();
   return { messages: [...memoryMessages, ...history.reverse()] };
-}
-
-interface StoredContext {
-  profile: { name: string | null; summary: string | null; content: string | null } | null;
-  /** Newest first. */
-  moments: { key: string; name: string | null; summary: string | null; content: string | null; startsAt: string | null; endsAt: string | null }[];
-  /** Newest first. */
-  conversation: ContextRow[];
-}
-
-/**
- * What a turn's context reads from the database, in one direct statement (a turn's start is the
- * hot path): the user's profile entity and the session's recent moments (when `withMemory`), and
- * the conversation so far, newest first (when `withHistory`).
- */
-async function readStored(
-  deps: Pick<EngineDeps, 'sql'>,
-  ctx: AgentContext,
-  sessionId: string,
-  want: { withMemory: boolean; withHistory: boolean; beforeSeq?: number },
-): Promise<StoredContext> {
-  const key = ctx.userId ? profileKey(ctx.userId) : null;
-  // An anonymous caller's NULL matches no owner, only shared rows (visibleTo).
-  const [row] = await deps.sql.query<{
-    profile: StoredContext['profile'];
-    moments: StoredContext['moments'];
-    conversation: { type: ContextRow['type']; content: string; seq: number }[];
-  }>(
-    `SELECT
-       (SELECT json_build_object('name', e.name, 'summary', e.summary, 'content', e.content) FROM entities e
-         WHERE $1 AND e.tenant_id = $2 AND e.user_id = $3 AND e.key = $4 LIMIT 1) AS profile,
-       (SELECT COALESCE(json_agg(m ORDER BY m.created_at DESC, m.id DESC), '[]') FROM (
-          SELECT key, name, summary, content, starts_at AS "startsAt", ends_at AS "endsAt", created_at, id FROM moments
-          WHERE $1 AND session_id = $5::uuid AND tenant_id = $2 AND (user_id = $3 OR user_id IS NULL)
-          ORDER BY created_at DESC, id DESC LIMIT ${RECENT_MOMENTS}) m) AS moments,
-       (SELECT COALESCE(json_agg(h ORDER BY h.seq DESC), '[]') FROM (
-          SELECT type::text AS type, content, seq FROM messages
-          WHERE $6 AND session_id = $5::uuid AND type::text = ANY($7::text[]) AND content IS NOT NULL AND seq < COALESCE($8::int, 2147483647)
-          ORDER BY seq DESC LIMIT 500) h) AS conversation`,
-    [want.withMemory, ctx.tenantId, ctx.userId, key, sessionId, want.withHistory, CONTEXT_TYPES, want.beforeSeq ?? null],
-  );
-  return { profile: row!.profile, moments: row!.moments, conversation: row!.conversation.map(contextRow) };
 }
 
 /**

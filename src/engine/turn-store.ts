@@ -13,6 +13,7 @@ import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { TurnWrites } from '../events/event-statements.js';
 import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
+import { storedContextColumns, storedContextOf, type StoredContext, type StoredContextRow } from './stored-context.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -69,7 +70,12 @@ export class TurnStore {
    * one-active-turn index makes a concurrent send to the same session fail with P2002-like
    * `23505`, which the caller reports as SESSION_BUSY.
    */
-  async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message | null }> {
+  /**
+   * Stores a top-level turn (and its session when new, and the user's message unless ephemeral or
+   * answered already). The statement that stores the message also reads the turn's stored context
+   * (`stored`: memory and the conversation before the message), so running the turn reads nothing more.
+   */
+  async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message | null; stored?: StoredContext }> {
     const now = new Date();
     const session: Session =
       'id' in input.session
@@ -121,13 +127,14 @@ export class TurnStore {
             RETURNING name
           ),`
         : Prisma.sql`named AS (SELECT NULL::text AS name),`;
-    const [row] = await this.run<{ seq: number; renamed: string | null }>(Prisma.sql`
+    const [row] = await this.run<{ seq: number; renamed: string | null } & StoredContextRow>(Prisma.sql`
       WITH ${newSession} ${naming} turn AS (${turnRow} RETURNING id)
       INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
       SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
              'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
       FROM turn
-      RETURNING seq, (SELECT name FROM named) AS renamed`);
+      RETURNING seq, (SELECT name FROM named) AS renamed,
+        ${storedContextColumns(input.ctx, session.id, { withMemory: true, withHistory: true })}`);
     const userMessage: Message = {
       id: messageId,
       sessionId: session.id,
@@ -151,7 +158,7 @@ export class TurnStore {
       userId: session.userId,
       createdAt: now,
     };
-    return { turn, session: row!.renamed ? { ...session, name: row!.renamed } : session, userMessage };
+    return { turn, session: row!.renamed ? { ...session, name: row!.renamed } : session, userMessage, stored: storedContextOf(row!) };
   }
 
   /** Stores a RUNNING child turn under `placement.parent` (same session, one level deeper). */

@@ -10,6 +10,7 @@ import { getSession, sessionTitle } from '../sessions/sessions.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from './engine-deps.js';
 import { contextFor } from './history.js';
+import type { StoredContext } from './stored-context.js';
 import { freshState, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { RouteDecision, Router } from '../routing/router.js';
@@ -82,6 +83,8 @@ export interface SendMessageOutcome {
   session: Session;
   /** Null for an ephemeral turn, which stores no messages. */
   userMessage: Message | null;
+  /** The turn's stored context, when its start read it (see TurnStore.startTurn). */
+  stored?: StoredContext;
 }
 
 /**
@@ -189,7 +192,7 @@ export class TurnService {
     started: SendMessageOutcome,
     run: { agent: ResolvedAgent; model: ChatModel; overrides: TurnOverrides | undefined; content: string; history?: ChatMessage[] },
   ): SendMessageOutcome {
-    const { turn, session, userMessage } = started;
+    const { turn, session, userMessage, stored } = started;
     const { agent, model, overrides, content } = run;
     const tree = this.supervisor.adopt(turn);
     const turnRun: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], content, [], overrides), signal: tree.controller.signal };
@@ -204,6 +207,7 @@ export class TurnService {
         history: run.history,
         withMemory: true,
         overrides,
+        stored,
       });
       turnRun.state = freshState(agent, ctx, context.messages, content, [], overrides);
     });
