@@ -8,6 +8,26 @@ export interface TurnQuotaSettings {
   turnsPerMinute: number;
 }
 
+/** What the admission read: the caller's running turns and recent starts, and the session's active turn. */
+export interface AdmissionFigures {
+  running: number;
+  recent: number;
+  oldest: Date | string | null;
+  busy: string | null;
+}
+
+/** The admission of a turn's start as parts of the statement that stores it (TurnQuota.admitWithin). */
+export interface Admission {
+  /** CTEs (`figures`, `admitted`, …), separated by commas. */
+  ctes: Prisma.Sql;
+  /** True when admitted: every write of the statement waits on it. */
+  ok: Prisma.Sql;
+  /** A result column, `admission`: the figures, for `judge`. */
+  columns: Prisma.Sql;
+  /** @throws the refusal the figures mean (RateLimitedError, SessionBusyError) */
+  judge(figures: AdmissionFigures): void;
+}
+
 const MINUTE_MS = 60_000;
 /** When a running turn will end is unknown: suggest looking again soon. */
 const RETRY_WHILE_RUNNING_MS = 2_000;
@@ -44,14 +64,28 @@ export class TurnQuota {
    * with the turn stored. @throws RateLimitedError, SessionBusyError
    */
   admit<T>(ctx: AgentContext, start: () => Promise<T>, sessionId: string | null = null): Promise<T> {
+    return this.inLine(ctx, async () => {
+      const statement = Prisma.sql`WITH ${this.admission(ctx, sessionId).ctes} SELECT running, recent, oldest, busy FROM figures`;
+      const [figures] = await this.sql.query<AdmissionFigures>(statement.text, statement.values);
+      this.judge(ctx, sessionId, figures!);
+      return start();
+    });
+  }
+
+  /**
+   * Runs `start` in the caller's line with the admission as SQL, for a statement that admits and
+   * stores a turn at once (one round trip fewer): its writes wait on `admission.ok`, and it hands
+   * the figures it read to `judge`. @throws RateLimitedError, SessionBusyError (from `judge`)
+   */
+  admitWithin<T>(ctx: AgentContext, sessionId: string | null, start: (admission: Admission) => Promise<T>): Promise<T> {
+    return this.inLine(ctx, () => start({ ...this.admission(ctx, sessionId), judge: (figures) => this.judge(ctx, sessionId, figures) }));
+  }
+
+  /** Within one process a caller's starts are taken one at a time. */
+  private inLine<T>(ctx: AgentContext, work: () => Promise<T>): Promise<T> {
     const key = `${ctx.tenantId}\u0000${ctx.userId ?? ''}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
-    const next = previous
-      .catch(() => {})
-      .then(async () => {
-        await this.check(ctx.tenantId, ctx.userId, sessionId);
-        return start();
-      });
+    const next = previous.catch(() => {}).then(work);
     const settled = next.catch(() => {});
     this.queues.set(key, settled);
     void settled.then(() => {
@@ -61,11 +95,12 @@ export class TurnQuota {
   }
 
   /**
-   * Checks both limits (and whether the session is busy) and, when all is clear, records this
-   * start, in one statement: it runs before every turn a user starts. The caller's starts older
-   * than a minute are pruned on the way.
+   * Both limits (and whether the session is busy) as CTEs: `figures`
+   * (what the caller has running and started), `admitted` (its `ok`), and the start recorded when
+   * admitted. The caller's starts older than a minute are pruned on the way.
    */
-  private async check(tenantId: string, userId: string | null, sessionId: string | null): Promise<void> {
+  private admission(ctx: AgentContext, sessionId: string | null): Omit<Admission, 'judge'> {
+    const { tenantId, userId } = ctx;
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
     // The anonymous bucket holds the tenant's rows without an owner.
     const caller = userId === null ? Prisma.sql`tenant_id = ${tenantId} AND user_id IS NULL` : Prisma.sql`tenant_id = ${tenantId} AND user_id = ${userId}`;
@@ -75,8 +110,8 @@ export class TurnQuota {
     const busy = sessionId
       ? Prisma.sql`(SELECT id FROM turns WHERE session_id = ${sessionId}::uuid AND parent_id IS NULL AND status IN ('RUNNING', 'AWAITING_APPROVAL') LIMIT 1)`
       : Prisma.sql`NULL::uuid`;
-    const statement = Prisma.sql`
-      WITH pruned AS (
+    const ctes = Prisma.sql`
+      pruned AS (
         DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
       ), latest AS (
         SELECT started_at FROM quota_starts
@@ -87,15 +122,21 @@ export class TurnQuota {
                (SELECT count(*)::int FROM latest) AS recent,
                (SELECT min(started_at) FROM latest) AS oldest,
                ${busy} AS busy
+      ), admitted AS MATERIALIZED (
+        SELECT running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL AS ok FROM figures
       ), recorded AS (
         INSERT INTO quota_starts (tenant_id, user_id, started_at)
-        SELECT ${tenantId}, ${userId}, ${now} FROM figures WHERE running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL
-      )
-      SELECT running, recent, oldest, busy FROM figures`;
-    const [figures] = await this.sql.query<{ running: number; recent: number; oldest: Date | null; busy: string | null }>(statement.text, statement.values);
-    const { running, recent, oldest, busy: activeTurnId } = figures!;
+        SELECT ${tenantId}, ${userId}, ${now} FROM admitted WHERE ok
+      )`;
+    return { ctes, ok: Prisma.sql`(SELECT ok FROM admitted)`, columns: Prisma.sql`(SELECT row_to_json(figures) FROM figures) AS admission` };
+  }
+
+  /** Throws the refusal the figures mean, if any. */
+  private judge(ctx: AgentContext, sessionId: string | null, figures: AdmissionFigures): void {
+    const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
+    const { running, recent, oldest, busy: activeTurnId } = figures;
     if (sessionId && activeTurnId) throw new SessionBusyError(sessionId, activeTurnId);
-    const who = userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
+    const who = ctx.userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
     if (running >= concurrentTurnsPerUser) {
       throw new RateLimitedError(
         `${who} have ${running} turns running; at most ${concurrentTurnsPerUser} may run at once (MAX_CONCURRENT_TURNS_PER_USER)`,

@@ -14,6 +14,8 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { TurnWrites } from '../events/event-statements.js';
 import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 import { storedContextColumns, storedContextOf, type StoredContext, type StoredContextRow } from './stored-context.js';
+import type { Admission, AdmissionFigures } from './quota.js';
+import { newSession, newUserMessage } from './start-rows.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -49,6 +51,8 @@ export interface NewTopLevelTurn {
   routing: { routedBy: RoutedBy; rule: string | null };
   /** A stored user message this turn answers again (regenerate): no new message row is written. */
   answering?: Message;
+  /** The caller's admission (TurnQuota.admitWithin), decided and recorded in the same statement: nothing is written unless admitted. */
+  admission?: Admission;
 }
 
 /**
@@ -77,25 +81,7 @@ export class TurnStore {
    */
   async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message | null; stored?: StoredContext }> {
     const now = new Date();
-    const session: Session =
-      'id' in input.session
-        ? input.session
-        : {
-            id: randomUUID(),
-            name: input.session.name,
-            tenantId: input.ctx.tenantId,
-            userId: input.ctx.userId,
-            agent: input.session.agent,
-            metadata: {},
-            isEval: input.ctx.isEval,
-            routing: false,
-            activeAgent: null,
-            dreamedSeq: 0,
-            forkedFromId: null,
-            forkedAtMessageId: null,
-            createdAt: now,
-            updatedAt: now,
-          };
+    const session: Session = 'id' in input.session ? input.session : newSession(input.ctx, input.session, now);
     const turn = {
       ...this.newTurn({ session, agent: input.agent, model: input.model, ctx: input.ctx, ephemeral: input.ephemeral }, now),
       routedBy: input.routing.routedBy,
@@ -104,18 +90,27 @@ export class TurnStore {
     const messageId = randomUUID();
     const metadata = JSON.stringify(storable(input.metadata));
     const content = storable(input.content);
-    const newSession =
+    const { admission } = input;
+    const ok = admission?.ok ?? Prisma.sql`TRUE`;
+    const admit = admission ? Prisma.sql`${admission.ctes},` : Prisma.empty;
+    const figures = admission ? Prisma.sql`, ${admission.columns}` : Prisma.empty;
+    const sessionRow =
       'id' in input.session
         ? Prisma.empty
         : Prisma.sql`session AS (
             INSERT INTO sessions (id, name, tenant_id, user_id, agent, is_eval, created_at, updated_at)
-            VALUES (${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${session.isEval}, ${now}, ${now})
+            SELECT ${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${session.isEval}, ${now}, ${now}
+            WHERE ${ok}
           ),`;
     const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, routed_by, routing_rule, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
-        VALUES (${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
-                ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now})`;
+        SELECT ${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
+               ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now}
+        WHERE ${ok}`;
     if (input.ephemeral || input.answering) {
-      await this.run(Prisma.sql`WITH ${newSession} turn AS (${turnRow} RETURNING id) SELECT 1 FROM turn`);
+      const [row] = await this.run<{ admission?: AdmissionFigures }>(
+        Prisma.sql`WITH ${admit} ${sessionRow} turn AS (${turnRow} RETURNING id) SELECT (SELECT count(*) FROM turn) AS stored ${figures}`,
+      );
+      if (admission) admission.judge(row!.admission!);
       return { turn, session, userMessage: input.answering ?? null };
     }
     // Every CTE sees the messages as they were before this statement: NOT EXISTS means "first message".
@@ -123,41 +118,23 @@ export class TurnStore {
       'id' in input.session && input.session.name === UNNAMED_SESSION
         ? Prisma.sql`named AS (
             UPDATE sessions SET name = ${storable(input.title)} WHERE id = ${session.id}::uuid AND name = ${UNNAMED_SESSION}
-              AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = ${session.id}::uuid AND type = 'user')
+              AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = ${session.id}::uuid AND type = 'user') AND ${ok}
             RETURNING name
           ),`
         : Prisma.sql`named AS (SELECT NULL::text AS name),`;
-    const [row] = await this.run<{ seq: number; renamed: string | null } & StoredContextRow>(Prisma.sql`
-      WITH ${newSession} ${naming} turn AS (${turnRow} RETURNING id)
-      INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
-      SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
-             'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
-      FROM turn
-      RETURNING seq, (SELECT name FROM named) AS renamed,
+    const [row] = await this.run<{ seq: number | null; renamed: string | null; admission?: AdmissionFigures } & StoredContextRow>(Prisma.sql`
+      WITH ${admit} ${sessionRow} ${naming} turn AS (${turnRow} RETURNING id),
+      message AS (
+        INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
+        SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
+               'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
+        FROM turn
+        RETURNING seq
+      )
+      SELECT (SELECT seq FROM message) AS seq, (SELECT name FROM named) AS renamed ${figures},
         ${storedContextColumns(input.ctx, session.id, { withMemory: true, withHistory: true })}`);
-    const userMessage: Message = {
-      id: messageId,
-      sessionId: session.id,
-      seq: row!.seq,
-      type: 'user',
-      content,
-      toolCalls: null,
-      toolCallId: null,
-      toolName: null,
-      turnId: turn.id,
-      inputTokens: null,
-      outputTokens: null,
-      latencyMs: null,
-      model: null,
-      agentName: null,
-      traceId: null,
-      spanId: null,
-      metadata: input.metadata as Prisma.JsonObject,
-      isEval: turn.isEval,
-      tenantId: session.tenantId,
-      userId: session.userId,
-      createdAt: now,
-    };
+    if (admission) admission.judge(row!.admission!);
+    const userMessage = newUserMessage({ id: messageId, session, turn, seq: row!.seq!, content, metadata: input.metadata, now });
     return { turn, session: row!.renamed ? { ...session, name: row!.renamed } : session, userMessage, stored: storedContextOf(row!) };
   }
 

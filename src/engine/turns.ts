@@ -13,10 +13,10 @@ import { contextFor } from './history.js';
 import type { StoredContext } from './stored-context.js';
 import { freshState, type TurnOverrides } from './run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
-import type { RouteDecision, Router } from '../routing/router.js';
+import { consultsClassifier, type RouteDecision, type Router } from '../routing/router.js';
 import type { Supervisor } from './supervisor.js';
 import type { TurnRun } from './turn-run.js';
-import type { TurnQuota } from './quota.js';
+import type { Admission, TurnQuota } from './quota.js';
 import type { ChatMessage, ChatModel, ResponseFormat } from '../llm/chat-model.js';
 import { schemaProblem } from './structured-output.js';
 import { answeredMessage } from './answered-message.js';
@@ -117,8 +117,13 @@ export class TurnService {
     // An ephemeral turn stores nothing, so it may read a shared session's history.
     if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
     if (!ephemeral) requireIdentity(ctx, 'store messages (send an ephemeral one)');
-    // Admission (the quota, a busy session) comes first: a refused send calls no model, not even the routing classifier.
-    const { started, route, agent, model, overrides } = await this.quota.admit(ctx, () => this.start(ctx, input, existing), existing?.id ?? null);
+    // Admission (the quota, a busy session) comes first: a refused send calls no model, not even the
+    // routing classifier. Without a classifier to consult, the statement that stores the turn admits it.
+    const sessionId = existing?.id ?? null;
+    const quick = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
+    const { started, route, agent, model, overrides } = consultsClassifier(quick, existing)
+      ? await this.quota.admit(ctx, () => this.start(ctx, input, existing), sessionId)
+      : await this.quota.admitWithin(ctx, sessionId, (admission) => this.start(ctx, input, existing, { route: quick, admission }));
 
     const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
     return this.launch(ctx, { ...started, session }, { agent, model, overrides, content: route.content, history: input.history ?? undefined });
@@ -226,11 +231,19 @@ export class TurnService {
     }
   }
 
-  /** Routes the message, then stores the turn and (unless ephemeral) the user message. */
-  private async start(ctx: AgentContext, input: z.output<typeof sendInput>, existing: Session | null) {
+  /**
+   * Routes the message (unless `decided` brings the route), then stores the turn and (unless
+   * ephemeral) the user message, admitting it in the same statement when `decided` brings the admission.
+   */
+  private async start(
+    ctx: AgentContext,
+    input: z.output<typeof sendInput>,
+    existing: Session | null,
+    decided?: { route: RouteDecision; admission: Admission },
+  ) {
     const { agents, models, store } = this.deps;
     const metadata = input.metadata ?? {};
-    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true });
+    const route = decided?.route ?? (await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true }));
     const agent = await agents.load(ctx, route.agent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
     const overrides = allowedOverrides(agent, input.overrides);
@@ -246,6 +259,7 @@ export class TurnService {
         metadata: route.extracted ? { ...route.extracted, ...metadata } : metadata,
         ephemeral: input.ephemeral === true,
         routing: { routedBy: route.routedBy, rule: route.rule },
+        admission: decided?.admission,
       }),
     );
     return { started, route, agent, model, overrides };

@@ -47,6 +47,14 @@ export interface RouterDeps {
  * first routing rule that matches, else (in a session with routing on) the classifier agent's
  * choice of active agent, else the session's agent, else DEFAULT_AGENT.
  */
+/**
+ * Whether deciding with `classify: true` may call the classifier model where `route` was decided
+ * without it: in a routing session, unless an explicit agent, a header or a rule chose.
+ */
+export function consultsClassifier(route: RouteDecision, session: Session | null): boolean {
+  return session?.routing === true && route.routedBy !== 'EXPLICIT' && route.routedBy !== 'HEADER' && route.routedBy !== 'RULE';
+}
+
 export class Router {
   constructor(
     private readonly deps: RouterDeps,
