@@ -275,12 +275,15 @@ async function serve(args: string[]): Promise<number> {
   if (cluster.isPrimary && config.workers.count > 1) {
     const { startPrimary } = await import('./cluster/primary.js');
     const primary = await startPrimary(config, logger, fileURLToPath(import.meta.url));
+    // Stopping is handled before anyone is told the server is up: a SIGTERM sent as soon as the
+    // line below is read must find its handler, not the default action (killed, no exit code).
+    const stopped = untilStopped(logger, () => primary.stop());
     logger.info(
       { backend: 'postgres', workers: primary.pids(), startupMs: Math.round(performance.now() - started) },
       // The chat app's address first: it is what someone starting the server wants to open.
       `chat app: ${new URL('/', primary.url).href} · remgraph listening on ${primary.url} with ${config.workers.count} workers (GraphiQL in a browser, websockets on the same path)`,
     );
-    return untilStopped(logger, () => primary.stop());
+    return stopped;
   }
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
   // modules while it runs.
@@ -290,6 +293,7 @@ async function serve(args: string[]): Promise<number> {
   const { startApp } = await import('./app.js');
   const app = await startApp(config, logger, opening);
   const startupMs = Math.round(performance.now() - started);
+  const stopped = untilStopped(logger, () => app.stop());
   if (cluster.isWorker) {
     logger.info({ processId: app.processId, startupMs }, 'worker serving');
     process.send!({ remgraph: 'ready', url: app.url } satisfies WorkerReady);
@@ -299,7 +303,7 @@ async function serve(args: string[]): Promise<number> {
       `chat app: ${new URL('/', app.url).href} · remgraph listening on ${app.url} (GraphiQL in a browser, websockets on the same path)`,
     );
   }
-  return untilStopped(logger, () => app.stop());
+  return stopped;
 }
 
 /** Runs until SIGTERM or SIGINT (exit code 0) or an uncaught exception (1), then `stop()`s. */
