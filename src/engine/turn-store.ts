@@ -70,14 +70,11 @@ export class TurnStore {
   ) {}
 
   /**
-   * Stores the user message and a RUNNING turn (and the session, when new) in one statement. The
-   * one-active-turn index makes a concurrent send to the same session fail with P2002-like
-   * `23505`, which the caller reports as SESSION_BUSY.
-   */
-  /**
-   * Stores a top-level turn (and its session when new, and the user's message unless ephemeral or
-   * answered already). The statement that stores the message also reads the turn's stored context
-   * (`stored`: memory and the conversation before the message), so running the turn reads nothing more.
+   * Stores a RUNNING top-level turn (and its session when new, and the user's message unless
+   * ephemeral or answered already) in one statement, which also admits it (`input.admission`) and
+   * reads its stored context (`stored`: memory and the conversation before the message), so running
+   * the turn reads nothing more. The one-active-turn index makes a concurrent send to the same
+   * session fail with `23505`, which the caller reports as SESSION_BUSY.
    */
   async startTurn(input: NewTopLevelTurn): Promise<{ turn: Turn; session: Session; userMessage: Message | null; stored?: StoredContext }> {
     const now = new Date();
@@ -108,7 +105,7 @@ export class TurnStore {
         WHERE ${ok}`;
     if (input.ephemeral || input.answering) {
       const [row] = await this.run<{ admission?: AdmissionFigures }>(
-        Prisma.sql`WITH ${admit} ${sessionRow} turn AS (${turnRow} RETURNING id) SELECT (SELECT count(*) FROM turn) AS stored ${figures}`,
+        Prisma.sql`WITH ${admit} ${sessionRow} turn AS (${turnRow} RETURNING id) SELECT 1 AS started ${figures}`,
       );
       if (admission) admission.judge(row!.admission!);
       return { turn, session, userMessage: input.answering ?? null };
