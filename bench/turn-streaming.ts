@@ -4,6 +4,8 @@
 // process (remgraph as `npm start` would); the fake model and the clients share this one. All
 // servers are up at once and each phase runs on them one after another, so that the machine's other
 // load weighs on all of them alike. Phases:
+//  0. warm-up (always): --warmup turns one at a time right after start, reported on their own (what a
+//     fresh server costs until its compilers have caught up), so the phases below measure the steady state;
 //  1. rate: one turn whose model streams as fast as it can: content events/s at a graphql-ws client;
 //  2. one at a time: turns back to back (50 tokens, no delay): sendMessage → final at the client;
 //  3. bursts of 1, 100 and 500 turns at once (50 tokens 20 ms apart, like a fast real model), each
@@ -14,7 +16,7 @@
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
 // inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
 // as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--phases rate,sequential,burst] [--rate-events 5000]
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--warmup 200] [--phases rate,sequential,burst] [--rate-events 5000]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -32,6 +34,12 @@ const { values: args } = parseArgs({
     backends: { type: 'string', default: 'pglite,postgres' },
     turns: { type: 'string', default: '1,100,500' },
     sequential: { type: 'string', default: '300' },
+    /**
+     * Turns one at a time right after start, before the measured phases (reported on their own): the
+     * JIT compilers, and PGlite's WebAssembly tier-up, need ~100-200 turns before a turn costs what
+     * it will from then on; 20 left a third of PGlite's one-at-a-time CPU in the warm-up.
+     */
+    warmup: { type: 'string', default: '200' },
     tokens: { type: 'string', default: '50' },
     /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
     phases: { type: 'string', default: 'rate,sequential,burst' },
@@ -42,7 +50,7 @@ const { values: args } = parseArgs({
 const RATE_EVENTS = Number(args['rate-events']);
 const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
-const WARMUP_TURNS = 20;
+const WARMUP_TURNS = Number(args.warmup);
 /** One user's turns back to back would hit the per-user quotas. */
 const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
@@ -220,13 +228,6 @@ const perTurn = (usage: Usage<unknown>, turns: number) => ({
 
 type Figures = Record<string, number | string | Record<string, number>>;
 
-async function warm(target: Target, fake: FakeOpenAI) {
-  for (let i = 0; i < WARMUP_TURNS; i++) {
-    fake.enqueue({ text: Array.from({ length: TOKENS_PER_TURN }, () => 'x ') });
-    await runTurn(target, `bench-warm-${target.name}`, 'warm up');
-  }
-}
-
 async function rate(target: Target, fake: FakeOpenAI): Promise<Figures> {
   fake.enqueue({ text: Array.from({ length: RATE_EVENTS }, (_, i) => `w${i} `) });
   const usage = await measure(target, () => runTurn(target, `bench-rate-${target.name}`, 'go'));
@@ -306,6 +307,7 @@ interface Row {
 
 function rows(turnCounts: number[]): Row[] {
   const list: Row[] = [
+    { phase: 'warm-up', label: `first ${WARMUP_TURNS} turns after start, one at a time: CPU ms/turn`, value: (f) => f.cpuMsPerTurn, target: null },
     { phase: 'rate', label: 'one turn, model at full speed: content events/s', value: (f) => f.eventsPerS, target: { kind: 'at least ×', factor: 0.8 } },
     { phase: 'rate', label: 'one turn, model at full speed: CPU µs/event', value: (f) => f.cpuUsPerEvent, target: null },
     {
@@ -411,9 +413,9 @@ const targets: Target[] = [];
 const results = new Map<string, Map<string, Figures>>();
 try {
   for (const name of ['floor', ...backends]) targets.push(await startTarget(name, fake.url));
-  for (const target of targets) await warm(target, fake);
   const wanted = new Set(args.phases.split(','));
   const phases: [string, (t: Target) => Promise<Figures>][] = [
+    ['warm-up', (t: Target) => sequential(t, fake, WARMUP_TURNS)],
     ...(wanted.has('rate') ? [['rate', (t: Target) => rate(t, fake)] as [string, (t: Target) => Promise<Figures>]] : []),
     ...(wanted.has('sequential')
       ? [['sequential', (t: Target) => sequential(t, fake, Number(args.sequential))] as [string, (t: Target) => Promise<Figures>]]

@@ -92,6 +92,7 @@ class OpenAIChatModel implements ChatModel {
       if (signal?.aborted) throw abortError(signal);
       const watchdog = new Watchdog(this.options.timeoutMs, signal);
       let yielded = false;
+      let drained = false;
       let failure: Failure;
       try {
         watchdog.arm();
@@ -133,6 +134,7 @@ class OpenAIChatModel implements ChatModel {
           }
           watchdog.arm();
         }
+        drained = true;
         watchdog.pause();
         if (signal?.aborted) throw abortError(signal);
         if (watchdog.fired) throw new TimedOut();
@@ -146,7 +148,7 @@ class OpenAIChatModel implements ChatModel {
         if (signal?.aborted) throw abortError(signal);
         failure = describeFailure(watchdog.fired ? new TimedOut() : error);
       } finally {
-        watchdog.dispose();
+        watchdog.dispose(drained);
       }
       const delay = this.retryDelay(attempt, failure);
       // Text already handed to the caller cannot be taken back, so a retry would duplicate it.

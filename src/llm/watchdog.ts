@@ -43,12 +43,16 @@ export class Watchdog {
     this.controller.abort();
   };
 
-  dispose(): void {
+  /**
+   * Stops watching. Unless the response was `drained` (read to its end), aborts the request: that
+   * ends a connection the consumer stopped reading (break, error) instead of leaving it open. A
+   * drained one is left alone: aborting it would only build an AbortError nobody sees, on every call.
+   */
+  dispose(drained: boolean): void {
     this.pause();
     clearTimeout(this.timer);
     this.timer = undefined;
     this.upstream?.removeEventListener('abort', this.onUpstreamAbort);
-    // Ends a connection the consumer stopped reading (break, error) instead of leaving it open.
-    this.controller.abort();
+    if (!drained) this.controller.abort();
   }
 }

@@ -107,6 +107,8 @@ export interface RecordedRequest {
   body: any;
   /** The body exactly as received. */
   raw: string;
+  /** Resolves once the response's connection is done with: answered in full, or closed by the client. */
+  closed: Promise<void>;
 }
 
 interface Hold {
@@ -244,7 +246,8 @@ export class FakeOpenAI {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const request = await this.record(req);
+    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    const request = await this.record(req, closed);
     res.setHeader('x-request-id', `req_fake${++this.responseCount}`);
     const holds = this.holds.get(request.path) ?? [];
     const hold = holds.find((h) => h.match(request));
@@ -263,7 +266,7 @@ export class FakeOpenAI {
     sendError(res, 404, { message: `fake-openai: no route for ${req.method} ${request.path}` });
   }
 
-  private async record(req: IncomingMessage): Promise<RecordedRequest> {
+  private async record(req: IncomingMessage, closed: Promise<void>): Promise<RecordedRequest> {
     const raw = await readBody(req);
     const request: RecordedRequest = {
       method: req.method ?? 'GET',
@@ -271,6 +274,7 @@ export class FakeOpenAI {
       headers: req.headers,
       body: parseBody(raw),
       raw,
+      closed,
     };
     const model: unknown = request.body?.model;
     if (typeof model === 'string') this.models.add(model);

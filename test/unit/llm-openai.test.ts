@@ -280,6 +280,13 @@ describe('OpenAI chat model: failures and retries', () => {
     expect(fake.chatRequests).toHaveLength(1);
   });
 
+  it('closes the provider’s connection when the consumer stops reading early', async () => {
+    fake.enqueue({ text: 'one two three', stallAfterChunks: 2 });
+    for await (const part of model().stream(hello)) if (part.type === 'text-delta') break;
+    // The fake keeps a hanging stream open until the client goes: this resolves only if it went.
+    await fake.chatRequests[0]!.closed;
+  });
+
   it('ends with an abort error when aborted while the provider hangs', async () => {
     fake.enqueue({ text: 'never finished', hang: true });
     const controller = new AbortController();
