@@ -1,5 +1,6 @@
 import type { Turn } from '../db/generated/client.js';
 import type { Topics } from '../events/pubsub.js';
+import { LATE_FOLLOWERS_MS, RecentlyEnded } from '../events/recently-ended.js';
 import type { EngineDeps } from './engine-deps.js';
 import { dropEphemeral } from './ephemeral-turns.js';
 import type { StopReason } from './agent-loop.js';
@@ -18,6 +19,8 @@ import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
  */
 export class Supervisor implements TreeHost {
   private readonly trees = new Map<string, HeldTree>();
+  /** Top-level turns that ended here lately, as their late followers need them: see `endedLately`. */
+  private readonly endedTurns = new RecentlyEnded<Turn>(LATE_FOLLOWERS_MS, 1000);
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly stops: (() => void)[] = [];
   private readonly heartbeat: NodeJS.Timeout;
@@ -30,6 +33,8 @@ export class Supervisor implements TreeHost {
       if (holder === this.processId) void this.afterDecision(rootId).catch((error) => this.failed(error, rootId, 'could not continue a tree after a decision'));
     });
     this.follow('session:deleted', ({ sessionId }) => {
+      this.endedTurns.deleteWhere((turn) => turn.sessionId === sessionId);
+      this.deps.hub.forgetSession(sessionId);
       for (const tree of this.trees.values())
         if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
     });
@@ -68,6 +73,14 @@ export class Supervisor implements TreeHost {
   running(turnId: string): Turn | undefined {
     for (const { run } of this.trees.get(turnId)?.runs ?? []) if (run.turn.id === turnId) return run.turn;
     return undefined;
+  }
+
+  /**
+   * A top-level turn that ended on this process lately, with its final status and last seq (its
+   * other columns as stored when it started): enough to follow it, whose events the hub still has.
+   */
+  endedLately(turnId: string): Turn | undefined {
+    return this.endedTurns.get(turnId);
   }
 
   /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
@@ -115,8 +128,14 @@ export class Supervisor implements TreeHost {
     tree.runs.add(entry);
     void done
       .then(async (result) => {
+        const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
+        // Followers find it here from the moment it stops running here, once its final event is out.
+        // An ephemeral tree may be dropped as soon as it ends: its followers read what is left of it.
+        const lastSeq = this.deps.hub.finalSeq(run.turn.id);
+        if (treeEnded && !tree.ephemeral && lastSeq !== undefined)
+          this.endedTurns.set(run.turn.id, { ...run.turn, status: result.status, lastSeq, finishedAt: result.at });
         tree.runs.delete(entry);
-        if (run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL') tree.released = true;
+        if (treeEnded) tree.released = true;
         this.deps.pubsub.publish('session:updated', run.session.id, { session: { ...run.session, updatedAt: result.at }, deleted: false });
         if (result.status === 'AWAITING_APPROVAL')
           this.deps.pubsub.publish('approvals:changed', run.session.tenantId, { sessionId: run.session.id, turnId: run.turn.id });
@@ -124,7 +143,6 @@ export class Supervisor implements TreeHost {
           // A run that ended may unblock a paused turn of its tree: a child that finished after its
           // own pause lets its parent continue, and a parent that paused on children which already
           // finished meanwhile (a decision came in while a sibling still ran) continues at once.
-          const treeEnded = run.turn.parentId === null && result.status !== 'AWAITING_APPROVAL';
           if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
           await this.letGo(tree);
           if (treeEnded) await this.ended(tree);

@@ -282,10 +282,14 @@ export class TurnService {
   /** A turn the caller can see; NOT_FOUND otherwise. */
   async getTurn(ctx: AgentContext, id: string): Promise<Turn> {
     // Every turnEvents subscription starts here, most of them on a turn just sent to this process:
-    // while it runs here its events come from the hub, and its start row is all the stream needs.
+    // while it runs here (or lately ended here) its events come from the hub, and its start row (with
+    // its final status) is all the stream needs.
     // Otherwise one direct statement, by primary key alone: with the owner's columns in the condition,
     // PGlite (no autovacuum, so an empty table's statistics) planned a scan of every turn of the tenant.
-    const turn = this.supervisor.running(id) ?? (await this.deps.sql.query<Turn>(`SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid`, [id]))[0];
+    const turn =
+      this.supervisor.running(id) ??
+      this.supervisor.endedLately(id) ??
+      (await this.deps.sql.query<Turn>(`SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid`, [id]))[0];
     if (!turn || !isVisibleTo(ctx, turn)) throw new NotFoundError('Turn');
     return turn;
   }

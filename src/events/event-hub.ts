@@ -5,6 +5,7 @@ import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import type { EventRelay } from './event-relay.js';
 import type { ModelCallRow } from './event-statements.js';
 import { EventWriter, type CommitRequest } from './event-writer.js';
+import { LATE_FOLLOWERS_MS, RecentlyEnded } from './recently-ended.js';
 import { storable } from './storable.js';
 
 let clockMs = 0;
@@ -68,6 +69,9 @@ interface OpenTurn extends HubTurn {
  */
 export const KEEP_STORED = 512;
 
+/** Events of ended turns kept for late followers, in all (see `close`). */
+const ENDED_EVENTS = 20_000;
+
 export interface TurnSnapshot {
   /** Published events of the turn, in seq order: every one not stored yet, after the latest stored ones. */
   recent: AgentEvent[];
@@ -102,6 +106,8 @@ export interface EventHubDeps {
  */
 export class EventHub {
   private readonly turns = new Map<string, OpenTurn>();
+  /** Turns closed after their final event, with their latest events: see `close`. */
+  private readonly ended = new RecentlyEnded<TurnSnapshot & { sessionId: string }>(LATE_FOLLOWERS_MS, ENDED_EVENTS, (t) => t.recent.length);
   private readonly listeners = new Map<string, Set<EventListener>>();
   /** Followers of a session's events, without a shared relay (which delivers them otherwise). */
   private readonly sessionListeners = new Map<string, Set<EventListener>>();
@@ -121,9 +127,23 @@ export class EventHub {
     return this.turns.has(turnId);
   }
 
-  /** Stops numbering for turns whose events are all stored (see `drain`). */
+  /**
+   * Stops numbering for turns whose events are all stored (see `drain`). A turn that ended (its
+   * final event published) keeps its latest events here a while for followers that come late,
+   * who then read nothing from the log; a paused one does not (its log goes on elsewhere, later).
+   */
   close(turnIds: Iterable<string>): void {
-    for (const id of turnIds) this.turns.delete(id);
+    for (const id of turnIds) {
+      const turn = this.turns.get(id);
+      if (!turn) continue;
+      this.turns.delete(id);
+      if (turn.tail.at(-1)?.type === 'final') this.ended.set(id, { recent: turn.tail, storedThrough: turn.stored, sessionId: turn.sessionId });
+    }
+  }
+
+  /** Forgets the ended turns of a deleted session. */
+  forgetSession(sessionId: string): void {
+    this.ended.deleteWhere((turn) => turn.sessionId === sessionId);
   }
 
   /** Resolves once every event of these turns emitted so far is stored. */
@@ -134,6 +154,12 @@ export class EventHub {
   /** Highest seq published for an open turn. */
   lastSeq(turnId: string): number | undefined {
     return this.turns.get(turnId)?.published;
+  }
+
+  /** The seq of an open turn's final event, once published (its log ends there). */
+  finalSeq(turnId: string): number | undefined {
+    const last = this.turns.get(turnId)?.tail.at(-1);
+    return last?.type === 'final' ? last.seq : undefined;
   }
 
   emit(turnId: string, body: AgentEventBody): AgentEvent {
@@ -185,10 +211,15 @@ export class EventHub {
     return follow(this.sessionListeners, sessionId, listener);
   }
 
-  /** For a turn open here: its published events that are not stored yet, and the latest stored ones. */
+  /**
+   * For a turn open here: its published events that are not stored yet, and the latest stored ones.
+   * For one that ended here lately: its latest events, its final one last.
+   */
   snapshot(turnId: string): TurnSnapshot | undefined {
     const turn = this.turns.get(turnId);
-    return turn && { recent: [...turn.tail], storedThrough: turn.stored };
+    if (turn) return { recent: [...turn.tail], storedThrough: turn.stored };
+    const ended = this.ended.get(turnId);
+    return ended && { recent: ended.recent, storedThrough: ended.storedThrough };
   }
 
   /** Numbers an event in its turn's log and copies it into every open ancestor's log. */

@@ -45,8 +45,9 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
   let stopRemote = () => {};
   try {
     const snapshot = deps.hub.snapshot(turn.id);
-    if (deps.relay.shared) stopRemote = await deps.relay.subscribe(turn, (event) => inbox.push(event));
-    if (!snapshot && isTerminal(turn.status) && after >= turn.lastSeq) return;
+    // An ended turn's log is complete (its outcome is stored with its final event): nothing is live.
+    if (deps.relay.shared && !isTerminal(turn.status)) stopRemote = await deps.relay.subscribe(turn, (event) => inbox.push(event));
+    if (isTerminal(turn.status) && after >= turn.lastSeq) return;
 
     const order = new InOrder(after);
     if (snapshot) {

@@ -44,8 +44,8 @@ const env = useAgentServer(
   { SWEEP_INTERVAL_MS: '3600000', TURN_HEARTBEAT_MS: '3600000', JOB_POLL_MS: '3600000', EVENT_FLUSH_MS: '5000' },
   {
     observe: ({ model, operation, sql }) => {
-      if (!counting) return;
       lastAt = Date.now();
+      if (!counting) return;
       if (operation === 'sql') seen.push({ label: `sql: ${squash(sql ?? '')}`, viaPrisma: false });
       else if (operation === '$transaction')
         seen.push({ label: 'prisma $transaction: BEGIN', viaPrisma: true }, { label: 'prisma $transaction: COMMIT', viaPrisma: true });
@@ -100,5 +100,25 @@ describe('a plain turn on a warm session', () => {
     const modelCalls = env.fake.chatRequests.length - callsBefore;
     expect(modelCalls).toBe(1);
     expect(await env.server.db.prisma.llmCall.count({ where: { turnId: decodeGlobalID(sent.turn.id).id } })).toBe(modelCalls);
+  });
+});
+
+describe('a follower that comes after the turn ended', () => {
+  it('reads nothing from the database: the turn and its events are still in memory', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: ['A ', 'quick ', 'answer.'] });
+    const sent = await send(user, { content: 'Be quick' });
+    const live = await followTurn(env.server.url, user, sent.turn.id, 0);
+    // Whatever the server still does after the turn (none of it the follower's) is done first.
+    while (Date.now() - lastAt < 300) await sleep(50);
+
+    counting = true;
+    seen.length = 0;
+    const late = await followTurn(env.server.url, user, sent.turn.id, 0);
+    counting = false;
+
+    expect(late).toEqual(live);
+    expect(late.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
+    expect(seen, breakdown(seen)).toHaveLength(0);
   });
 });

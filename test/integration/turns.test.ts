@@ -5,6 +5,7 @@ import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, sh
 import {
   CancelTurnDocument,
   CreateSessionDocument,
+  DeleteSessionDocument,
   RegenerateDocument,
   SendMessageDocument,
   SessionEventsDocument,
@@ -415,6 +416,23 @@ describe('resumable streams', () => {
     const tail = await followTurn(env.server.url, user, sent.turn.id, events.length - 2);
     expect(tail).toEqual(events.slice(-2));
     expect(await followTurn(env.server.url, user, sent.turn.id, events.length)).toEqual([]);
+  });
+
+  it('replays no turn of a deleted session, however lately it ended', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Soon gone.' });
+    const { sent } = await chat(env.server.url, user, { content: 'x' });
+    expect((await user.data(DeleteSessionDocument, { id: sent.session.id })).deleteSession.__typename).toBe('DeleteSessionSuccess');
+    // The process that ran the turn forgets it when told of the deletion (through the pubsub, so
+    // with Redis a moment later): the follower then finds no turn.
+    let refusal: unknown;
+    for (let attempt = 0; attempt < 50 && !refusal; attempt++) {
+      refusal = await followTurn(env.server.url, user, sent.turn.id).then(
+        () => new Promise((resolve) => setTimeout(resolve, 100, undefined)),
+        (error: Error) => error,
+      );
+    }
+    expect(String(refusal)).toMatch(/NOT_FOUND/);
   });
 
   it('keeps an ended ephemeral turn for its retention, replaying it in full to a late subscriber, until the sweep drops it', async () => {
