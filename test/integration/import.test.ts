@@ -13,7 +13,7 @@ import { ImportFileDocument, JobDocument, JobProgressDocument, RemQueryDocument,
 
 const MAX_FILE = 4 * 1024 * 1024;
 // Imports of more rows than this drop the vector index and build it after; smaller ones keep it.
-const SETTINGS = { IMPORT_REINDEX_THRESHOLD: '5000', JOB_KINDS: 'import', JOB_POLL_MS: '100', INGEST_MAX_FILE_BYTES: String(MAX_FILE), LOG_LEVEL: 'silent' };
+const SETTINGS = { IMPORT_REINDEX_THRESHOLD: '1000', JOB_KINDS: 'import', JOB_POLL_MS: '100', INGEST_MAX_FILE_BYTES: String(MAX_FILE), LOG_LEVEL: 'silent' };
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
 const SYLLABLES = ['ka', 'ro', 'mi', 'tu', 'se', 'la', 'po', 'ne', 'vi', 'da', 'gu', 'fe', 'ho', 'zi', 'bu', 'ty'];
@@ -67,23 +67,23 @@ async function counts(env: Record<string, string>, tenant: string) {
 const search = async (user: Caller, text: string) => (await user.data(RemQueryDocument, { query: text })).remQuery.hits.map((h) => h.key);
 
 describe('remgraph import', () => {
-  it('imports 10k rows from a file in batches, the vector index rebuilt, searchable right after', { timeout: 900_000 }, async () => {
+  it('imports 3,000 rows from a file in batches, the vector index rebuilt, searchable right after', { timeout: 900_000 }, async () => {
     const env = await databaseEnv();
     const tenant = `t-${randomUUID()}`;
-    const file = await tempFile('memory.jsonl', jsonl(10_000));
+    const file = await tempFile('memory.jsonl', jsonl(3000));
     const run = await runCli(['import', file, '--user', 'alice', '--tenant', tenant], { ...env, ...SETTINGS }).exit;
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/rows\/s · ETA/);
     expect(run.stdout).toMatch(
-      /Imported 10000 rows \(9998 entities, 1 resources, 1 moments\) from .*memory\.jsonl in [\d.]+ s \(\d+ rows\/s\); vector index rebuilt\.\n$/,
+      /Imported 3000 rows \(2998 entities, 1 resources, 1 moments\) from .*memory\.jsonl in [\d.]+ s \(\d+ rows\/s\); vector index rebuilt\.\n$/,
     );
-    expect(await counts(env, tenant)).toEqual({ entities: 9998, resources: 1, moments: 1, vectors: 10_000, kv: 10_000, indexed: 1 });
+    expect(await counts(env, tenant)).toEqual({ entities: 2998, resources: 1, moments: 1, vectors: 3000, kv: 3000, indexed: 1 });
 
     const server = await startTestServer(env);
     try {
       const alice = caller(server.url, { 'x-user-id': 'alice', 'x-tenant-id': tenant });
-      expect(await search(alice, `SEARCH "${phrase(4321)}" FROM entities LIMIT 1`)).toEqual(['person-4321']);
+      expect(await search(alice, `SEARCH "${phrase(2321)}" FROM entities LIMIT 1`)).toEqual(['person-2321']);
       expect((await alice.data(RemQueryDocument, { query: 'LOOKUP "kickoff"' })).remQuery.hits.map((h) => h.key)).toEqual(['kickoff']);
     } finally {
       await server.stop();
@@ -224,23 +224,23 @@ describe('importFile (GraphQL multipart)', () => {
     await server?.stop();
   });
 
-  it('imports 10k rows as a job with progress, searchable once it is done', { timeout: 900_000 }, async () => {
+  it('imports 3,000 rows as a job with progress, searchable once it is done', { timeout: 900_000 }, async () => {
     const user = newUser(server.url);
-    const queued = await upload(server.url, user, 'memory.jsonl', jsonl(10_000));
+    const queued = await upload(server.url, user, 'memory.jsonl', jsonl(3000));
     if (queued.__typename !== 'ImportFileSuccess') throw new Error(JSON.stringify(queued));
     expect(queued.job.kind).toBe('import');
     const job = await finished(user, queued.job.id);
     expect(job).toMatchObject({
       status: 'DONE',
       // Whether the index was rebuilt depends on the vectors already there (a shared database on PostgreSQL).
-      progress: { total: 10_000, done: 10_000, rows: 10_000 },
-      result: { rows: 10_000, entities: 9998, resources: 1, moments: 1, skipped: 0, total: 10_000 },
+      progress: { total: 3000, done: 3000, rows: 3000 },
+      result: { rows: 3000, entities: 2998, resources: 1, moments: 1, skipped: 0, total: 3000 },
     });
     expect(await search(user, `SEARCH "${phrase(777)}" FROM entities LIMIT 1`)).toEqual(['person-777']);
     const tenant = user.headers['x-tenant-id']!;
     const userId = user.headers['x-user-id']!;
-    expect(await server.db.prisma.entity.count({ where: { tenantId: tenant, userId } })).toBe(9998);
-    expect(await server.db.prisma.embedding.count({ where: { tenantId: tenant, userId } })).toBe(10_000);
+    expect(await server.db.prisma.entity.count({ where: { tenantId: tenant, userId } })).toBe(2998);
+    expect(await server.db.prisma.embedding.count({ where: { tenantId: tenant, userId } })).toBe(3000);
   });
 
   it('a small import keeps the vector index and is searchable right after', { timeout: 120_000 }, async () => {

@@ -10,6 +10,11 @@ import { DecideApprovalDocument, TurnDocument, TurnTreeDocument } from '../gener
 
 let fake: FakeOpenAI;
 const running: ServerProcess[] = [];
+/**
+ * Kill-and-restart rounds of the crash test: each starts the server anew (seconds on PGlite).
+ * CRASH_ROUNDS=20 makes a soak of it; a race on the restart path shows up in more rounds.
+ */
+const CRASH_ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -138,14 +143,14 @@ describe('durability across processes', () => {
     expect(shape(events)).toEqual(['tool_call', 'approval_needed', 'approval_result', 'tool_result', 'content*', 'final']);
   });
 
-  it('resumes a decision taken right after a crash at once: a killed holder is known to be gone (10 rounds)', async () => {
+  it(`resumes a decision taken right after a crash at once: a killed holder is known to be gone (${CRASH_ROUNDS} rounds)`, async () => {
     // Heartbeats ten minutes apart: no tree is given up on for its holder's silence within this
     // test, so each round resumes only because the killed holder is known to be gone.
     const env = { ...(await database()), TURN_HEARTBEAT_MS: '600000' };
     let server = await start(env);
     let user = newUser(server.url);
     await registerAgent(user, GATED_AGENT);
-    for (let round = 1; round <= 10; round++) {
+    for (let round = 1; round <= CRASH_ROUNDS; round++) {
       fake.enqueue({ toolCalls: [{ id: `g${round}`, name: 'action', arguments: { type: 'survive' } }] });
       const sent = await send(user, { content: `round ${round}`, agent: 'careful' });
       const paused = await waitForStatus(user, sent.turn.id, 'AWAITING_APPROVAL');

@@ -64,7 +64,7 @@ describe('planner statistics after bulk writes', () => {
     const bob = newUser(server.url);
     const before = (await stats()).get('entities')!;
     // The first test analyzed entities at about 60 rows: the next ANALYZE is due after 50 more writes.
-    // On PostgreSQL other suites fill the shared table meanwhile (an import of 10k rows), and the next
+    // On PostgreSQL other suites fill the shared table meanwhile (the imports of 3,000 rows), and the next
     // one is due after 10% of the rows its last ANALYZE counted, as autovacuum would.
     const due = backend() === 'pglite' ? 50 : Math.max(50, Math.round(before.reltuples * 0.1));
     for (let i = 0; i < due - 1; i++) {
