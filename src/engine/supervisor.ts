@@ -21,6 +21,8 @@ export class Supervisor implements TreeHost {
   private readonly trees = new Map<string, HeldTree>();
   /** Top-level turns that ended here lately, as their late followers need them: see `endedLately`. */
   private readonly endedTurns = new RecentlyEnded<Turn>(LATE_FOLLOWERS_MS, 1000);
+  /** Sessions deleted lately: a turn of one that ends after the deletion (cancelled by it) is not kept. */
+  private readonly deletedSessions = new RecentlyEnded<true>(LATE_FOLLOWERS_MS, 10_000);
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly stops: (() => void)[] = [];
   private readonly heartbeat: NodeJS.Timeout;
@@ -33,8 +35,8 @@ export class Supervisor implements TreeHost {
       if (holder === this.processId) void this.afterDecision(rootId).catch((error) => this.failed(error, rootId, 'could not continue a tree after a decision'));
     });
     this.follow('session:deleted', ({ sessionId }) => {
-      this.endedTurns.deleteWhere((turn) => turn.sessionId === sessionId);
-      this.deps.hub.forgetSession(sessionId);
+      this.deletedSessions.set(sessionId, true);
+      this.forgetEnded(sessionId);
       for (const tree of this.trees.values())
         if ([...tree.runs].some((r) => r.run.turn.sessionId === sessionId)) tree.controller.abort('cancelled' satisfies StopReason);
     });
@@ -81,6 +83,12 @@ export class Supervisor implements TreeHost {
    */
   endedLately(turnId: string): Turn | undefined {
     return this.endedTurns.get(turnId);
+  }
+
+  /** Forgets what is kept for late followers of a deleted session's turns. */
+  private forgetEnded(sessionId: string) {
+    this.endedTurns.deleteWhere((turn) => turn.sessionId === sessionId);
+    this.deps.hub.forgetSession(sessionId);
   }
 
   /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
@@ -132,7 +140,8 @@ export class Supervisor implements TreeHost {
         // Followers find it here from the moment it stops running here, once its final event is out.
         // An ephemeral tree may be dropped as soon as it ends: its followers read what is left of it.
         const lastSeq = this.deps.hub.finalSeq(run.turn.id);
-        if (treeEnded && !tree.ephemeral && lastSeq !== undefined)
+        const deleted = this.deletedSessions.get(run.session.id);
+        if (treeEnded && !tree.ephemeral && !deleted && lastSeq !== undefined)
           this.endedTurns.set(run.turn.id, { ...run.turn, status: result.status, lastSeq, finishedAt: result.at });
         tree.runs.delete(entry);
         if (treeEnded) tree.released = true;
@@ -145,6 +154,8 @@ export class Supervisor implements TreeHost {
           // finished meanwhile (a decision came in while a sibling still ran) continues at once.
           if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
           await this.letGo(tree);
+          // The hub kept the events of a turn its session's deletion cancelled: they go too.
+          if (deleted || this.deletedSessions.get(run.session.id)) this.forgetEnded(run.session.id);
           if (treeEnded) await this.ended(tree);
         });
       })

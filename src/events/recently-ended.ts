@@ -1,12 +1,12 @@
+/** How long a turn that ended is kept for its late followers (after that, they read it from the database). */
+export const LATE_FOLLOWERS_MS = 30_000;
+
 /**
  * What this process keeps of the turns that ended here lately, for their late followers: a client
  * that subscribes right after sendMessage to a turn that has already ended (a fast model), a page
  * reloaded after the answer. Each entry is kept for `keepMs` at most, within a total weight (oldest
  * out first); expired entries go when the map is next used, so it needs no timer.
  */
-/** How long a turn that ended is kept for its late followers (after that, they read it from the database). */
-export const LATE_FOLLOWERS_MS = 30_000;
-
 export class RecentlyEnded<V> {
   private readonly entries = new Map<string, { value: V; until: number; weight: number }>();
   private weight = 0;

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { collect, newUser, wsClient, type Caller } from '../support/client.js';
-import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
+import {
+  chat,
+  contentOf,
+  expectGapFreeSeqs,
+  followTurn,
+  followUntilRefused,
+  registerAgent,
+  send,
+  shape,
+  useAgentServer,
+  type Event,
+} from '../support/agents.js';
 import { DeleteSessionDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
 import { KEEP_STORED } from '../../src/events/event-hub.js';
 import { storedEvents } from '../support/stored-events.js';
@@ -162,6 +173,8 @@ describe('the event hub', () => {
     expect(goneEvents.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
     expect(await env.server.db.prisma.turn.count({ where: { id: rowId(gone.turn.id) } })).toBe(0);
     expect(await env.server.db.prisma.turnEventChunk.count({ where: { turnId: rowId(gone.turn.id) } })).toBe(0);
+    // Nothing of it is kept for late followers either (it ended after its session was deleted).
+    expect(String(await followUntilRefused(env.server.url, doomed, gone.turn.id))).toMatch(/NOT_FOUND/);
 
     const keptEvents = await keptStream.done;
     expectGapFreeSeqs(keptEvents);

@@ -1,7 +1,18 @@
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import { collect, errorCode, newUser, wsClient } from '../support/client.js';
-import { chat, contentOf, expectGapFreeSeqs, followTurn, registerAgent, send, shape, useAgentServer, type Event } from '../support/agents.js';
+import {
+  chat,
+  contentOf,
+  expectGapFreeSeqs,
+  followTurn,
+  followUntilRefused,
+  registerAgent,
+  send,
+  shape,
+  useAgentServer,
+  type Event,
+} from '../support/agents.js';
 import {
   CancelTurnDocument,
   CreateSessionDocument,
@@ -423,16 +434,7 @@ describe('resumable streams', () => {
     env.fake.enqueue({ text: 'Soon gone.' });
     const { sent } = await chat(env.server.url, user, { content: 'x' });
     expect((await user.data(DeleteSessionDocument, { id: sent.session.id })).deleteSession.__typename).toBe('DeleteSessionSuccess');
-    // The process that ran the turn forgets it when told of the deletion (through the pubsub, so
-    // with Redis a moment later): the follower then finds no turn.
-    let refusal: unknown;
-    for (let attempt = 0; attempt < 50 && !refusal; attempt++) {
-      refusal = await followTurn(env.server.url, user, sent.turn.id).then(
-        () => new Promise((resolve) => setTimeout(resolve, 100, undefined)),
-        (error: Error) => error,
-      );
-    }
-    expect(String(refusal)).toMatch(/NOT_FOUND/);
+    expect(String(await followUntilRefused(env.server.url, user, sent.turn.id))).toMatch(/NOT_FOUND/);
   });
 
   it('keeps an ended ephemeral turn for its retention, replaying it in full to a late subscriber, until the sweep drops it', async () => {

@@ -84,6 +84,23 @@ export async function followTurn(url: string, user: Caller, turnId: string, afte
   }
 }
 
+/**
+ * Follows a turn again and again (up to ~5 s) until the server refuses it; returns the refusal, or
+ * undefined if it never came. For a turn whose session was deleted: the process that ran it forgets
+ * it when the deletion reaches it (through the pubsub: with Redis, a moment later).
+ */
+export async function followUntilRefused(url: string, user: Caller, turnId: string): Promise<Error | undefined> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const refusal = await followTurn(url, user, turnId).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    if (refusal) return refusal;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
 /** Follows a turn until it pauses for approval; returns the events so far. */
 export async function untilPaused(url: string, user: Caller, turnId: string, approvalsExpected = 1): Promise<Event[]> {
   const client = wsClient(url, user.headers);
