@@ -8,10 +8,13 @@ export interface TurnQuotaSettings {
   turnsPerMinute: number;
 }
 
-/** What the admission read: the caller's running turns and recent starts, and the session's active turn. */
+/** What the admission read: the caller's running turns, its starts, and the session's active turn. */
 export interface AdmissionFigures {
   running: number;
-  recent: number;
+  /**
+   * When the caller is at MAX_TURNS_PER_MINUTE: when the oldest of its last MAX_TURNS_PER_MINUTE
+   * starts was (a slot frees a minute after it). Null below the limit.
+   */
   oldest: Date | string | null;
   busy: string | null;
 }
@@ -29,6 +32,8 @@ export interface Admission {
 }
 
 const MINUTE_MS = 60_000;
+/** Above every start's ordinal (bigint): pruning a caller whose starts are all over a minute old removes them all. */
+const MAX_ORDINAL = '9223372036854775807';
 /** When a running turn will end is unknown: suggest looking again soon. */
 const RETRY_WHILE_RUNNING_MS = 2_000;
 
@@ -65,7 +70,7 @@ export class TurnQuota {
    */
   admit<T>(ctx: AgentContext, start: () => Promise<T>, sessionId: string | null = null): Promise<T> {
     return this.inLine(ctx, async () => {
-      const statement = Prisma.sql`WITH ${this.admission(ctx, sessionId).ctes} SELECT running, recent, oldest, busy FROM figures`;
+      const statement = Prisma.sql`WITH ${this.admission(ctx, sessionId).ctes} SELECT running, oldest, busy FROM figures`;
       const [figures] = await this.sql.query<AdmissionFigures>(statement.text, statement.values);
       this.judge(ctx, sessionId, figures!);
       return start();
@@ -95,9 +100,13 @@ export class TurnQuota {
   }
 
   /**
-   * Both limits (and whether the session is busy) as CTEs: `figures`
-   * (what the caller has running and started), `admitted` (its `ok`), and the start recorded when
-   * admitted. The caller's starts older than a minute are pruned on the way.
+   * Both limits (and whether the session is busy) as CTEs: `figures` (what the caller has running,
+   * and whether it started MAX_TURNS_PER_MINUTE within the last minute), `admitted` (its `ok`), and
+   * the start recorded when admitted. The caller's starts older than a minute are pruned on the way
+   * (read in number order, which is time order, up to the first that is not).
+   * Each reads a bounded number of index entries, whatever the limits (a service account may be
+   * allowed thousands of turns a minute): the running count stops at the limit, and the starts are
+   * numbered, so the limit is reached when the start that many back is under a minute old.
    */
   private admission(ctx: AgentContext, sessionId: string | null): Omit<Admission, 'judge'> {
     const { tenantId, userId } = ctx;
@@ -112,21 +121,22 @@ export class TurnQuota {
       : Prisma.sql`NULL::uuid`;
     const ctes = Prisma.sql`
       pruned AS (
-        DELETE FROM quota_starts WHERE ${caller} AND started_at <= ${since}
+        DELETE FROM quota_starts WHERE ${caller} AND ordinal < coalesce(
+          (SELECT ordinal FROM quota_starts WHERE ${caller} AND started_at > ${since} ORDER BY ordinal LIMIT 1), ${MAX_ORDINAL}::bigint)
       ), latest AS (
-        SELECT started_at FROM quota_starts
-        WHERE ${caller} AND started_at > ${since}
-        ORDER BY started_at DESC LIMIT ${turnsPerMinute}
+        SELECT ordinal FROM quota_starts WHERE ${caller} ORDER BY ordinal DESC LIMIT 1
       ), figures AS (
-        SELECT (SELECT count(*)::int FROM turns WHERE ${caller} AND parent_id IS NULL AND status = 'RUNNING') AS running,
-               (SELECT count(*)::int FROM latest) AS recent,
-               (SELECT min(started_at) FROM latest) AS oldest,
+        SELECT (SELECT count(*)::int FROM (
+                  SELECT 1 FROM turns WHERE ${caller} AND parent_id IS NULL AND status = 'RUNNING' LIMIT ${concurrentTurnsPerUser}
+                ) AS r) AS running,
+               (SELECT CASE WHEN min(started_at) > ${since} THEN min(started_at) END FROM quota_starts
+                WHERE ${caller} AND ordinal = (SELECT ordinal FROM latest) - ${turnsPerMinute - 1}::bigint) AS oldest,
                ${busy} AS busy
       ), admitted AS MATERIALIZED (
-        SELECT running < ${concurrentTurnsPerUser} AND recent < ${turnsPerMinute} AND busy IS NULL AS ok FROM figures
+        SELECT running < ${concurrentTurnsPerUser} AND oldest IS NULL AND busy IS NULL AS ok FROM figures
       ), recorded AS (
-        INSERT INTO quota_starts (tenant_id, user_id, started_at)
-        SELECT ${tenantId}, ${userId}, ${now} FROM admitted WHERE ok
+        INSERT INTO quota_starts (tenant_id, user_id, started_at, ordinal)
+        SELECT ${tenantId}, ${userId}, ${now}, coalesce((SELECT ordinal FROM latest), 0) + 1 FROM admitted WHERE ok
       )`;
     return { ctes, ok: Prisma.sql`(SELECT ok FROM admitted)`, columns: Prisma.sql`(SELECT row_to_json(figures) FROM figures) AS admission` };
   }
@@ -134,7 +144,7 @@ export class TurnQuota {
   /** Throws the refusal the figures mean, if any. */
   private judge(ctx: AgentContext, sessionId: string | null, figures: AdmissionFigures): void {
     const { concurrentTurnsPerUser, turnsPerMinute } = this.settings;
-    const { running, recent, oldest, busy: activeTurnId } = figures;
+    const { running, oldest, busy: activeTurnId } = figures;
     if (sessionId && activeTurnId) throw new SessionBusyError(sessionId, activeTurnId);
     const who = ctx.userId === null ? 'Anonymous callers of this tenant, who share one allowance,' : 'You';
     if (running >= concurrentTurnsPerUser) {
@@ -143,10 +153,10 @@ export class TurnQuota {
         RETRY_WHILE_RUNNING_MS,
       );
     }
-    if (recent >= turnsPerMinute) {
+    if (oldest !== null) {
       throw new RateLimitedError(
-        `${who} started ${recent} turns or extractions in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
-        Math.max(1, new Date(oldest!).getTime() + MINUTE_MS - Date.now()),
+        `${who} started ${turnsPerMinute} turns or extractions in the last minute; at most ${turnsPerMinute} are allowed (MAX_TURNS_PER_MINUTE)`,
+        Math.max(1, new Date(oldest).getTime() + MINUTE_MS - Date.now()),
       );
     }
   }

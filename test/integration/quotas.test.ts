@@ -102,6 +102,28 @@ describe('turn quotas', () => {
     expect(await messagesOf(user)).toBe(stored);
   });
 
+  it('counts a start toward MAX_TURNS_PER_MINUTE until it is a minute old, then frees its slot', async () => {
+    const user = newUser(env.server.url);
+    const tenantId = user.headers['x-tenant-id']!;
+    const userId = user.headers['x-user-id'] ?? null;
+    // Four earlier starts, as this or another instance recorded them: three a minute ago, one 30 s ago.
+    const ago = (ms: number) => new Date(Date.now() - ms);
+    const starts = [61_000, 61_000, 61_000, 30_000].map((age, i) => ({ tenantId, userId, startedAt: ago(age), ordinal: BigInt(i + 1) }));
+    await env.server.db.prisma.quotaStart.createMany({ data: starts });
+    // One start within the minute: three more are admitted, the fourth is refused until the 30 s old one is a minute old.
+    for (let i = 0; i < 3; i++) {
+      env.fake.enqueue({ text: `answer ${i}` });
+      await chat(env.server.url, user, { content: `question ${i}` });
+    }
+    const refused = (await user.data(SendMessageDocument, { input: { content: 'one too many' } })).sendMessage;
+    if (refused.__typename !== 'RateLimitedError') throw new Error(`expected RATE_LIMITED, got ${JSON.stringify(refused)}`);
+    expect(refused.message).toContain('started 4 turns or extractions in the last minute');
+    expect(refused.retryAfterMs).toBeGreaterThan(25_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(30_000);
+    // The starts older than a minute were pruned on the way.
+    expect(await env.server.db.prisma.quotaStart.count({ where: { tenantId, userId } })).toBe(4);
+  });
+
   it('counts ephemeral turns toward MAX_TURNS_PER_MINUTE, though each is dropped once it ended', async () => {
     const user = newUser(env.server.url);
     for (let i = 0; i < 4; i++) {
