@@ -45,7 +45,7 @@ export interface SamplingOptions {
 
 export interface ChatRequest extends SamplingOptions {
   messages: ChatMessage[];
-  tools?: ToolSpec[];
+  tools?: readonly ToolSpec[];
   signal?: AbortSignal;
 }
 

@@ -7,7 +7,10 @@ export interface TokenCounter {
   text(text: string): number;
   /** What a message costs in a chat request: its text, tool calls and the per-message framing. */
   message(message: ChatMessage): number;
-  /** Tool specs and response format as sent (the provider injects them into the prompt). */
+  /**
+   * Tool specs and response format as sent (the provider injects them into the prompt). An object
+   * is counted once: it must not change afterwards (an agent's specs are built once per version).
+   */
   json(value: unknown): number;
 }
 
@@ -53,6 +56,7 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
   const count = (value: string) => countTokens(value, { disallowedSpecial: new Set() });
   // System prompts and tool specs are the same long texts turn after turn: count each once.
   const known = new Map<string, number>();
+  const counted = new WeakMap<object, number>();
   const text = (value: string) => {
     if (!value) return 0;
     if (value.length < REMEMBER_FROM_CHARS || value.length > REMEMBER_UP_TO_CHARS) return count(value);
@@ -71,12 +75,21 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
       if (message.role === 'assistant') for (const call of message.toolCalls ?? []) tokens += PER_MESSAGE + text(call.name) + text(call.arguments);
       return tokens;
     },
-    json: (value) => (value === undefined ? 0 : text(JSON.stringify(value))),
+    json(value) {
+      if (value === undefined) return 0;
+      if (typeof value !== 'object' || value === null) return text(JSON.stringify(value));
+      let tokens = counted.get(value);
+      if (tokens === undefined) counted.set(value, (tokens = text(JSON.stringify(value))));
+      return tokens;
+    },
   };
 }
 
 /** What the fixed part of a request costs: everything but the history. */
-export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: ResponseFormat }): number {
+export function requestOverhead(
+  counter: TokenCounter,
+  parts: { messages: ChatMessage[]; tools?: readonly ToolSpec[]; responseFormat?: ResponseFormat },
+): number {
   // Every reply is primed with a few tokens too.
   return PER_MESSAGE + parts.messages.reduce((sum, m) => sum + counter.message(m), 0) + counter.json(parts.tools) + counter.json(parts.responseFormat);
 }
@@ -87,7 +100,7 @@ export function requestOverhead(counter: TokenCounter, parts: { messages: ChatMe
  */
 export async function estimateUsage(
   model: string,
-  request: { messages: ChatMessage[]; tools?: ToolSpec[]; responseFormat?: ResponseFormat },
+  request: { messages: ChatMessage[]; tools?: readonly ToolSpec[]; responseFormat?: ResponseFormat },
   output: { text: string; toolCalls?: ToolCall[] },
 ): Promise<Usage> {
   const counter = await tokenCounterFor(model);

@@ -1,4 +1,4 @@
-import { context, SpanStatusCode, trace, type Span, type SpanOptions } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, SpanStatusCode, trace, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/config.js';
 
@@ -58,11 +58,16 @@ export async function startTracing(settings: Config['telemetry'], exporter?: Spa
   };
 }
 
+/** What `work` gets while tracing is off: a span whose methods do nothing. */
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `work` in a new active span: children started inside it (awaits included) nest under it.
- * A thrown error is recorded on the span and rethrown; the span ends either way.
+ * A thrown error is recorded on the span and rethrown; the span ends either way. While tracing is
+ * off, `work` just runs: no span, context or extra promise on a turn's path.
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+  if (!tracingOn) return work(NO_SPAN);
   return tracer.startActiveSpan(name, options, async (span) => {
     try {
       return await work(span);

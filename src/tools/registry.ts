@@ -28,6 +28,8 @@ export class ToolRegistry {
   private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
   /** Validators of remote tools' schemas, dropped with the definition when a server lists its tools again. */
   private readonly remoteValidators = new WeakMap<ToolDefinition, ValidateFunction | null>();
+  /** Specs of tool lists without remote tools, per list (an agent version's): built once, until a tool is added. */
+  private localSpecs = new WeakMap<ToolRef[], readonly ToolSpec[]>();
 
   constructor(
     // Tools of every argument type: the registry validates arguments against each one's JSON Schema.
@@ -44,6 +46,7 @@ export class ToolRegistry {
   add(def: ToolDefinition<any>): void {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is registered twice`);
     this.tools.set(def.name, { def });
+    this.localSpecs = new WeakMap();
   }
 
   has(name: string): boolean {
@@ -67,9 +70,17 @@ export class ToolRegistry {
    * Function specs for the tools an agent declares. An agent's note on a tool is appended to the
    * tool's own description (p8's Tool Notes), never replacing it: the tool's usage (e.g. the REM
    * dialect of `search`) stays in front of the model. An MCP tool's description is its server's;
-   * server tools the server does not list (now) are left out.
+   * server tools the server does not list (now) are left out. The same list of local tools gets the
+   * same specs every time (a turn's context budget counts their tokens once).
    */
-  specsFor(refs: ToolRef[]): ToolSpec[] {
+  specsFor(refs: ToolRef[]): readonly ToolSpec[] {
+    if (refs.some((ref) => ref.server)) return this.buildSpecs(refs);
+    let specs = this.localSpecs.get(refs);
+    if (!specs) this.localSpecs.set(refs, (specs = this.buildSpecs(refs)));
+    return specs;
+  }
+
+  private buildSpecs(refs: ToolRef[]): ToolSpec[] {
     return refs.flatMap((ref) => {
       if (ref.server) {
         const def = this.remote?.tool(ref.server, ref.name);

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import type { ToolRef } from '../../src/agents/spec.js';
 import { ValidationError } from '../../src/errors.js';
 import { builtinTools } from '../../src/tools/builtin/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -39,5 +40,20 @@ describe('built-in tools', () => {
   it('have parameter schemas that compile (the registry compiles each on the tool’s first call)', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     for (const def of builtinTools) expect(() => ajv.compile(def.parameters), def.name).not.toThrow();
+  });
+});
+
+describe('tool specs', () => {
+  it('are built once per tool list and again once a tool is added, with the agent’s note after the tool’s description', () => {
+    const registry = new ToolRegistry([tool(async () => ({}))]);
+    const refs: ToolRef[] = [
+      { name: 'probe', description: 'Use it twice.', requiresApproval: false },
+      { name: 'late', requiresApproval: false },
+    ];
+    const first = registry.specsFor(refs);
+    expect(first).toEqual([{ name: 'probe', description: 'A probe.\n\nTool Notes: Use it twice.', parameters: { type: 'object' } }]);
+    expect(registry.specsFor(refs)).toBe(first);
+    registry.add({ ...tool(async () => ({})), name: 'late', description: 'Registered later.' });
+    expect(registry.specsFor(refs).map((spec) => spec.name)).toEqual(['probe', 'late']);
   });
 });
