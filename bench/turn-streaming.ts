@@ -10,8 +10,9 @@
 //  2. one at a time: turns back to back (50 tokens, no delay): sendMessage → final at the client;
 //  3. bursts of 1, 100 and 500 turns at once (50 tokens 20 ms apart, like a fast real model), each
 //     followed by its own fresh graphql-ws client that subscribes with `after: 0` right after
-//     sendMessage returns: time to first token from the sendMessage call, token lag (fake model writes
-//     a token → client receives it), time until every turn is done, failed turns, peak RSS.
+//     sendMessage returns: time until sendMessage answers, time to first token from the sendMessage
+//     call, token lag (fake model writes a token → client receives it), time until every turn is
+//     done, failed turns, peak RSS.
 // Each phase also takes the CPU (user + system) the server used, counting the PostgreSQL processes
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
 // inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
@@ -94,6 +95,8 @@ async function gql(url: string, headers: Record<string, string>, query: string, 
 
 interface TurnResult {
   sentAt: number;
+  /** When sendMessage's answer arrived (the turn is stored; the client subscribes next). */
+  answeredAt: number;
   firstTokenAt: number;
   doneAt: number;
   tokens: { delta: string; at: number }[];
@@ -106,8 +109,9 @@ async function runTurn(target: Target, user: string, content: string): Promise<T
   const sentAt = now();
   const sent = await gql(target.url, headers, SEND, { c: content });
   if (!sent.sendMessage.turn) throw new Error(JSON.stringify(sent.sendMessage));
+  const answeredAt = now();
   const client = ws(target.url, headers);
-  const result: TurnResult = { sentAt, firstTokenAt: 0, doneAt: 0, tokens: [], status: null };
+  const result: TurnResult = { sentAt, answeredAt, firstTokenAt: 0, doneAt: 0, tokens: [], status: null };
   try {
     await subscribe(client, EVENTS, { t: sent.sendMessage.turn.id }, (data) => {
       const event = data.turnEvents;
@@ -279,6 +283,8 @@ async function burst(target: Target, fake: FakeOpenAI, turns: number): Promise<F
     failed: failures.length,
     ...(failures.length ? { firstFailure: failures[0]! } : {}),
     turnsWithMissingTokens: ok.filter(({ turn }) => turn.tokens.length !== TOKENS_PER_TURN).length,
+    // How much of the wait for the first token is sendMessage's (remgraph stores the turn before it answers; the floor stores nothing).
+    sendMessageMs: pick(summarize(ok.map(({ turn }) => turn.answeredAt - turn.sentAt))),
     ttftMs: pick(summarize(ttft)),
     ttftAboveModelMs: pick(summarize(ttftAboveModel)),
     tokenLagMs: pick(summarize(lag)),
@@ -328,6 +334,8 @@ function rows(turnCounts: number[]): Row[] {
         value: (f) => f.cpuMsPerTurn,
         target: big ? { kind: 'at most ×', factor: 1.5 } : null,
       },
+      { phase, label: `${n} at once: sendMessage answered p50 ms`, value: (f) => f.sendMessageMs.p50, target: null },
+      { phase, label: `${n} at once: sendMessage answered p99 ms`, value: (f) => f.sendMessageMs.p99, target: null },
       { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
       { phase, label: `${n} at once: token lag p99 ms`, value: (f) => f.tokenLagMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
       { phase, label: `${n} at once: all done ms`, value: (f) => f.allDoneMs, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
