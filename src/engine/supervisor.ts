@@ -1,3 +1,4 @@
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Turn } from '../db/generated/client.js';
 import type { Topics } from '../events/pubsub.js';
 import { LATE_FOLLOWERS_MS, RecentlyEnded } from '../events/recently-ended.js';
@@ -126,6 +127,11 @@ export class Supervisor implements TreeHost {
   /** Runs a turn in the background; when it ends, its paused parent may continue and the tree may be let go. */
   launch(tree: HeldTree, run: TurnRun, prepare?: () => Promise<void>): void {
     const done = (async () => {
+      // The request that started the run (sendMessage, a decision) answers first: the run's start
+      // (its context, the model request) would otherwise run in the same microtask queue as the
+      // answer's serialisation and hold it back by about a millisecond, and a client that is told
+      // later subscribes later.
+      await afterPendingIo();
       if (prepare) await prepare();
       return executeRun(this.deps, run, (parent, request) => delegate(this.deps, tree, parent, request));
     })().catch((error): RunResult => {
