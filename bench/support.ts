@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 
 /**
@@ -56,4 +57,36 @@ export function summarize(samples: number[]) {
     p99: +percentile(sorted, 99).toFixed(3),
     mean: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(3),
   };
+}
+
+/** CPU time (user + system) a process has used so far, in ms; undefined once it has exited. */
+export async function cpuMs(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  const fields = stat?.split(') ')[1]?.split(' ');
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : undefined;
+}
+
+export async function rssKb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** Whether a process is PostgreSQL working for `database`: one of its backends, or a shared background process (WAL writer, checkpointer…). */
+const postgresVerdicts = new Map<number, string | null>();
+async function postgresFor(pid: number): Promise<string | null> {
+  if (!postgresVerdicts.has(pid)) {
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    const cmdline = comm === 'postgres' ? (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ') : '';
+    // A backend's title is "postgres: <cluster>: <user> <database> <client address> <state>".
+    const backend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\d|\[local\])/.exec(cmdline);
+    postgresVerdicts.set(pid, comm !== 'postgres' ? null : backend ? backend[1]! : '*');
+  }
+  return postgresVerdicts.get(pid)!;
+}
+
+/** The PostgreSQL processes working for `database`: its backends, and unless `shared` is false the cluster's background processes. */
+export async function postgresPids(database: string, { shared = true } = {}): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+  const verdicts = await Promise.all(pids.map(postgresFor));
+  return pids.filter((_, i) => (shared && verdicts[i] === '*') || verdicts[i] === database);
 }

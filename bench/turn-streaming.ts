@@ -20,15 +20,14 @@
 // Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--warmup 200] [--phases rate,sequential,burst] [--rate-events 5000]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { freshPostgres, startBareServer, summarize } from './support.js';
+import { cpuMs, freshPostgres, postgresPids, rssKb, startBareServer, summarize } from './support.js';
+import { now, runTurn } from './turn-client.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -55,8 +54,6 @@ const WARMUP_TURNS = Number(args.warmup);
 /** One user's turns back to back would hit the per-user quotas. */
 const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
-const now = () => performance.timeOrigin + performance.now();
-
 interface Target {
   name: string;
   url: string;
@@ -67,103 +64,8 @@ interface Target {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Clients
-// ---------------------------------------------------------------------------------------------
-
-const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
-const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on ContentEvent { delta } ... on FinalEvent { status } } }';
-
-function ws(url: string, headers: Record<string, string>): Client {
-  return createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0, lazy: true });
-}
-
-function subscribe(client: Client, query: string, variables: Record<string, unknown>, onNext: (data: any) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    client.subscribe(
-      { query, variables },
-      { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onNext(r.data)), error: reject, complete: resolve },
-    );
-  });
-}
-
-async function gql(url: string, headers: Record<string, string>, query: string, variables: unknown) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data: any; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
-interface TurnResult {
-  sentAt: number;
-  /** When sendMessage's answer arrived (the turn is stored; the client subscribes next). */
-  answeredAt: number;
-  firstTokenAt: number;
-  doneAt: number;
-  tokens: { delta: string; at: number }[];
-  status: string | null;
-}
-
-/** Sends a message, then follows its turn with a fresh client from seq 0, as a chat UI does. */
-async function runTurn(target: Target, user: string, content: string): Promise<TurnResult> {
-  const headers = { 'x-user-id': user, 'x-tenant-id': 'bench' };
-  const sentAt = now();
-  const sent = await gql(target.url, headers, SEND, { c: content });
-  if (!sent.sendMessage.turn) throw new Error(JSON.stringify(sent.sendMessage));
-  const answeredAt = now();
-  const client = ws(target.url, headers);
-  const result: TurnResult = { sentAt, answeredAt, firstTokenAt: 0, doneAt: 0, tokens: [], status: null };
-  try {
-    await subscribe(client, EVENTS, { t: sent.sendMessage.turn.id }, (data) => {
-      const event = data.turnEvents;
-      if (event.__typename === 'ContentEvent') {
-        const at = now();
-        result.firstTokenAt ||= at;
-        result.tokens.push({ delta: event.delta, at });
-      } else if (event.__typename === 'FinalEvent') {
-        result.status = event.status;
-        result.doneAt = now();
-      }
-    });
-  } finally {
-    await client.dispose();
-  }
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------------
 // What the server's processes use
 // ---------------------------------------------------------------------------------------------
-
-/** CPU time (user + system) a process has used so far, in ms; undefined once it has exited. */
-async function cpuMs(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  const fields = stat?.split(') ')[1]?.split(' ');
-  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : undefined;
-}
-
-async function rssKb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
-/** Whether a process is PostgreSQL working for `database`: one of its backends, or a shared background process (WAL writer, checkpointer…). */
-const postgresVerdicts = new Map<number, string | null>();
-async function postgresFor(pid: number): Promise<string | null> {
-  if (!postgresVerdicts.has(pid)) {
-    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-    const cmdline = comm === 'postgres' ? (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ') : '';
-    // A backend's title is "postgres: <cluster>: <user> <database> <client address> <state>".
-    const backend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\d|\[local\])/.exec(cmdline);
-    postgresVerdicts.set(pid, comm !== 'postgres' ? null : backend ? backend[1]! : '*');
-  }
-  return postgresVerdicts.get(pid)!;
-}
-
-async function postgresPids(database: string): Promise<number[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
-  const verdicts = await Promise.all(pids.map(postgresFor));
-  return pids.filter((_, i) => verdicts[i] === '*' || verdicts[i] === database);
-}
 
 interface Usage<T> {
   result: T;
@@ -234,7 +136,7 @@ type Figures = Record<string, number | string | Record<string, number>>;
 
 async function rate(target: Target, fake: FakeOpenAI): Promise<Figures> {
   fake.enqueue({ text: Array.from({ length: RATE_EVENTS }, (_, i) => `w${i} `) });
-  const usage = await measure(target, () => runTurn(target, `bench-rate-${target.name}`, 'go'));
+  const usage = await measure(target, () => runTurn(target.url, `bench-rate-${target.name}`, 'go'));
   const tokens = usage.result.tokens;
   return {
     events: tokens.length,
@@ -248,7 +150,7 @@ async function sequential(target: Target, fake: FakeOpenAI, turns: number): Prom
   const usage = await measure(target, async () => {
     for (let i = 0; i < turns; i++) {
       fake.enqueue({ text: Array.from({ length: TOKENS_PER_TURN }, () => 'x ') });
-      const turn = await runTurn(target, `bench-seq-${target.name}`, 'go');
+      const turn = await runTurn(target.url, `bench-seq-${target.name}`, 'go');
       if (turn.status !== 'COMPLETED') throw new Error(`turn ended ${turn.status}`);
       samples.push(turn.doneAt - turn.sentAt);
     }
@@ -267,7 +169,7 @@ async function burst(target: Target, fake: FakeOpenAI, turns: number): Promise<F
   const run = `${target.name}-${turns}-${Date.now()}`;
   const startedAt = now();
   const usage = await measure(target, () =>
-    Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(target, `bench-${run}-${i}`, `go ${run} ${i}`))),
+    Promise.allSettled(Array.from({ length: turns }, (_, i) => runTurn(target.url, `bench-${run}-${i}`, `go ${run} ${i}`))),
   );
   const settled = usage.result;
   const ok = settled.flatMap((r, i) => (r.status === 'fulfilled' && r.value.status === 'COMPLETED' ? [{ turn: r.value, content: `go ${run} ${i}` }] : []));

@@ -1,0 +1,137 @@
+// Two builds of remgraph compared on the same turns at the same time: what one change costs or saves
+// in server CPU per turn. bench/turn-streaming.ts runs its phases on one server after another, so
+// load that comes and goes on a shared machine lands on some servers and not others (runs of one
+// build differed by ±10-20% there); here both servers run at once and the turns alternate between
+// them one by one, so whatever else the machine does falls on both alike. Two copies of one build
+// agreed within ±2% on PGlite, within ±7% on PostgreSQL (its backends' CPU comes in 10 ms ticks).
+// Each turn is a chat UI's: sendMessage, then a fresh graphql-ws client following the turn from
+// seq 0, the fake OpenAI server streaming 50 tokens at once; every turn must end COMPLETED (a turn
+// that fails at the model would measure the wrong thing).
+// Each directory is a checkout with its server and database template built, e.g. the commit before:
+//   git worktree add ../before HEAD~1 && ln -s "$PWD/node_modules" ../before/node_modules
+//   (cd ../before && node scripts/generate.mjs && node scripts/build.mjs server database)
+// Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 300] [--rounds 3] [--serve-args '--workers 1']
+// Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
+// Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
+// pass --serve-args '--workers 1' to measure one process).
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startFakeOpenAI } from '../test/support/fake-openai.js';
+import { cpuMs, freshPostgres, postgresPids } from './support.js';
+import { runTurn } from './turn-client.js';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    backend: { type: 'string', default: 'pglite' },
+    turns: { type: 'string', default: '500' },
+    warmup: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '3' },
+    'serve-args': { type: 'string', default: '' },
+  },
+});
+if (positionals.length !== 2) throw new Error('usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [options]');
+const TURNS = Number(args.turns);
+
+const fake = await startFakeOpenAI();
+
+interface Server {
+  url: string;
+  pid: number;
+  database?: string;
+  stop(): Promise<void>;
+}
+
+/** `remgraph serve` from the checkout in `dir`, as `npm start` runs it, on a fresh database. */
+async function serve(dir: string): Promise<Server> {
+  const db = args.backend === 'postgres' ? await freshPostgres('remgraph_bench_ab') : undefined;
+  const env = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: fake.url,
+    LLM_DEFAULT_MODEL: 'openai:fake-model',
+    // One user's turns back to back would hit the per-user quotas.
+    MAX_TURNS_PER_MINUTE: '1000000',
+    MAX_CONCURRENT_TURNS_PER_USER: '1000000',
+    ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: join(await mkdtemp(join(tmpdir(), 'remgraph-ab-')), 'data') }),
+  };
+  const proc = spawn(process.execPath, ['bin/remgraph.js', 'serve', ...args['serve-args'].split(' ').filter(Boolean)], {
+    cwd: resolve(dir),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((done, fail) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+\/graphql)/.exec(output);
+      if (match) done(match[1]!);
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => fail(new Error(`server in ${dir} exited with ${code}:\n${output}`)));
+  });
+  const database = db ? new URL(db.url).pathname.slice(1) : undefined;
+  return {
+    url,
+    pid: proc.pid!,
+    database,
+    async stop() {
+      proc.kill();
+      await new Promise((done) => proc.once('exit', done));
+      await db?.drop();
+    },
+  };
+}
+
+/** CPU ms used so far by the server and (on PostgreSQL) its database's backends; the cluster's shared processes work for both servers. */
+async function used(server: Server): Promise<number> {
+  const pids = server.database ? await postgresPids(server.database, { shared: false }) : [];
+  const each = await Promise.all([server.pid, ...pids].map(cpuMs));
+  return each.reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
+}
+
+async function turn(server: Server, user: string) {
+  fake.enqueue({ text: Array.from({ length: 50 }, () => 'x ') });
+  const result = await runTurn(server.url, user, 'go');
+  if (result.status !== 'COMPLETED') throw new Error(`a turn ended ${result.status}`);
+}
+
+const a = await serve(positionals[0]!);
+const b = await serve(positionals[1]!);
+try {
+  for (let i = 0; i < Number(args.warmup); i++) {
+    await turn(a, 'bench-a');
+    await turn(b, 'bench-b');
+  }
+  for (let round = 0; round < Number(args.rounds); round++) {
+    const [a0, b0] = await Promise.all([used(a), used(b)]);
+    for (let i = 0; i < TURNS; i++) {
+      // Each goes first half the time.
+      const [first, second] = i % 2 ? [a, b] : [b, a];
+      await turn(first, first === a ? 'bench-a' : 'bench-b');
+      await turn(second, second === a ? 'bench-a' : 'bench-b');
+    }
+    const [a1, b1] = await Promise.all([used(a), used(b)]);
+    const perTurn = (ms: number) => +(ms / TURNS).toFixed(3);
+    console.log(
+      JSON.stringify({
+        bench: 'side-by-side',
+        backend: args.backend,
+        round,
+        turns: TURNS,
+        cpuMsPerTurn: { a: perTurn(a1 - a0), b: perTurn(b1 - b0) },
+        bOverA: +((b1 - b0) / (a1 - a0)).toFixed(3),
+      }),
+    );
+  }
+} finally {
+  await Promise.all([a.stop(), b.stop()]);
+  await fake.close();
+}
