@@ -14,14 +14,14 @@
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
 // Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
 // pass --serve-args '--workers 1' to measure one process).
-import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAI } from '../test/support/fake-openai.js';
+import { spawnServer } from '../test/support/process.js';
 import { cpuMs, freshPostgres, postgresPids } from './support.js';
-import { runTurn } from './turn-client.js';
+import { benchServerEnv, runTurn } from './turn-client.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -49,42 +49,16 @@ interface Server {
 async function serve(dir: string): Promise<Server> {
   const db = args.backend === 'postgres' ? await freshPostgres('remgraph_bench_ab') : undefined;
   const env = {
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    OPENAI_API_KEY: 'bench',
-    OPENAI_BASE_URL: fake.url,
-    LLM_DEFAULT_MODEL: 'openai:fake-model',
-    // One user's turns back to back would hit the per-user quotas.
-    MAX_TURNS_PER_MINUTE: '1000000',
-    MAX_CONCURRENT_TURNS_PER_USER: '1000000',
+    ...benchServerEnv(fake.url),
     ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: join(await mkdtemp(join(tmpdir(), 'remgraph-ab-')), 'data') }),
   };
-  const proc = spawn(process.execPath, ['bin/remgraph.js', 'serve', ...args['serve-args'].split(' ').filter(Boolean)], {
-    cwd: resolve(dir),
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((done, fail) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+\/graphql)/.exec(output);
-      if (match) done(match[1]!);
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => fail(new Error(`server in ${dir} exited with ${code}:\n${output}`)));
-  });
-  const database = db ? new URL(db.url).pathname.slice(1) : undefined;
+  const server = await spawnServer(env, undefined, 'compiled', args['serve-args'].split(' ').filter(Boolean), resolve(dir));
   return {
-    url,
-    pid: proc.pid!,
-    database,
+    url: server.url,
+    pid: server.proc.pid!,
+    database: db ? new URL(db.url).pathname.slice(1) : undefined,
     async stop() {
-      proc.kill();
-      await new Promise((done) => proc.once('exit', done));
+      await server.stop();
       await db?.drop();
     },
   };

@@ -3,6 +3,20 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
+/**
+ * The environment of a remgraph server under a turn bench: the fake OpenAI server at `modelUrl` as
+ * its model, and no per-user quotas (one user's turns back to back, or hundreds at once, would hit them).
+ */
+export function benchServerEnv(modelUrl: string): Record<string, string> {
+  return {
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: modelUrl,
+    LLM_DEFAULT_MODEL: 'openai:fake-model',
+    MAX_TURNS_PER_MINUTE: '1000000',
+    MAX_CONCURRENT_TURNS_PER_USER: '1000000',
+  };
+}
+
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes (the fake model stamps tokens with it). */
 export const now = () => performance.timeOrigin + performance.now();
 

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
 import { cpuMs, freshPostgres, postgresPids, rssKb, startBareServer, summarize } from './support.js';
-import { now, runTurn } from './turn-client.js';
+import { benchServerEnv, now, runTurn } from './turn-client.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,8 +51,6 @@ const RATE_EVENTS = Number(args['rate-events']);
 const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
 const WARMUP_TURNS = Number(args.warmup);
-/** One user's turns back to back would hit the per-user quotas. */
-const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
 interface Target {
   name: string;
@@ -304,7 +302,7 @@ async function startTarget(name: string, modelUrl: string): Promise<Target> {
     const floor = await startBareServer('bench/floor-server.ts', { OPENAI_BASE_URL: modelUrl });
     return { name, url: floor.url, pid: floor.pid, stop: async () => floor.stop() };
   }
-  const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: modelUrl, LLM_DEFAULT_MODEL: 'openai:fake-model', LOG_LEVEL: 'info', ...UNLIMITED };
+  const modelEnv = benchServerEnv(modelUrl);
   if (name === 'postgres') {
     const db = await freshPostgres('remgraph_bench_turns');
     const server = await spawnServer({ ...modelEnv, DATABASE_URL: db.url }, undefined, 'compiled');

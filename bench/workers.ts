@@ -9,13 +9,13 @@
 // Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2]
 // Needs PostgreSQL (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
 // Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../test/support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../test/support/process.js';
-import { freshPostgres, summarize } from './support.js';
+import { cpuMs, freshPostgres, summarize } from './support.js';
+import { benchServerEnv } from './turn-client.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,8 +32,6 @@ const GAP_MS = Number(args['gap-ms']);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Turns run before the burst, a few at a time so that every worker gets some. */
 const WARMUP_TURNS = 20;
-/** Every turn of the burst at once: quotas would refuse most of them. */
-const UNLIMITED = { MAX_TURNS_PER_MINUTE: '1000000', MAX_CONCURRENT_TURNS_PER_USER: '1000000' };
 
 const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
 const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on FinalEvent { status } } }';
@@ -73,28 +71,21 @@ async function runTurn(url: string, user: string): Promise<string | null> {
   return status;
 }
 
-/** CPU time (user + system) a process has used so far, in ms. */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 /** The server's processes: the primary and its workers (as its start-up line names them), or the one process. */
 function serverPids(server: ServerProcess): number[] {
   const workers = /"workers":(\[[\d,]+\])/.exec(server.output());
   return [server.proc.pid!, ...(workers ? (JSON.parse(workers[1]!) as number[]) : [])];
 }
 
-const totalCpuMs = async (pids: number[]) => (await Promise.all(pids.map(cpuMs))).reduce((a, b) => a + b, 0);
+const totalCpuMs = async (pids: number[]) => (await Promise.all(pids.map(cpuMs))).reduce<number>((a, b) => a + (b ?? 0), 0);
 
 const fake = await startFakeOpenAI();
 const db = await freshPostgres('remgraph_bench_workers');
-const modelEnv = { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model' };
 const wallMs = new Map<number, number[]>();
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const workers of args.workers.split(',').map(Number)) {
-      const server = await spawnServer({ ...modelEnv, ...UNLIMITED, DATABASE_URL: db.url, REDIS_URL, WEB_APP: 'false' }, 180_000, 'compiled', [
+      const server = await spawnServer({ ...benchServerEnv(fake.url), DATABASE_URL: db.url, REDIS_URL, WEB_APP: 'false' }, 180_000, 'compiled', [
         '--workers',
         String(workers),
       ]);
