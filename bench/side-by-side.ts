@@ -11,7 +11,12 @@
 //   git worktree add ../before HEAD~1 && ln -s "$PWD/node_modules" ../before/node_modules
 //   (cd ../before && node scripts/generate.mjs && node scripts/build.mjs server database)
 // Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 300] [--rounds 3] [--serve-args '--workers 1']
+//   [--burst 250] [--node-args-a=...] [--node-args-b=...]
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
+// --burst N runs N turns at once on each server per round (both bursts together) instead of one at a
+// time. --node-args-a/-b give one side node flags (e.g. a V8 heap setting): one checkout may then be
+// compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
+// swap the sides and run again before trusting a smaller difference.
 // Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
 // pass --serve-args '--workers 1' to measure one process).
 import { mkdtemp } from 'node:fs/promises';
@@ -31,10 +36,16 @@ const { values: args, positionals } = parseArgs({
     warmup: { type: 'string', default: '300' },
     rounds: { type: 'string', default: '3' },
     'serve-args': { type: 'string', default: '' },
+    /** Turns at once per round on each server (both bursts run together; tokens 20 ms apart, like turn-streaming's bursts); 0 = one at a time. */
+    burst: { type: 'string', default: '0' },
+    /** Extra node flags for each server (e.g. a V8 heap setting on one side only). */
+    'node-args-a': { type: 'string', default: '' },
+    'node-args-b': { type: 'string', default: '' },
   },
 });
 if (positionals.length !== 2) throw new Error('usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [options]');
-const TURNS = Number(args.turns);
+const BURST = Number(args.burst);
+const TURNS = BURST || Number(args.turns);
 
 const fake = await startFakeOpenAI();
 
@@ -46,13 +57,19 @@ interface Server {
 }
 
 /** `remgraph serve` from the checkout in `dir`, as `npm start` runs it, on a fresh database. */
-async function serve(dir: string): Promise<Server> {
+async function serve(dir: string, nodeArgs: string): Promise<Server> {
   const db = args.backend === 'postgres' ? await freshPostgres('remgraph_bench_ab') : undefined;
   const env = {
     ...benchServerEnv(fake.url),
     ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: join(await mkdtemp(join(tmpdir(), 'remgraph-ab-')), 'data') }),
   };
-  const server = await spawnServer(env, undefined, 'compiled', args['serve-args'].split(' ').filter(Boolean), resolve(dir));
+  const server = await spawnServer(
+    { ...env, NODE_OPTIONS: nodeArgs || undefined },
+    undefined,
+    'compiled',
+    args['serve-args'].split(' ').filter(Boolean),
+    resolve(dir),
+  );
   return {
     url: server.url,
     pid: server.proc.pid!,
@@ -71,14 +88,14 @@ async function used(server: Server): Promise<number> {
   return each.reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
 }
 
-async function turn(server: Server, user: string) {
-  fake.enqueue({ text: Array.from({ length: 50 }, () => 'x ') });
+async function turn(server: Server, user: string, delayMs = 0) {
+  fake.enqueue({ text: Array.from({ length: 50 }, () => 'x '), delayMs });
   const result = await runTurn(server.url, user, 'go');
   if (result.status !== 'COMPLETED') throw new Error(`a turn ended ${result.status}`);
 }
 
-const a = await serve(positionals[0]!);
-const b = await serve(positionals[1]!);
+const a = await serve(positionals[0]!, args['node-args-a']);
+const b = await serve(positionals[1]!, args['node-args-b']);
 try {
   for (let i = 0; i < Number(args.warmup); i++) {
     await turn(a, 'bench-a');
@@ -86,11 +103,16 @@ try {
   }
   for (let round = 0; round < Number(args.rounds); round++) {
     const [a0, b0] = await Promise.all([used(a), used(b)]);
-    for (let i = 0; i < TURNS; i++) {
-      // Each goes first half the time.
-      const [first, second] = i % 2 ? [a, b] : [b, a];
-      await turn(first, first === a ? 'bench-a' : 'bench-b');
-      await turn(second, second === a ? 'bench-a' : 'bench-b');
+    if (BURST) {
+      const each = (server: Server, name: string) => Array.from({ length: BURST }, (_, i) => turn(server, `${name}-${round}-${i}`, 20));
+      await Promise.all(round % 2 ? [...each(a, 'a'), ...each(b, 'b')] : [...each(b, 'b'), ...each(a, 'a')]);
+    } else {
+      for (let i = 0; i < TURNS; i++) {
+        // Each goes first half the time.
+        const [first, second] = i % 2 ? [a, b] : [b, a];
+        await turn(first, first === a ? 'bench-a' : 'bench-b');
+        await turn(second, second === a ? 'bench-a' : 'bench-b');
+      }
     }
     const [a1, b1] = await Promise.all([used(a), used(b)]);
     const perTurn = (ms: number) => +(ms / TURNS).toFixed(3);
@@ -100,6 +122,7 @@ try {
         backend: args.backend,
         round,
         turns: TURNS,
+        mode: BURST ? `${BURST} at once` : 'one at a time',
         cpuMsPerTurn: { a: perTurn(a1 - a0), b: perTurn(b1 - b0) },
         bOverA: +((b1 - b0) / (a1 - a0)).toFixed(3),
       }),

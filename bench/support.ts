@@ -60,8 +60,13 @@ export function summarize(samples: number[]) {
 }
 
 /** CPU time (user + system) a process has used so far, in ms; undefined once it has exited. */
-export async function cpuMs(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+export const cpuMs = (pid: number) => statCpuMs(`/proc/${pid}/stat`);
+
+/** The same for a process's main thread alone: the one serving requests (the rest are PGlite's worker, V8's helpers…). */
+export const mainThreadCpuMs = (pid: number) => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+
+async function statCpuMs(path: string): Promise<number | undefined> {
+  const stat = await readFile(path, 'utf8').catch(() => undefined);
   const fields = stat?.split(') ')[1]?.split(' ');
   return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : undefined;
 }

@@ -15,8 +15,9 @@
 //     done, failed turns, peak RSS.
 // Each phase also takes the CPU (user + system) the server used, counting the PostgreSQL processes
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
-// inside the server process. Figures are printed as JSON lines with their ratio to the floor, then
-// as one markdown table against the targets of issue 21.
+// inside the server process; and the server's main thread alone (the one serving requests: the rest
+// is PGlite's worker and V8's garbage-collector and compiler threads). Figures are printed as JSON
+// lines with their ratio to the floor, then as one markdown table against the targets of issue 21.
 // Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--warmup 200] [--phases rate,sequential,burst] [--rate-events 5000]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
@@ -26,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { cpuMs, freshPostgres, postgresPids, rssKb, startBareServer, summarize } from './support.js';
+import { cpuMs, freshPostgres, mainThreadCpuMs, postgresPids, rssKb, startBareServer, summarize } from './support.js';
 import { benchServerEnv, now, runTurn } from './turn-client.js';
 
 const { values: args } = parseArgs({
@@ -68,6 +69,11 @@ interface Target {
 interface Usage<T> {
   result: T;
   serverCpuMs: number;
+  /**
+   * The server's main thread alone (the one serving requests); the rest of serverCpuMs is its other
+   * threads': PGlite's worker, V8's garbage-collector and compiler helpers, libuv's pool.
+   */
+  mainThreadCpuMs: number;
   postgresCpuMs: number;
   /** This process's (the fake model's and the clients'): when it nears the wall time, the clients are the bottleneck. */
   clientCpuMs: number;
@@ -95,6 +101,7 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     peakKb = Math.max(peakKb, await rssKb(target.pid));
   };
   await sample();
+  const mainBefore = (await mainThreadCpuMs(target.pid)) ?? 0;
   const client = process.cpuUsage();
   started = true;
   let sampling = Promise.resolve();
@@ -104,12 +111,14 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     clearInterval(timer);
     await sampling;
     await sample();
+    const mainAfter = (await mainThreadCpuMs(target.pid)) ?? mainBefore;
     let postgresCpuMs = 0;
     for (const [pid, used] of last) if (pid !== target.pid) postgresCpuMs += used - first.get(pid)!;
     const { user, system } = process.cpuUsage(client);
     return {
       result,
       serverCpuMs: last.get(target.pid)! - first.get(target.pid)!,
+      mainThreadCpuMs: mainAfter - mainBefore,
       postgresCpuMs,
       clientCpuMs: (user + system) / 1000,
       peakRssMb: Math.round(peakKb / 1024),
@@ -122,6 +131,7 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
 const perTurn = (usage: Usage<unknown>, turns: number) => ({
   cpuMsPerTurn: round((usage.serverCpuMs + usage.postgresCpuMs) / turns),
   serverCpuMsPerTurn: round(usage.serverCpuMs / turns),
+  mainThreadCpuMsPerTurn: round(usage.mainThreadCpuMs / turns),
   postgresCpuMsPerTurn: round(usage.postgresCpuMs / turns),
   benchClientCpuMsPerTurn: round(usage.clientCpuMs / turns),
 });
@@ -222,6 +232,7 @@ function rows(turnCounts: number[]): Row[] {
       value: (f) => f.cpuMsPerTurn,
       target: { kind: 'at most ×', factor: 1.5 },
     },
+    { phase: 'sequential', label: 'one at a time: main thread CPU ms/turn', value: (f) => f.mainThreadCpuMsPerTurn, target: null },
     { phase: 'sequential', label: 'one at a time: sendMessage → final p50 ms', value: (f) => f.turnMs.p50, target: null },
   ];
   for (const n of turnCounts) {
@@ -234,6 +245,7 @@ function rows(turnCounts: number[]): Row[] {
         value: (f) => f.cpuMsPerTurn,
         target: big ? { kind: 'at most ×', factor: 1.5 } : null,
       },
+      { phase, label: `${n} at once: main thread CPU ms/turn`, value: (f) => f.mainThreadCpuMsPerTurn, target: null },
       { phase, label: `${n} at once: sendMessage answered p50 ms`, value: (f) => f.sendMessageMs.p50, target: null },
       { phase, label: `${n} at once: sendMessage answered p99 ms`, value: (f) => f.sendMessageMs.p99, target: null },
       { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
