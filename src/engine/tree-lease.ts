@@ -44,12 +44,17 @@ export class TreeLease {
     return row?.runner ?? null;
   }
 
-  /** Keeps this process's trees from being taken as orphans; returns those it no longer holds. */
+  /**
+   * Keeps this process's trees from being taken as orphans; returns those another process took
+   * over (or whose turns are gone). A tree nobody holds is not among them: its root's outcome let
+   * go of it (`runner` NULL) and this process is letting go of it too, delivering its last events.
+   */
   async beat(rootIds: string[]): Promise<string[]> {
     if (rootIds.length === 0) return [];
-    const kept = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId} RETURNING id`;
-    const held = new Set(kept.map((r) => r.id));
+    const mine = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH kept AS (UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId} RETURNING id)
+      SELECT id FROM kept UNION ALL SELECT id FROM turns WHERE id = ANY(${rootIds}::uuid[]) AND runner IS NULL`;
+    const held = new Set(mine.map((r) => r.id));
     return rootIds.filter((id) => !held.has(id));
   }
 
