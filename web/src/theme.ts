@@ -20,6 +20,8 @@ export function useTheme(): [Theme, () => void] {
   useEffect(() => {
     const onChange = (e: MediaQueryListEvent) => setSystem(e.matches ? 'dark' : 'light');
     systemDark.addEventListener('change', onChange);
+    // The system may have switched between the first render and this effect (it runs after paint).
+    setSystem(systemDark.matches ? 'dark' : 'light');
     return () => systemDark.removeEventListener('change', onChange);
   }, []);
   const theme = chosen ?? system;
