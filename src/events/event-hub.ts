@@ -109,6 +109,8 @@ export class EventHub {
   /** Turns closed after their final event, with their latest events: see `close`. */
   private readonly ended = new RecentlyEnded<TurnSnapshot & { sessionId: string }>(LATE_FOLLOWERS_MS, ENDED_EVENTS, (t) => t.recent.length);
   private readonly listeners = new Map<string, Set<EventListener>>();
+  /** Told when their turn is closed here before its final event: see `watchClose`. */
+  private readonly closeWatchers = new Map<string, Set<() => void>>();
   /** Followers of a session's events, without a shared relay (which delivers them otherwise). */
   private readonly sessionListeners = new Map<string, Set<EventListener>>();
   readonly writer: EventWriter;
@@ -138,7 +140,16 @@ export class EventHub {
       if (!turn) continue;
       this.turns.delete(id);
       if (turn.tail.at(-1)?.type === 'final') this.ended.set(id, { recent: turn.tail, storedThrough: turn.stored, sessionId: turn.sessionId });
+      else for (const watcher of this.closeWatchers.get(id) ?? []) watcher();
     }
+  }
+
+  /**
+   * Calls `onClosed` if the turn is closed here before its final event (another process took its
+   * tree over): its events go on there, and reach this process only as that one shares them.
+   */
+  watchClose(turnId: string, onClosed: () => void): () => void {
+    return follow(this.closeWatchers, turnId, onClosed);
   }
 
   /** Forgets the ended turns of a deleted session. */
@@ -299,7 +310,7 @@ function trim(turn: OpenTurn) {
   if (stored > KEEP_STORED) turn.tail.splice(0, stored - KEEP_STORED);
 }
 
-function follow(listeners: Map<string, Set<EventListener>>, key: string, listener: EventListener): () => void {
+function follow<T>(listeners: Map<string, Set<T>>, key: string, listener: T): () => void {
   let set = listeners.get(key);
   if (!set) listeners.set(key, (set = new Set()));
   set.add(listener);

@@ -12,6 +12,11 @@ export class Inbox<T> {
     this.wake?.();
   }
 
+  /** Wakes a waiting consumer with nothing new: something it waits on changed (see its caller). */
+  poke() {
+    this.wake?.();
+  }
+
   /** Everything queued, waiting for at least one item (or `timeoutMs`, then possibly nothing). */
   async next(timeoutMs?: number): Promise<T[]> {
     if (this.items.length === 0 && !this.signal.aborted) {

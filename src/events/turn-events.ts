@@ -42,6 +42,8 @@ type TurnRow = RelayedTurn & { status: string; lastSeq: number };
 async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number, signal: AbortSignal): AsyncGenerator<AgentEvent> {
   const inbox = new Inbox<AgentEvent>(signal);
   const stopLocal = deps.hub.listen(turn.id, (event) => inbox.push(event));
+  // Closed here before its end (taken over): where the turn is held, and so where to look, changed.
+  const stopWatching = deps.hub.watchClose(turn.id, () => inbox.poke());
   let stopRemote = () => {};
   try {
     const snapshot = deps.hub.snapshot(turn.id);
@@ -93,6 +95,7 @@ async function* streamEvents(deps: TurnEventsDeps, turn: TurnRow, after: number,
     }
   } finally {
     stopLocal();
+    stopWatching();
     stopRemote();
   }
 }

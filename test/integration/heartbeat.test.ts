@@ -1,8 +1,9 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
-import { newUser } from '../support/client.js';
-import { contentOf, followTurn, send, useAgentServer } from '../support/agents.js';
+import { newUser, type Caller } from '../support/client.js';
+import { chat, contentOf, followTurn, send, useAgentServer } from '../support/agents.js';
 import { capturingLogger } from '../support/log-capture.js';
+import { backend } from '../support/server.js';
 
 const log = capturingLogger();
 // Beats every 50 ms (the least allowed), so that several fall inside the window a test opens.
@@ -38,13 +39,17 @@ describe('the heartbeat of held turn trees', () => {
     expect(log.lines().filter((line) => line.msg === TOOK_OVER)).toEqual([]);
   });
 
-  it('still stops a tree that another process took over', async () => {
+  /** Holds a turn at its model call, then hands its tree to "another process" and waits until this one notices. */
+  async function takenOver(follow?: (user: Caller, turnGlobalId: string) => Promise<unknown>) {
     const user = newUser(env.server.url);
     const held = env.fake.holdNext('/v1/chat/completions');
     env.fake.enqueue({ text: ['never ', 'seen'] });
     const sent = await send(user, { content: 'hello' });
     await held.reached;
     const turnId = decodeGlobalID(sent.turn.id).id;
+    const following = follow?.(user, sent.turn.id);
+    // Nothing to wait on: the follower's subscription has no event to show before the model answers.
+    if (following) await new Promise((resolve) => setTimeout(resolve, 300));
 
     await env.server.db.prisma.turn.update({ where: { id: turnId }, data: { runner: 'another-process' } });
     const deadline = Date.now() + 10_000;
@@ -52,8 +57,37 @@ describe('the heartbeat of held turn trees', () => {
       if (Date.now() > deadline) throw new Error('the takeover was not noticed');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    held.release();
+    return { user, turnId, following, release: held.release };
+  }
+
+  it('still stops a tree that another process took over', async () => {
+    const { release } = await takenOver();
+    release();
     // The stopped run's held request still takes its scripted reply once released.
+    while (env.fake.pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
+  // Without Redis, another PostgreSQL instance's events reach this one only through the log. A
+  // follower that was waiting for the turn's next event here when the tree was taken over used to
+  // wait forever: nothing told it that the turn was now held elsewhere.
+  it.runIf(backend() === 'postgres')('gives a follower here the end that the process which took the tree over writes to the log', async () => {
+    // The end the other process writes: a finished turn's own final event, renumbered.
+    const first = newUser(env.server.url);
+    env.fake.enqueue({ text: ['done'] });
+    const finished = await chat(env.server.url, first, { content: 'first' });
+    const chunks = await env.server.db.prisma.turnEventChunk.findMany({ where: { turnId: decodeGlobalID(finished.sent.turn.id).id } });
+    const final = chunks.flatMap((chunk) => chunk.events as Record<string, unknown>[]).find((event) => event.type === 'final')!;
+
+    const { turnId, following, release } = await takenOver((user, id) => followTurn(env.server.url, user, id));
+    const stored = await env.server.db.prisma.turnEventChunk.aggregate({ where: { turnId }, _max: { lastSeq: true } });
+    const seq = (stored._max.lastSeq ?? 0) + 1;
+    const end = { ...final, turnId, seq, status: 'INTERRUPTED', content: null, at: new Date().toISOString() };
+    await env.server.db.prisma.turnEventChunk.create({ data: { turnId, seq, lastSeq: seq, events: [end] } });
+    await env.server.db.prisma.turn.update({ where: { id: turnId }, data: { status: 'INTERRUPTED', lastSeq: seq, runner: null } });
+
+    const events = (await following) as { __typename: string; status?: string; seq: number }[];
+    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'INTERRUPTED', seq });
+    release();
     while (env.fake.pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });
