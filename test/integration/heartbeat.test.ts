@@ -11,6 +11,16 @@ const env = useAgentServer({ TURN_HEARTBEAT_MS: '50' }, { logger: log.logger });
 
 const TOOK_OVER = 'another process took over a turn tree this process held; stopping its runs here';
 
+/** A new user's turn, held at its model call (whose reply, once released, is `text`). */
+async function heldAtModel(text: string[]) {
+  const user = newUser(env.server.url);
+  const held = env.fake.holdNext('/v1/chat/completions');
+  env.fake.enqueue({ text });
+  const sent = await send(user, { content: 'hello' });
+  await held.reached;
+  return { user, sent, turnId: decodeGlobalID(sent.turn.id).id, held };
+}
+
 describe('the heartbeat of held turn trees', () => {
   // A turn's outcome statement lets go of its tree in the database (runner NULL) a moment before
   // the process lets go of it in memory, delivering the final event to its followers on the way. A
@@ -18,12 +28,7 @@ describe('the heartbeat of held turn trees', () => {
   // the final event, already stored, never reached a follower who was live (seen once in a
   // 500-turn burst on PostgreSQL: the follower waited forever). Here the window is held open.
   it('does not take a tree nobody holds (its root just ended) for one taken over: the run goes on and followers get its end', async () => {
-    const user = newUser(env.server.url);
-    const held = env.fake.holdNext('/v1/chat/completions');
-    env.fake.enqueue({ text: ['still ', 'here'] });
-    const sent = await send(user, { content: 'hello' });
-    await held.reached;
-    const turnId = decodeGlobalID(sent.turn.id).id;
+    const { user, sent, turnId, held } = await heldAtModel(['still ', 'here']);
     const { runner } = await env.server.db.prisma.turn.findUniqueOrThrow({ where: { id: turnId }, select: { runner: true } });
     expect(runner).toBeTruthy();
 
@@ -41,12 +46,7 @@ describe('the heartbeat of held turn trees', () => {
 
   /** Holds a turn at its model call, then hands its tree to "another process" and waits until this one notices. */
   async function takenOver(follow?: (user: Caller, turnGlobalId: string) => Promise<unknown>) {
-    const user = newUser(env.server.url);
-    const held = env.fake.holdNext('/v1/chat/completions');
-    env.fake.enqueue({ text: ['never ', 'seen'] });
-    const sent = await send(user, { content: 'hello' });
-    await held.reached;
-    const turnId = decodeGlobalID(sent.turn.id).id;
+    const { user, sent, turnId, held } = await heldAtModel(['never ', 'seen']);
     const following = follow?.(user, sent.turn.id);
     // Nothing to wait on: the follower's subscription has no event to show before the model answers.
     if (following) await new Promise((resolve) => setTimeout(resolve, 300));
