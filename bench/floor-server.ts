@@ -25,10 +25,34 @@ interface Turn {
 const model = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? 'floor', maxRetries: 0 });
 const modelName = process.env.FLOOR_MODEL ?? 'fake-model';
 const turns = new Map<string, Turn>();
+/**
+ * Ended turns stay for late followers as remgraph keeps them in memory (src/events/event-hub.ts):
+ * 30 s at most, and 20,000 events in all, oldest out first. Kept forever, they would make the
+ * floor's heap, and so its garbage collector's work, grow with every turn served, and a long run
+ * would flatter remgraph.
+ */
+const KEEP_ENDED_MS = 30_000;
+const KEEP_ENDED_EVENTS = 20_000;
+/** Ended turns in the order they ended: when, and how many events they hold. */
+const ended = new Map<string, { at: number; events: number }>();
+let endedEvents = 0;
+
+function keepEnded(turnId: string, events: number) {
+  const now = Date.now();
+  ended.set(turnId, { at: now, events });
+  endedEvents += events;
+  for (const [id, entry] of ended) {
+    if (endedEvents <= KEEP_ENDED_EVENTS && now - entry.at <= KEEP_ENDED_MS) break;
+    ended.delete(id);
+    turns.delete(id);
+    endedEvents -= entry.events;
+  }
+}
 
 function append(turn: Turn, event: FloorEvent) {
   turn.events.push(event);
   for (const wake of turn.waiting.splice(0)) wake();
+  if (event.__typename === 'FinalEvent') keepEnded(event.turnId, turn.events.length);
 }
 
 async function stream(turnId: string, turn: Turn, content: string) {

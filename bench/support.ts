@@ -62,8 +62,20 @@ export function summarize(samples: number[]) {
 /** CPU time (user + system) a process has used so far, in ms; undefined once it has exited. */
 export const cpuMs = (pid: number) => statCpuMs(`/proc/${pid}/stat`);
 
-/** The same for a process's main thread alone: the one serving requests (the rest are PGlite's worker, V8's helpers…). */
-export const mainThreadCpuMs = (pid: number) => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+/**
+ * The same for each of a process's threads (Linux), by thread id: the main thread (id = pid) serves
+ * requests; the others are PGlite's worker, V8's garbage-collector and compiler helpers, libuv's pool.
+ * Threads all share one name, so they are told apart by id only.
+ */
+export async function threadCpuMs(pid: number): Promise<Map<number, number>> {
+  const ids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const used = new Map<number, number>();
+  for (const id of ids) {
+    const ms = await statCpuMs(`/proc/${pid}/task/${id}/stat`);
+    if (ms !== undefined) used.set(Number(id), ms);
+  }
+  return used;
+}
 
 async function statCpuMs(path: string): Promise<number | undefined> {
   const stat = await readFile(path, 'utf8').catch(() => undefined);

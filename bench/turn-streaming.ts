@@ -1,11 +1,16 @@
 // What a user of a chat UI sees while turns stream, with the fake OpenAI server as the model, for
 // remgraph next to a floor measured in the same run: bench/floor-server.ts, the same stack and
 // operations with no persistence, auth, routing, memory or history. Every server runs in its own
-// process (remgraph as `npm start` would); the fake model and the clients share this one. All
-// servers are up at once and each phase runs on them one after another, so that the machine's other
-// load weighs on all of them alike. Phases:
+// process (remgraph as `npm start` would); the fake model and the clients share this one. The
+// servers run one after another, each through every phase back to back: a server left idle loses
+// much of what its JIT compiled (the floor went from 4.7 to 8.3 ms of CPU per turn after two idle
+// minutes, and was at 7.5 ms still 500 turns later), so taking the servers in turn phase by phase,
+// which spread the machine's other load over all of them, measured each one half cold. Phases:
 //  0. warm-up (always): --warmup turns one at a time right after start, reported on their own (what a
-//     fresh server costs until its compilers have caught up), so the phases below measure the steady state;
+//     fresh server costs until its compilers have caught up), so the phases below measure the steady
+//     state. Tier-up is slow: remgraph's code is compiled by TurboFan over its first ~3000 turns
+//     (compile time per 500 turns, from turn 200 on: 1177, 875, 715, 620, 303, 115 ms); the floor's
+//     per-turn CPU settles after ~2000;
 //  1. rate: one turn whose model streams as fast as it can: content events/s at a graphql-ws client;
 //  2. one at a time: turns back to back (50 tokens, no delay): sendMessage → final at the client;
 //  3. bursts of 1, 100 and 500 turns at once (50 tokens 20 ms apart, like a fast real model), each
@@ -15,10 +20,11 @@
 //     done, failed turns, peak RSS.
 // Each phase also takes the CPU (user + system) the server used, counting the PostgreSQL processes
 // serving its database (and PostgreSQL's shared background processes) on that backend; PGlite runs
-// inside the server process; and the server's main thread alone (the one serving requests: the rest
-// is PGlite's worker and V8's garbage-collector and compiler threads). Figures are printed as JSON
+// inside the server process; the server's main thread alone (the one serving requests: the rest
+// is PGlite's worker and V8's garbage-collector and compiler threads); and its busiest other thread
+// (PGlite's worker on PGlite). Figures are printed as JSON
 // lines with their ratio to the floor, then as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 300] [--warmup 200] [--phases rate,sequential,burst] [--rate-events 5000]
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 500] [--warmup 3000] [--phases rate,sequential,burst] [--rate-events 5000]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,20 +33,21 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { cpuMs, freshPostgres, mainThreadCpuMs, postgresPids, rssKb, startBareServer, summarize } from './support.js';
+import { cpuMs, freshPostgres, postgresPids, rssKb, startBareServer, summarize, threadCpuMs } from './support.js';
 import { benchServerEnv, now, runTurn } from './turn-client.js';
 
 const { values: args } = parseArgs({
   options: {
     backends: { type: 'string', default: 'pglite,postgres' },
     turns: { type: 'string', default: '1,100,500' },
-    sequential: { type: 'string', default: '300' },
+    sequential: { type: 'string', default: '500' },
     /**
-     * Turns one at a time right after start, before the measured phases (reported on their own): the
-     * JIT compilers, and PGlite's WebAssembly tier-up, need ~100-200 turns before a turn costs what
-     * it will from then on; 20 left a third of PGlite's one-at-a-time CPU in the warm-up.
+     * Turns one at a time right after start, before the measured phases (reported on their own): V8
+     * optimises code a turn runs once over thousands of turns (see above); 200 left remgraph's
+     * TurboFan compiling 2-3 ms of CPU per turn in the 'steady' phases, and 20 a third of PGlite's
+     * one-at-a-time CPU in the warm-up.
      */
-    warmup: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '3000' },
     tokens: { type: 'string', default: '50' },
     /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
     phases: { type: 'string', default: 'rate,sequential,burst' },
@@ -74,6 +81,11 @@ interface Usage<T> {
    * threads': PGlite's worker, V8's garbage-collector and compiler helpers, libuv's pool.
    */
   mainThreadCpuMs: number;
+  /**
+   * The busiest of the other threads: on PGlite its worker (which runs every statement), elsewhere
+   * a V8 helper. What the remaining threads used is serverCpuMs minus these two.
+   */
+  busiestOtherThreadCpuMs: number;
   postgresCpuMs: number;
   /** This process's (the fake model's and the clients'): when it nears the wall time, the clients are the bottleneck. */
   clientCpuMs: number;
@@ -101,7 +113,7 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     peakKb = Math.max(peakKb, await rssKb(target.pid));
   };
   await sample();
-  const mainBefore = (await mainThreadCpuMs(target.pid)) ?? 0;
+  const threadsBefore = await threadCpuMs(target.pid);
   const client = process.cpuUsage();
   started = true;
   let sampling = Promise.resolve();
@@ -111,14 +123,16 @@ async function measure<T>(target: Target, work: () => Promise<T>): Promise<Usage
     clearInterval(timer);
     await sampling;
     await sample();
-    const mainAfter = (await mainThreadCpuMs(target.pid)) ?? mainBefore;
+    const threads = [...(await threadCpuMs(target.pid))].map(([id, used]) => ({ id, used: used - (threadsBefore.get(id) ?? 0) }));
+    const others = threads.filter((thread) => thread.id !== target.pid).map((thread) => thread.used);
     let postgresCpuMs = 0;
     for (const [pid, used] of last) if (pid !== target.pid) postgresCpuMs += used - first.get(pid)!;
     const { user, system } = process.cpuUsage(client);
     return {
       result,
       serverCpuMs: last.get(target.pid)! - first.get(target.pid)!,
-      mainThreadCpuMs: mainAfter - mainBefore,
+      mainThreadCpuMs: threads.find((thread) => thread.id === target.pid)?.used ?? 0,
+      busiestOtherThreadCpuMs: Math.max(0, ...others),
       postgresCpuMs,
       clientCpuMs: (user + system) / 1000,
       peakRssMb: Math.round(peakKb / 1024),
@@ -132,6 +146,7 @@ const perTurn = (usage: Usage<unknown>, turns: number) => ({
   cpuMsPerTurn: round((usage.serverCpuMs + usage.postgresCpuMs) / turns),
   serverCpuMsPerTurn: round(usage.serverCpuMs / turns),
   mainThreadCpuMsPerTurn: round(usage.mainThreadCpuMs / turns),
+  busiestOtherThreadCpuMsPerTurn: round(usage.busiestOtherThreadCpuMs / turns),
   postgresCpuMsPerTurn: round(usage.postgresCpuMs / turns),
   benchClientCpuMsPerTurn: round(usage.clientCpuMs / turns),
 });
@@ -233,6 +248,7 @@ function rows(turnCounts: number[]): Row[] {
       target: { kind: 'at most ×', factor: 1.5 },
     },
     { phase: 'sequential', label: 'one at a time: main thread CPU ms/turn', value: (f) => f.mainThreadCpuMsPerTurn, target: null },
+    { phase: 'sequential', label: 'one at a time: busiest other thread CPU ms/turn', value: (f) => f.busiestOtherThreadCpuMsPerTurn, target: null },
     { phase: 'sequential', label: 'one at a time: sendMessage → final p50 ms', value: (f) => f.turnMs.p50, target: null },
   ];
   for (const n of turnCounts) {
@@ -246,6 +262,7 @@ function rows(turnCounts: number[]): Row[] {
         target: big ? { kind: 'at most ×', factor: 1.5 } : null,
       },
       { phase, label: `${n} at once: main thread CPU ms/turn`, value: (f) => f.mainThreadCpuMsPerTurn, target: null },
+      { phase, label: `${n} at once: busiest other thread CPU ms/turn`, value: (f) => f.busiestOtherThreadCpuMsPerTurn, target: null },
       { phase, label: `${n} at once: sendMessage answered p50 ms`, value: (f) => f.sendMessageMs.p50, target: null },
       { phase, label: `${n} at once: sendMessage answered p99 ms`, value: (f) => f.sendMessageMs.p99, target: null },
       { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
@@ -329,10 +346,9 @@ async function startTarget(name: string, modelUrl: string): Promise<Target> {
 const backends = args.backends.split(',');
 const turnCounts = args.turns.split(',').map(Number);
 const fake = await startFakeOpenAI();
-const targets: Target[] = [];
 const results = new Map<string, Map<string, Figures>>();
+let running: Target | undefined;
 try {
-  for (const name of ['floor', ...backends]) targets.push(await startTarget(name, fake.url));
   const wanted = new Set(args.phases.split(','));
   const phases: [string, (t: Target) => Promise<Figures>][] = [
     ['warm-up', (t: Target) => sequential(t, fake, WARMUP_TURNS)],
@@ -342,27 +358,30 @@ try {
       : []),
     ...(wanted.has('burst') ? turnCounts.map((n): [string, (t: Target) => Promise<Figures>] => [`burst ${n}`, (t) => burst(t, fake, n)]) : []),
   ];
-  for (const [phase, run] of phases) {
-    for (const target of targets) {
+  for (const name of ['floor', ...backends]) {
+    const target = (running = await startTarget(name, fake.url));
+    const byPhase = new Map<string, Figures>();
+    results.set(name, byPhase);
+    for (const [phase, run] of phases) {
       const figures = await run(target);
-      const byPhase = results.get(target.name) ?? new Map<string, Figures>();
-      results.set(target.name, byPhase);
       byPhase.set(phase, figures);
       const floor = results.get('floor')!.get(phase)!;
       console.log(
         JSON.stringify({
           bench: 'turn-streaming',
           phase,
-          server: target.name,
+          server: name,
           ...figures,
-          ...(target.name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }),
+          ...(name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }),
         }),
       );
     }
+    running = undefined;
+    await target.stop();
   }
   console.log(`\n${table(results, backends, turnCounts)}`);
 } finally {
-  for (const target of targets) await target.stop();
+  await running?.stop();
   await fake.close();
 }
 process.exit(0);
