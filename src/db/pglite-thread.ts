@@ -117,6 +117,9 @@ function withStatement<T>(work: () => T, query: string, params: unknown[] | unde
   }
 }
 
+/** How a statement reaches the worker: its answer, the raw response messages. */
+type Run = (request: WorkerCall) => Promise<Uint8Array>;
+
 interface Pending {
   resolve(reply: { data?: Uint8Array }): void;
   reject(error: Error): void;
@@ -183,14 +186,13 @@ export class PGliteThread extends BasePGlite {
     return { messages: parseAnswers(data, options), data };
   }
 
+  /** A statement outside a transaction: it does not wait for the answers to those sent before it (see #alone). */
   override async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    await this._checkReady();
-    return this._runExclusiveTransaction(() => this.#query<T>(text, params, options));
+    return this.#statement<T>(text, params, options, (request) => this.#alone(request));
   }
 
   override async exec(sql: string, options?: QueryOptions): Promise<Results[]> {
-    await this._checkReady();
-    return this._runExclusiveTransaction(() => this.#exec(sql, options));
+    return this.#simpleQuery(sql, options, (message) => this.#alone(message));
   }
 
   /** PGlite's transaction: BEGIN, the callback's statements, then COMMIT, or ROLLBACK when it throws. */
@@ -243,28 +245,49 @@ export class PGliteThread extends BasePGlite {
     });
   }
 
+  /** A statement of the transaction in progress: the callback's statements run one after another. */
+  #query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this._runExclusiveQuery(() => this.#statement<T>(text, params, options, async (request) => (await this.#call(request)).data!));
+  }
+
+  #exec(sql: string, options?: QueryOptions): Promise<Results[]> {
+    return this._runExclusiveQuery(() => this.#simpleQuery(sql, options, async (request) => (await this.#call(request)).data!));
+  }
+
   /** One statement with parameters: the worker runs the whole extended-query sequence. */
-  #query<T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
-    return this._runExclusiveQuery(async () => {
-      if (options?.serializers || options?.blob) throw new Error('PGliteThread does not support per-query serializers or /dev/blob');
-      const { data } = await this.#call({ kind: 'statement', text, params, paramTypes: options?.paramTypes });
-      const answers = withStatement(() => parseAnswers(data!, options), text, params, options);
-      return parse.parseResults(answers, this.parsers, options)[0] as Results<T>;
-    });
+  async #statement<T>(text: string, params: unknown[] = [], options: QueryOptions | undefined, run: Run): Promise<Results<T>> {
+    if (options?.serializers || options?.blob) throw new Error('PGliteThread does not support per-query serializers or /dev/blob');
+    const data = await run({ kind: 'statement', text, params, paramTypes: options?.paramTypes });
+    const answers = withStatement(() => parseAnswers(data, options), text, params, options);
+    return parse.parseResults(answers, this.parsers, options)[0] as Results<T>;
   }
 
   /** SQL without parameters (several statements allowed), as a simple query followed by Sync. */
-  #exec(sql: string, options?: QueryOptions): Promise<Results[]> {
-    return this._runExclusiveQuery(async () => {
-      const query = protocol.serialize.query(sql);
-      const sync = protocol.serialize.sync();
-      const message = new Uint8Array(query.length + sync.length);
-      message.set(query);
-      message.set(sync, query.length);
-      const data = await this.execProtocolRaw(message);
-      const answers = withStatement(() => parseAnswers(data, options), sql, undefined, options);
-      return parse.parseResults(answers, this.parsers, options);
+  async #simpleQuery(sql: string, options: QueryOptions | undefined, run: Run): Promise<Results[]> {
+    const query = protocol.serialize.query(sql);
+    const sync = protocol.serialize.sync();
+    const message = new Uint8Array(query.length + sync.length);
+    message.set(query);
+    message.set(sync, query.length);
+    const data = await run({ kind: 'protocol', message });
+    const answers = withStatement(() => parseAnswers(data, options), sql, undefined, options);
+    return parse.parseResults(answers, this.parsers, options);
+  }
+
+  /**
+   * Sends a statement that is not part of a transaction as soon as those sent before it have been,
+   * without waiting for their answers: the worker runs them in the order sent, back to back, and no
+   * longer idles while this thread, busy elsewhere, has yet to read the last answer and send the next
+   * statement. A transaction holds the turn until it ends, so nothing else runs between its statements.
+   */
+  async #alone(request: WorkerCall): Promise<Uint8Array> {
+    await this._checkReady();
+    const { answer } = await this._runExclusiveTransaction(async () => {
+      await this._checkReady();
+      // Wrapped, or runExclusive would wait for the answer before letting the next statement go.
+      return { answer: this.#send(request) };
     });
+    return (await answer).data!;
   }
 
   async execProtocolStream(message: Uint8Array, options?: { throwOnError?: boolean }): Promise<BackendMessage[]> {

@@ -114,7 +114,7 @@ const port = parentPort!;
 try {
   const { dataDir, template } = workerData as { dataDir: string; template?: string };
   const db = await openPglite(dataDir, template);
-  port.on('message', async (request: WorkerRequest) => {
+  const answer = async (request: WorkerRequest) => {
     try {
       if (request.kind === 'close') {
         await db.close();
@@ -126,6 +126,12 @@ try {
     } catch (error) {
       port.postMessage({ id: request.id, error: (error as Error).message } satisfies WorkerReply);
     }
+  };
+  // The server may send statements before earlier ones are answered (pglite-thread.ts): each runs
+  // whole, in the order sent, since a statement's protocol steps must not interleave with another's.
+  let queue = Promise.resolve();
+  port.on('message', (request: WorkerRequest) => {
+    queue = queue.then(() => answer(request));
   });
   port.postMessage({ ready: true } satisfies WorkerReply);
 } catch (error) {

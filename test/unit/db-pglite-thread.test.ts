@@ -185,6 +185,25 @@ describe('PGlite in a worker thread', () => {
     expect(order).toEqual(['transaction', 'outside']);
   });
 
+  it('sends statements outside a transaction without waiting for earlier answers, and answers each in order', async () => {
+    const sent = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      const answered: number[] = [];
+      // The first keeps the worker busy while the others are sent.
+      const statements = [
+        db.query('SELECT pg_sleep(0.3)').then(() => answered.push(0)),
+        ...Array.from({ length: 9 }, (_, i) => db.query<{ n: number }>('SELECT $1::int AS n', [i + 1]).then((r) => answered.push(r.rows[0]!.n))),
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(sent).toHaveBeenCalledTimes(10);
+      expect(answered).toEqual([]);
+      await Promise.all(statements);
+      expect(answered).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
   it('stops a statement that overruns its watchdog and reopens the database with committed data', async () => {
     const watched = db.transaction(async (tx) => {
       const watchdog = db.interruptAfter(300, () => new Error('too slow'));
