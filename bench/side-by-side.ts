@@ -10,7 +10,7 @@
 // Each directory is a checkout with its server and database template built, e.g. the commit before:
 //   git worktree add ../before HEAD~1 && ln -s "$PWD/node_modules" ../before/node_modules
 //   (cd ../before && node scripts/generate.mjs && node scripts/build.mjs server database)
-// Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 300] [--rounds 3] [--serve-args '--workers 1']
+// Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 3000] [--rounds 3] [--serve-args '--workers 1']
 //   [--burst 250] [--node-args-a=...] [--node-args-b=...]
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
 // --burst N runs N turns at once on each server per round (both bursts together) instead of one at a
@@ -33,7 +33,8 @@ const { values: args, positionals } = parseArgs({
   options: {
     backend: { type: 'string', default: 'pglite' },
     turns: { type: 'string', default: '500' },
-    warmup: { type: 'string', default: '300' },
+    /** Turns on each server before the rounds: V8 goes on optimising a turn's code for ~3000 turns (see turn-streaming.ts). */
+    warmup: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
     'serve-args': { type: 'string', default: '' },
     /** Turns at once per round on each server (both bursts run together; tokens 20 ms apart, like turn-streaming's bursts); 0 = one at a time. */
