@@ -14,16 +14,14 @@
  * that, so `memory://` is a private temporary directory here, removed on close (or, when its
  * process was killed, by the next process that opens one).
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
-import { isRunning } from './data-dir-lock.js';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
+import { removeTemporaryDataDir, temporaryDataDir } from './temporary-data-dir.js';
 
 type BackendMessage = messages.BackendMessage;
 
@@ -69,25 +67,6 @@ function tsxEsmApi(): string {
  * before a scavenge and stays resident. A small one keeps the worker's heap at a few MB.
  */
 const WORKER_YOUNG_GENERATION_MB = 6;
-
-const TEMPORARY = /^remgraph-pglite-(\d+)-/;
-
-/** A fresh directory for a `memory://` database, named after this process. */
-async function temporaryDataDir(): Promise<string> {
-  await removeOrphans();
-  return join(await mkdtemp(join(tmpdir(), `remgraph-pglite-${process.pid}-`)), 'data');
-}
-
-/** Removes the temporary databases of processes that ended without closing them (killed, say). */
-async function removeOrphans(): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => []);
-  await Promise.all(
-    names.map(async (name) => {
-      const pid = Number(TEMPORARY.exec(name)?.[1]);
-      if (pid && !isRunning(pid)) await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
-    }),
-  );
-}
 
 /** The messages of an answer up to the first error, which is thrown (a DatabaseError) unless told otherwise. */
 function parseAnswers(
@@ -334,7 +313,7 @@ export class PGliteThread extends BasePGlite {
     await this.#ready.catch(() => {});
     await this.#send({ kind: 'close' }).catch(() => {});
     await this.#worker.terminate();
-    if (this.temporary) await rm(join(this.dataDir, '..'), { recursive: true, force: true });
+    if (this.temporary) await removeTemporaryDataDir(this.dataDir);
   }
 
   #start(): void {
