@@ -3,10 +3,10 @@
 // `after: 0` right after sendMessage returns (as bench/turn-streaming.ts does), the fake OpenAI
 // server streaming each answer. Reports the burst's wall time (first sendMessage → last final event),
 // failed turns, and the CPU time the server's processes and this one (clients and fake model) used. Worker counts alternate over the
-// rounds so that load from elsewhere on the machine falls on both alike. Each server first runs a few
-// turns unmeasured, so that no worker loads its lazily imported modules or compiles its hot code
-// within the burst (each worker process would pay that on its own).
-// Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2]
+// rounds so that load from elsewhere on the machine falls on both alike. Each server first runs
+// --warmup turns per worker unmeasured, so that no worker loads its lazily imported modules or
+// compiles its hot code within the burst (each worker process pays that on its own).
+// Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2] [--warmup 3000]
 // Needs PostgreSQL (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
 // Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
 import { parseArgs } from 'node:util';
@@ -24,14 +24,14 @@ const { values: args } = parseArgs({
     tokens: { type: 'string', default: '20' },
     'gap-ms': { type: 'string', default: '20' },
     rounds: { type: 'string', default: '2' },
+    /** Turns per worker before the burst: V8 optimises a turn's code over ~3000 turns (see turn-streaming.ts), in each worker on its own. */
+    warmup: { type: 'string', default: '3000' },
   },
 });
 const TURNS = Number(args.turns);
 const TOKENS = Number(args.tokens);
 const GAP_MS = Number(args['gap-ms']);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Turns run before the burst, a few at a time so that every worker gets some. */
-const WARMUP_TURNS = 20;
 
 const SEND = 'mutation($c: String!) { sendMessage(input: {content: $c}) { ... on SendMessagePayload { turn { id } } ... on Error { code message } } }';
 const EVENTS = 'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on FinalEvent { status } } }';
@@ -90,8 +90,10 @@ try {
         String(workers),
       ]);
       try {
-        fake.enqueue(...Array.from({ length: WARMUP_TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x ') })));
-        for (let i = 0; i < WARMUP_TURNS; i += 4) await Promise.all([0, 1, 2, 3].map((j) => runTurn(server.url, `bench-warm-${workers}-${round}-${i + j}`)));
+        // A few at a time, so that connections, and turns, spread over the workers.
+        const warmup = Number(args.warmup) * workers;
+        fake.enqueue(...Array.from({ length: warmup }, () => ({ text: Array.from({ length: TOKENS }, () => 'x ') })));
+        for (let i = 0; i < warmup; i += 4) await Promise.all([0, 1, 2, 3].map((j) => runTurn(server.url, `bench-warm-${workers}-${round}-${i + j}`)));
         fake.enqueue(...Array.from({ length: TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x '), delayMs: GAP_MS })));
         const pids = serverPids(server);
         const cpuBefore = await totalCpuMs(pids);
