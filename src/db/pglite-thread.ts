@@ -226,12 +226,14 @@ export class PGliteThread extends BasePGlite {
 
   /** A statement of the transaction in progress: the callback's statements run one after another. */
   #query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return this._runExclusiveQuery(() => this.#statement<T>(text, params, options, async (request) => (await this.#call(request)).data!));
+    return this._runExclusiveQuery(() => this.#statement<T>(text, params, options, this.#inTransaction));
   }
 
   #exec(sql: string, options?: QueryOptions): Promise<Results[]> {
-    return this._runExclusiveQuery(() => this.#simpleQuery(sql, options, async (request) => (await this.#call(request)).data!));
+    return this._runExclusiveQuery(() => this.#simpleQuery(sql, options, this.#inTransaction));
   }
+
+  readonly #inTransaction: Run = async (request) => (await this.#call(request)).data!;
 
   /** One statement with parameters: the worker runs the whole extended-query sequence. */
   async #statement<T>(text: string, params: unknown[] = [], options: QueryOptions | undefined, run: Run): Promise<Results<T>> {
@@ -260,7 +262,6 @@ export class PGliteThread extends BasePGlite {
    * statement. A transaction holds the turn until it ends, so nothing else runs between its statements.
    */
   async #alone(request: WorkerCall): Promise<Uint8Array> {
-    await this._checkReady();
     const { answer } = await this._runExclusiveTransaction(async () => {
       await this._checkReady();
       // Wrapped, or runExclusive would wait for the answer before letting the next statement go.
