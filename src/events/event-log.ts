@@ -1,18 +1,20 @@
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { AgentEvent } from './agent-event.js';
+import { unpackEvents, type StoredItem } from './stored-events.js';
 
 // Reads of the stored event log. A turn's events are stored in chunks (turn_events rows: seq to
-// last_seq, the events in order; see event-statements.ts), which never overlap.
+// last_seq, the events in order, in the form of stored-events.ts; see event-statements.ts), which
+// overlap only where a retried write stored a content run again (its repeated events are dropped here).
 
 /** Logged events of a turn with seq in (after, upTo], oldest first. */
 export async function readLog(sql: SqlClient, turnId: string, after: number, upTo = 2 ** 31 - 1): Promise<AgentEvent[]> {
-  const rows = await sql.query<{ events: AgentEvent[] }>(
+  const rows = await sql.query<{ events: StoredItem[] }>(
     'SELECT events FROM turn_events WHERE turn_id = $1::uuid AND last_seq > $2 AND seq <= $3 ORDER BY seq',
     [turnId, after, upTo],
   );
   return within(
-    rows.flatMap((row) => row.events),
+    rows.flatMap((row) => unpackEvents(turnId, row.events)),
     after,
     upTo,
   );
@@ -29,7 +31,10 @@ export async function readLogs(prisma: PrismaClient, turnIds: string[], after: n
     limit,
   );
   const byTurn = new Map<string, AgentEvent[]>(turnIds.map((id) => [id, []]));
-  for (const row of rows) byTurn.get(row.turn_id)!.push(...((typeof row.events === 'string' ? JSON.parse(row.events) : row.events) as AgentEvent[]));
+  for (const row of rows) {
+    const items = (typeof row.events === 'string' ? JSON.parse(row.events) : row.events) as StoredItem[];
+    byTurn.get(row.turn_id)!.push(...unpackEvents(row.turn_id, items));
+  }
   return turnIds.map((id) => within(byTurn.get(id)!, after).slice(0, limit));
 }
 
@@ -44,11 +49,22 @@ export async function finalEvents(prisma: PrismaClient, turnIds: string[]): Prom
     turnIds,
   );
   return new Map(
-    rows.map((row) => [row.turn_id, (typeof row.event === 'string' ? JSON.parse(row.event) : row.event) as Extract<AgentEvent, { type: 'final' }>]),
+    rows.map((row) => {
+      const item = (typeof row.event === 'string' ? JSON.parse(row.event) : row.event) as StoredItem;
+      return [row.turn_id, unpackEvents(row.turn_id, [item])[0] as Extract<AgentEvent, { type: 'final' }>];
+    }),
   );
 }
 
-/** The events with seq in (after, upTo]: a chunk's first and last may reach past the range. */
+/**
+ * The events with seq in (after, upTo], each once: a chunk's first and last may reach past the
+ * range, and a content run stored again by a retried write repeats events before it.
+ */
 function within(events: AgentEvent[], after: number, upTo = Infinity): AgentEvent[] {
-  return events.filter((event) => event.seq > after && event.seq <= upTo);
+  let last = after;
+  return events.filter((event) => {
+    if (event.seq <= last || event.seq > upTo) return false;
+    last = event.seq;
+    return true;
+  });
 }

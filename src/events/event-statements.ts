@@ -1,5 +1,6 @@
 import { Prisma } from '../db/generated/client.js';
 import type { AgentEvent } from './agent-event.js';
+import { packEvents, type StoredItem } from './stored-events.js';
 
 // The statements of the event writer: events (one JSON parameter for any number of them, much
 // cheaper to bind than five per row, above all on PGlite), the model calls that ride with them,
@@ -54,7 +55,7 @@ interface Chunk {
   seq: number;
   lastSeq: number;
   at: string;
-  events: AgentEvent[];
+  events: StoredItem[];
 }
 
 /** The events of a write (each turn's in seq order, turns possibly interleaved) as one chunk per turn. */
@@ -65,7 +66,7 @@ function chunksOf(events: AgentEvent[]): Chunk[] {
     if (own) own.push(event);
     else byTurn.set(event.turnId, [event]);
   }
-  return [...byTurn].map(([turnId, own]) => ({ turnId, seq: own[0]!.seq, lastSeq: own.at(-1)!.seq, at: own[0]!.at, events: own }));
+  return [...byTurn].map(([turnId, own]) => ({ turnId, seq: own[0]!.seq, lastSeq: own.at(-1)!.seq, at: own[0]!.at, events: packEvents(own) }));
 }
 
 /** Events and model calls of any turns in one statement, outside any transaction. */
@@ -130,15 +131,17 @@ const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
       ),`;
 
 /**
- * Stores the chunks of `ch` when `when` holds, each without the events its turn has stored already:
- * a write retried after one that did commit (a connection lost after the commit) may carry them
- * along with newer ones. A turn's chunks never overlap, so its last chunk holds its last stored seq.
+ * Stores the chunks of `ch` when `when` holds, each without the items whose events its turn has all
+ * stored already: a write retried after one that did commit (a connection lost after the commit) may
+ * carry them along with newer ones. A content run that reaches past the stored seq is kept whole;
+ * reading drops the events it repeats (event-log.ts). A turn's chunks never overlap but for such a
+ * run, so its last chunk holds its last stored seq.
  */
 const storeChunks = (when: Prisma.Sql) => Prisma.sql`
   INSERT INTO turn_events (turn_id, seq, last_seq, events, created_at)
   SELECT ch.turn_id, GREATEST(ch.seq, prior.last_seq + 1), ch.last_seq,
          CASE WHEN prior.last_seq >= ch.seq
-              THEN jsonb_path_query_array(ch.events, '$[*] ? (@.seq > $stored)', jsonb_build_object('stored', prior.last_seq))
+              THEN jsonb_path_query_array(ch.events, '$[*] ? (@.seq > $stored || @.seq + @.deltas.size() > $stored + 1)', jsonb_build_object('stored', prior.last_seq))
               ELSE ch.events END,
          ch.at
   FROM ch LEFT JOIN LATERAL (SELECT x.last_seq FROM turn_events x WHERE x.turn_id = ch.turn_id ORDER BY x.seq DESC LIMIT 1) AS prior ON TRUE

@@ -49,7 +49,7 @@ const event = (turnId: string, seq: number, delta = `d${seq}`): AgentEvent => ({
 });
 
 async function stored(turnId: string) {
-  return (await storedEvents(server.db.prisma, turnId)).map((event) => event.seq);
+  return (await storedEvents(server.db.sql, turnId)).map((event) => event.seq);
 }
 
 describe('the event writer', () => {
@@ -73,6 +73,19 @@ describe('the event writer', () => {
     expect(settled.filter((e) => e.turnId === a).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
+  it('stores a streamed answer compactly, under the size from which PostgreSQL compresses a row, and reads it back event by event', async () => {
+    const [a] = await newTurns(1);
+    const writer = new EventWriter(server.db.prisma, server.db.sql, recordingLogger().logger, 5, () => {});
+    const events = Array.from({ length: 50 }, (_, i) => event(a!, i + 1, 'x '));
+    await writer.commit({ turnId: a!, events });
+    const [row] = await server.db.sql.query<{ bytes: number }>('SELECT octet_length(events::text)::int AS bytes FROM turn_events WHERE turn_id = $1::uuid', [
+      a,
+    ]);
+    // 50 whole events take about 7.5 kB; PostgreSQL compresses a row over 2 kB before storing it.
+    expect(row!.bytes).toBeLessThan(2000);
+    expect(await storedEvents(server.db.sql, a!)).toEqual(events);
+  });
+
   it('stores a turn’s events as one chunk per write, and a write that repeats stored events (retried after it did commit) adds only the new ones', async () => {
     const [a, b] = await newTurns(2);
     const writer = new EventWriter(server.db.prisma, server.db.sql, recordingLogger().logger, 5, () => {});
@@ -90,7 +103,7 @@ describe('the event writer', () => {
       [4, 5],
       [6, 6],
     ]);
-    expect((await storedEvents(server.db.prisma, a!)).map((e) => (e as { delta: string }).delta)).toEqual(['d1', 'd2', 'd3', 'again 4', 'again 5', 'commit 6']);
+    expect((await storedEvents(server.db.sql, a!)).map((e) => (e as { delta: string }).delta)).toEqual(['d1', 'd2', 'd3', 'again 4', 'again 5', 'commit 6']);
     expect(await stored(b!)).toEqual([1]);
     expect(await server.db.prisma.turn.findUniqueOrThrow({ where: { id: a! } })).toMatchObject({ lastSeq: 6 });
   });

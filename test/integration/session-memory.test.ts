@@ -70,7 +70,7 @@ describe('what the model is sent', () => {
     const stored = await env.server.db.prisma.message.findMany({ where: { sessionId: rowId(turn.session.id) } });
     expect(stored.map((m) => m.type)).toEqual(['user', 'assistant']);
     expect(JSON.stringify(stored)).not.toContain('test-marker-41');
-    const events = await storedEvents(env.server.db.prisma, rowId(turn.id));
+    const events = await storedEvents(env.server.db.sql, rowId(turn.id));
     expect(JSON.stringify(events)).not.toContain('test-marker-41');
   });
 

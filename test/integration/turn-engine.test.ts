@@ -78,8 +78,8 @@ describe('the event hub', () => {
     const sent = await send(user, { content: 'stream for two' });
     const first = follow(user, sent.turn.id, 0);
     // Join once more of the turn is stored than the hub keeps in memory (its latest KEEP_STORED stored events), and part is only in memory.
-    await until(async () => (await storedEvents(env.server.db.prisma, rowId(sent.turn.id))).length > KEEP_STORED + 50);
-    const storedBefore = (await storedEvents(env.server.db.prisma, rowId(sent.turn.id))).length;
+    await until(async () => (await storedEvents(env.server.db.sql, rowId(sent.turn.id))).length > KEEP_STORED + 50);
+    const storedBefore = (await storedEvents(env.server.db.sql, rowId(sent.turn.id))).length;
 
     logReads.count = 0;
     logReads.counting = true;
