@@ -20,6 +20,8 @@ interface Turn {
   events: FloorEvent[];
   /** Subscribers waiting for the next event. */
   waiting: (() => void)[];
+  /** A follower has read it to its final event. */
+  followed?: boolean;
 }
 
 const model = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY ?? 'floor', maxRetries: 0 });
@@ -29,7 +31,9 @@ const turns = new Map<string, Turn>();
  * Ended turns stay for late followers as remgraph keeps them in memory (src/events/event-hub.ts):
  * 30 s at most, and 20,000 events in all, oldest out first. Kept forever, they would make the
  * floor's heap, and so its garbage collector's work, grow with every turn served, and a long run
- * would flatter remgraph.
+ * would flatter remgraph. Only a turn some follower has read to its end leaves for the count:
+ * remgraph reads an evicted turn from its database, which the floor has not (in a 500-turn burst
+ * on a slow machine, 61 followers came after their turns had left and got nothing).
  */
 const KEEP_ENDED_MS = 30_000;
 const KEEP_ENDED_EVENTS = 20_000;
@@ -42,7 +46,9 @@ function keepEnded(turnId: string, events: number) {
   ended.set(turnId, { at: now, events });
   endedEvents += events;
   for (const [id, entry] of ended) {
-    if (endedEvents <= KEEP_ENDED_EVENTS && now - entry.at <= KEEP_ENDED_MS) break;
+    const expired = now - entry.at > KEEP_ENDED_MS;
+    if (!expired && endedEvents <= KEEP_ENDED_EVENTS) break;
+    if (!expired && !turns.get(id)?.followed) continue;
     ended.delete(id);
     turns.delete(id);
     endedEvents -= entry.events;
@@ -81,7 +87,10 @@ async function* follow(turn: Turn, after: number) {
     while (next < turn.events.length) {
       const event = turn.events[next++]!;
       yield { turnEvents: event };
-      if (event.__typename === 'FinalEvent') return;
+      if (event.__typename === 'FinalEvent') {
+        turn.followed = true;
+        return;
+      }
     }
     await new Promise<void>((resolve) => turn.waiting.push(resolve));
   }
