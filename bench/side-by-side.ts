@@ -11,10 +11,11 @@
 //   git worktree add ../before HEAD~1 && ln -s "$PWD/node_modules" ../before/node_modules
 //   (cd ../before && node scripts/generate.mjs && node scripts/build.mjs server database)
 // Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 3000] [--rounds 3] [--serve-args '--workers 1']
-//   [--burst 250] [--node-args-a=...] [--node-args-b=...]
+//   [--burst 250] [--pause-ms 12000] [--node-args-a=...] [--node-args-b=...]
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
 // --burst N runs N turns at once on each server per round (both bursts together) instead of one at a
-// time. --node-args-a/-b give one side node flags (e.g. a V8 heap setting): one checkout may then be
+// time. --pause-ms N leaves both servers idle for N ms before each round: a burst after a quiet
+// spell, when idle database connections may have been closed. --node-args-a/-b give one side node flags (e.g. a V8 heap setting): one checkout may then be
 // compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
 // swap the sides and run again before trusting a smaller difference.
 // Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
@@ -39,6 +40,8 @@ const { values: args, positionals } = parseArgs({
     'serve-args': { type: 'string', default: '' },
     /** Turns at once per round on each server (both bursts run together; tokens 20 ms apart, like turn-streaming's bursts); 0 = one at a time. */
     burst: { type: 'string', default: '0' },
+    /** Idle time before each round (e.g. longer than a pool's idle timeout). */
+    'pause-ms': { type: 'string', default: '0' },
     /** Extra node flags for each server (e.g. a V8 heap setting on one side only). */
     'node-args-a': { type: 'string', default: '' },
     'node-args-b': { type: 'string', default: '' },
@@ -103,6 +106,7 @@ try {
     await turn(b, 'bench-b');
   }
   for (let round = 0; round < Number(args.rounds); round++) {
+    await new Promise((resolve) => setTimeout(resolve, Number(args['pause-ms'])));
     const [a0, b0] = await Promise.all([used(a), used(b)]);
     if (BURST) {
       const each = (server: Server, name: string) => Array.from({ length: BURST }, (_, i) => turn(server, `${name}-${round}-${i}`, 20));
