@@ -15,8 +15,8 @@
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
 // --burst N runs N turns at once on each server per round (both bursts together) instead of one at a
 // time. --pause-ms N leaves both servers idle for N ms before each round: a burst after a quiet
-// spell, when idle database connections may have been closed. --node-args-a/-b give one side node flags (e.g. a V8 heap setting): one checkout may then be
-// compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
+// spell, when idle database connections may have been closed. --node-args-a/-b give one side node
+// flags (e.g. a V8 heap setting): one checkout may then be compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
 // swap the sides and run again before trusting a smaller difference.
 // Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
 // pass --serve-args '--workers 1' to measure one process).

@@ -97,8 +97,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   ]);
   // A connection the pool opened stays open (min = max; pg-pool would close it after 10 s idle): a
   // new one starts a backend, prepares every statement again and plans each of them afresh for
-  // its first executions, which made a burst of turns after a quiet spell cost PostgreSQL several
-  // times the CPU per turn of the same burst on connections already warm.
+  // its first executions, which made a burst of turns after a quiet spell cost PostgreSQL twice the
+  // CPU per turn of the same burst on connections already warm.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, min: poolSize });
   await pool.query('SELECT 1');
   // One naming for both: a name stands for one text on every connection.
