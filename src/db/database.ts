@@ -93,7 +93,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     import('pg'),
     import('@prisma/adapter-pg'),
     import('./generated/client.js'),
-    import('./process-liveness.js'),
+    import('./postgres-liveness.js'),
   ]);
   // A connection the pool opened stays open (min = max; pg-pool would close it after 10 s idle): a
   // new one starts a backend, prepares every statement again and plans each of them afresh for
