@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { WebSocketServer } from 'ws';
+import { readAgentFiles } from './agents/registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { readiness } from './db/readiness.js';
@@ -43,8 +44,11 @@ export async function startApp(
   // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
   spanExporter?: SpanExporter,
 ): Promise<App> {
+  // The agent files need no database: they are read and checked while it opens.
+  const agentFiles = readAgentFiles(config.agents.agentsDir);
+  agentFiles.catch(() => {}); // openServices reports a bad file, unless the database failed first
   const [tracing, db] = await Promise.all([startTracing(config.telemetry, spanExporter), opening]);
-  const { services, start, close } = await openServices(config, db, logger);
+  const { services, start, close } = await openServices(config, db, logger, agentFiles);
   const { identify } = services;
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
   const origins = createOriginPolicy(config.security.corsOrigins);

@@ -4,7 +4,7 @@ import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import type { Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
-import { AgentRegistry } from './agents/registry.js';
+import { AgentRegistry, readAgentFiles, type AgentFile } from './agents/registry.js';
 import { ApprovalService } from './engine/approvals.js';
 import { startMaintenance } from './engine/maintenance.js';
 import { Supervisor } from './engine/supervisor.js';
@@ -66,8 +66,14 @@ export interface OpenServices {
 /**
  * Applies pending migrations to `db`, connects pubsub and the event relay, builds and wires the
  * services, and starts their background work. On failure it closes what it opened, `db` included.
+ * `agentFiles`: the agent files as readAgentFiles read them, when the caller started that earlier.
  */
-export async function openServices(config: Config, db: Database, logger: Logger): Promise<OpenServices> {
+export async function openServices(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  agentFiles: Promise<AgentFile[]> = readAgentFiles(config.agents.agentsDir),
+): Promise<OpenServices> {
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
@@ -87,7 +93,7 @@ export async function openServices(config: Config, db: Database, logger: Logger)
   try {
     bus = await openPubSub(config.pubsub.redisUrl);
     if (config.pubsub.redisUrl) relay = await openRedisRelay(config.pubsub.redisUrl, logger);
-    services = await createServices(config, db, bus.pubsub, relay, logger);
+    services = await createServices(config, db, bus.pubsub, relay, logger, agentFiles);
   } catch (error) {
     await relay.close();
     await bus?.close();
@@ -124,7 +130,14 @@ export async function openServices(config: Config, db: Database, logger: Logger)
   return { services, start, close };
 }
 
-async function createServices(config: Config, db: Database, pubsub: RemPubSub, relay: EventRelay, logger: Logger): Promise<Services> {
+async function createServices(
+  config: Config,
+  db: Database,
+  pubsub: RemPubSub,
+  relay: EventRelay,
+  logger: Logger,
+  agentFiles: Promise<AgentFile[]>,
+): Promise<Services> {
   const identify = createIdentify(config.auth);
   const rem = new RemService(
     {
@@ -145,14 +158,17 @@ async function createServices(config: Config, db: Database, pubsub: RemPubSub, r
     mcp,
   );
   const models = createModelResolver(config.llm);
-  const agents = await AgentRegistry.create({
-    prisma: db.prisma,
-    pubsub,
-    logger,
-    toolExists: (ref) => tools.knows(ref),
-    agentsDir: config.agents.agentsDir,
-    maxYamlBytes: config.security.maxYamlBytes,
-  });
+  const agents = await AgentRegistry.create(
+    {
+      prisma: db.prisma,
+      pubsub,
+      logger,
+      toolExists: (ref) => tools.knows(ref),
+      agentsDir: config.agents.agentsDir,
+      maxYamlBytes: config.security.maxYamlBytes,
+    },
+    agentFiles,
+  );
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const hub = new EventHub({ prisma: db.prisma, sql: db.sql, flushIntervalMs: config.agents.eventFlushMs, relay, logger });
   const engine = {

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentContext } from '../auth/agent-context.js';
+import { ConfigError } from '../config/config.js';
 import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
 import { isUniqueViolation } from '../db/sql-state.js';
@@ -59,11 +60,14 @@ export class AgentRegistry {
 
   private constructor(private readonly deps: AgentRegistryDeps) {}
 
-  static async create(deps: AgentRegistryDeps): Promise<AgentRegistry> {
+  /** `files`: what readAgentFiles read of `deps.agentsDir`, when a caller started it earlier. */
+  static async create(deps: AgentRegistryDeps, files: Promise<AgentFile[]> = readAgentFiles(deps.agentsDir)): Promise<AgentRegistry> {
     const registry = new AgentRegistry(deps);
-    const builtins = await loadFolder(BUILTIN_DIR, 'builtin', deps);
-    const folder = deps.agentsDir ? await loadFolder(deps.agentsDir, 'folder', deps) : new Map();
-    registry.files = new Map([...folder, ...builtins]);
+    // A built-in agent wins over the operator's folder's agent of the same name.
+    const read = await files;
+    for (const file of [...read.filter((f) => f.origin === 'folder'), ...read.filter((f) => f.origin === 'builtin')]) {
+      registry.files.set(file.spec.name, withServedTools(file, deps));
+    }
     void registry.followChanges();
     return registry;
   }
@@ -227,30 +231,50 @@ function checkTools(spec: AgentSpec, toolExists: (ref: ToolRef) => boolean) {
   if (issues.length) throw new ValidationError(`${issues[0]!.path.join('.')}: ${issues[0]!.message}`, issues);
 }
 
+/** An agent file as read and checked, before the server's tools are known. */
+export interface AgentFile {
+  path: string;
+  origin: AgentOrigin;
+  source: string;
+  spec: AgentSpec;
+}
+
 /**
- * Loads the YAML agents of a folder. A file that does not parse stops the start-up; a tool this
- * server lacks is dropped from the agent with a warning, so a file written for a richer deployment
- * still loads.
+ * Reads and checks the built-in agents (schemas/) and the operator's folder, if any. It needs no
+ * database and no tools, so a server starts it while its database opens. A file that does not
+ * parse rejects with a ConfigError, which stops the start-up.
  */
-async function loadFolder(dir: string, origin: AgentOrigin, deps: Pick<AgentRegistryDeps, 'toolExists' | 'logger'>): Promise<Map<string, ResolvedAgent>> {
-  const agents = new Map<string, ResolvedAgent>();
+export async function readAgentFiles(agentsDir: string | undefined): Promise<AgentFile[]> {
+  const [builtins, folder] = await Promise.all([readFolder(BUILTIN_DIR, 'builtin'), agentsDir ? readFolder(agentsDir, 'folder') : []]);
+  return [...builtins, ...folder];
+}
+
+async function readFolder(dir: string, origin: AgentOrigin): Promise<AgentFile[]> {
+  const files: AgentFile[] = [];
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   for (const entry of entries) {
     if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
     const path = join(entry.parentPath, entry.name);
     const source = await readFile(path, 'utf8');
-    let spec: AgentSpec;
     try {
-      spec = parseAgentYaml(source);
+      files.push({ path, origin, source, spec: parseAgentYaml(source) });
     } catch (error) {
-      throw new Error(`Agent file ${path} is invalid: ${(error as Error).message}`, { cause: error });
+      // Said like a bad setting (a message, no stack trace): the operator's file is configuration.
+      throw new ConfigError([`agent file ${path}: ${(error as Error).message}`]);
     }
-    const missing = spec.tools.filter((tool) => !deps.toolExists(tool)).map((tool) => (tool.server ? `${tool.server}:${tool.name}` : tool.name));
-    if (missing.length) {
-      deps.logger.warn({ agent: spec.name, path, missing }, 'agent declares tools this server does not have; they are left out');
-      spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool)) };
-    }
-    agents.set(spec.name, { name: spec.name, version: null, origin, spec, source, userId: null, createdAt: null, contentHash: agentContentHash(spec) });
   }
-  return agents;
+  return files;
+}
+
+/**
+ * A file's agent as this server runs it: a tool the server lacks is dropped with a warning, so a
+ * file written for a richer deployment still loads.
+ */
+function withServedTools({ path, origin, source, spec }: AgentFile, deps: Pick<AgentRegistryDeps, 'toolExists' | 'logger'>): ResolvedAgent {
+  const missing = spec.tools.filter((tool) => !deps.toolExists(tool)).map((tool) => (tool.server ? `${tool.server}:${tool.name}` : tool.name));
+  if (missing.length) {
+    deps.logger.warn({ agent: spec.name, path, missing }, 'agent declares tools this server does not have; they are left out');
+    spec = { ...spec, tools: spec.tools.filter((tool) => deps.toolExists(tool)) };
+  }
+  return { name: spec.name, version: null, origin, spec, source, userId: null, createdAt: null, contentHash: agentContentHash(spec) };
 }

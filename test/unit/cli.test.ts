@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { printSchemaSdl } from '../../src/graphql/print-schema.js';
@@ -41,6 +43,16 @@ describe('configuration', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('Invalid configuration');
     expect(stderr).toContain('PORT');
+    expect(stderr).not.toMatch(/\bat .*\(/);
+  });
+
+  it('makes the server exit non-zero naming an agent file that does not parse, and nothing else', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'remgraph-agents-'));
+    await writeFile(join(dir, 'broken.yaml'), 'name: [unclosed\n');
+    const { code, stderr } = await runCli(['serve'], { AGENTS_DIR: dir, DATA_DIR: 'memory://', PORT: '0' }).exit;
+    expect(code).toBe(1);
+    expect(stderr).toContain('Invalid configuration');
+    expect(stderr).toContain(`agent file ${join(dir, 'broken.yaml')}: Invalid agent YAML`);
     expect(stderr).not.toMatch(/\bat .*\(/);
   });
 
