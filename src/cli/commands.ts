@@ -21,6 +21,9 @@ const CONNECTION_USAGE = `Every client command speaks GraphQL to a running serve
   --user U      X-User-Id (default REMGRAPH_USER, else local-user, as in GraphiQL)
   --tenant T    X-Tenant-Id (default REMGRAPH_TENANT, else the server's DEFAULT_TENANT)`;
 
+/** 128 + SIGPIPE (13): what a shell reports for a command stopped by a closed pipe. */
+const EXIT_BROKEN_PIPE = 141;
+
 /** Whether `remgraph <command>` is one of the commands that talk to a server. */
 export function isClientCommand(command: string): boolean {
   return Object.hasOwn(COMMANDS, command);
@@ -33,6 +36,13 @@ export async function runClientCommand(command: string, args: string[]): Promise
     process.stdout.write(`${usage}\n\n${CONNECTION_USAGE}\n`);
     return 0;
   }
+  // A reader that stops early (`remgraph chat | head -1`) closes the pipe. Node ignores SIGPIPE and
+  // fails the next write instead; the command ends there, quietly and with the shell's status for a
+  // command a closed pipe stopped, as `cat` or `yes` would.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT_BROKEN_PIPE);
+  });
   try {
     return await run(args);
   } catch (error) {

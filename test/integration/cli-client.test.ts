@@ -146,6 +146,35 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     expect(run.stderr).toContain(`researcher › ${answer}\n[researcher] completed\n← ask_agent`);
   });
 
+  it('chat through a pipe whose reader stops early (| head) ends quietly with 141; the turn goes on and is stored', async () => {
+    const user = newUser(env.server.url);
+    const words = Array.from({ length: 30 }, (_, i) => `word${i} `);
+    env.fake.enqueue({ text: words, delayMs: 20 });
+    const proc = spawn(process.execPath, [...CLI, 'chat'], { cwd: root, env: { ...process.env, ...as(user) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    proc.stdin.end('hi');
+    // Like `head -c 1`: the reader takes the first bytes of the answer and closes its end of the pipe.
+    proc.stdout.once('data', () => proc.stdout.destroy());
+    const code = await new Promise((resolve) => proc.on('close', resolve));
+    expect(code, stderr).toBe(141);
+    expect(stderr).not.toMatch(/EPIPE|\bat .*\(/);
+
+    const [session] = (await cli(['sessions', 'list'], as(user))).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string });
+    let messages: { type: string; content: string }[] = [];
+    for (let tries = 0; tries < 100 && messages.length < 2; tries++) {
+      messages = JSON.parse((await cli(['sessions', 'show', session!.id], as(user))).stdout).messages;
+      if (messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(messages).toMatchObject([
+      { type: 'user', content: 'hi' },
+      { type: 'assistant', content: words.join('') },
+    ]);
+  });
+
   it('chat through a pipe exits 1 with the error when the turn fails', async () => {
     const user = newUser(env.server.url);
     env.fake.enqueue({ status: 400, error: { message: 'bad request to the model' } });
