@@ -4,7 +4,7 @@ import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import type { Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
-import { AgentRegistry, readAgentFiles, type AgentFile } from './agents/registry.js';
+import { AgentRegistry, type AgentFile } from './agents/registry.js';
 import { ApprovalService } from './engine/approvals.js';
 import { startMaintenance } from './engine/maintenance.js';
 import { Supervisor } from './engine/supervisor.js';
@@ -66,14 +66,9 @@ export interface OpenServices {
 /**
  * Applies pending migrations to `db`, connects pubsub and the event relay, builds and wires the
  * services, and starts their background work. On failure it closes what it opened, `db` included.
- * `agentFiles`: the agent files as readAgentFiles read them, when the caller started that earlier.
+ * `agentFiles`: the agent files, as readAgentFiles reads them.
  */
-export async function openServices(
-  config: Config,
-  db: Database,
-  logger: Logger,
-  agentFiles: Promise<AgentFile[]> = readAgentFiles(config.agents.agentsDir),
-): Promise<OpenServices> {
+export async function openServices(config: Config, db: Database, logger: Logger, agentFiles: Promise<AgentFile[]>): Promise<OpenServices> {
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
@@ -164,7 +159,6 @@ async function createServices(
       pubsub,
       logger,
       toolExists: (ref) => tools.knows(ref),
-      agentsDir: config.agents.agentsDir,
       maxYamlBytes: config.security.maxYamlBytes,
     },
     agentFiles,

@@ -33,8 +33,6 @@ export interface AgentRegistryDeps {
   logger: Logger;
   /** Tells whether a tool reference can be served (a local tool, or a configured MCP server), so agents cannot declare tools the runtime lacks. */
   toolExists: (ref: ToolRef) => boolean;
-  /** Operator's folder of YAML agents (lowest priority); off when undefined. */
-  agentsDir?: string;
   /** Largest YAML a caller may send (validate, register). */
   maxYamlBytes: number;
 }
@@ -60,14 +58,10 @@ export class AgentRegistry {
 
   private constructor(private readonly deps: AgentRegistryDeps) {}
 
-  /** `files`: what readAgentFiles read of `deps.agentsDir`, when a caller started it earlier. */
-  static async create(deps: AgentRegistryDeps, files: Promise<AgentFile[]> = readAgentFiles(deps.agentsDir)): Promise<AgentRegistry> {
+  /** `files`: the agent files as readAgentFiles reads them (a server starts that while its database opens). */
+  static async create(deps: AgentRegistryDeps, files: Promise<AgentFile[]>): Promise<AgentRegistry> {
     const registry = new AgentRegistry(deps);
-    // A built-in agent wins over the operator's folder's agent of the same name.
-    const read = await files;
-    for (const file of [...read.filter((f) => f.origin === 'folder'), ...read.filter((f) => f.origin === 'builtin')]) {
-      registry.files.set(file.spec.name, withServedTools(file, deps));
-    }
+    for (const file of await files) registry.files.set(file.spec.name, withServedTools(file, deps));
     void registry.followChanges();
     return registry;
   }
@@ -240,13 +234,14 @@ export interface AgentFile {
 }
 
 /**
- * Reads and checks the built-in agents (schemas/) and the operator's folder, if any. It needs no
+ * Reads and checks the operator's folder of YAML agents, if any, and the built-in ones (schemas/),
+ * in that order: of two agents with one name, the later (the built-in one) wins. It needs no
  * database and no tools, so a server starts it while its database opens. A file that does not
  * parse rejects with a ConfigError, which stops the start-up.
  */
 export async function readAgentFiles(agentsDir: string | undefined): Promise<AgentFile[]> {
-  const [builtins, folder] = await Promise.all([readFolder(BUILTIN_DIR, 'builtin'), agentsDir ? readFolder(agentsDir, 'folder') : []]);
-  return [...builtins, ...folder];
+  const [folder, builtins] = await Promise.all([agentsDir ? readFolder(agentsDir, 'folder') : [], readFolder(BUILTIN_DIR, 'builtin')]);
+  return [...folder, ...builtins];
 }
 
 async function readFolder(dir: string, origin: AgentOrigin): Promise<AgentFile[]> {
