@@ -1,7 +1,7 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import { readStored, type StoredContext } from './stored-context.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
-import { requestOverhead, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
+import { requestOverhead, TOKEN_CEILING, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
 import { compressMessage } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
@@ -47,16 +47,28 @@ export interface TurnContext {
  * history has nothing to look up, so it is never compressed.
  */
 export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
-  const { settings } = deps;
+  const withMemory = input.withMemory && deps.settings.memoryTokenBudget > 0;
+  const stored =
+    input.stored ?? (await readStored(deps.sql, input.ctx, input.sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }));
+  // Most requests are far from every budget: counted at their ceiling, nothing is left out, and
+  // then the model's tokenizer would leave nothing out either (it never counts more).
+  const bounded = assemble(deps, input, stored, withMemory, TOKEN_CEILING);
+  if (bounded.whole) return { messages: bounded.messages };
+  return { messages: assemble(deps, input, stored, withMemory, await tokenCounterFor(input.model.id)).messages };
+}
+
+/** The context as `counter` counts it, and whether nothing had to be left out or cut for its budgets. */
+function assemble(
+  { settings, tools: toolRegistry }: Pick<EngineDeps, 'settings' | 'tools'>,
+  input: TurnContextInput,
+  stored: StoredContext,
+  withMemory: boolean,
+  counter: TokenCounter,
+): { messages: ChatMessage[]; whole: boolean } {
   const { agent, ctx, sessionId } = input;
-  const withMemory = input.withMemory && settings.memoryTokenBudget > 0;
-  const [counter, stored] = await Promise.all([
-    tokenCounterFor(input.model.id),
-    input.stored ?? readStored(deps.sql, ctx, sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }),
-  ]);
-  const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : [];
-  const memoryMessages = memory.map((content): ChatMessage => ({ role: 'system', content }));
-  const tools = deps.tools.specsFor(offeredTools(agent, input.overrides));
+  const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : { blocks: [], whole: true };
+  const memoryMessages = memory.blocks.map((content): ChatMessage => ({ role: 'system', content }));
+  const tools = toolRegistry.specsFor(offeredTools(agent, input.overrides));
   const fixed = requestOverhead(counter, {
     messages: [
       { role: 'system', content: systemPromptFor(agent, input.overrides) },
@@ -87,31 +99,37 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
     if (budget < 0) break;
     history.push(message);
   }
+  const whole = memory.whole && history.length === newestFirst.length;
   // A tool result whose call was cut off would be refused by the provider.
   while (history.at(-1)?.role === 'tool') history.pop();
-  return { messages: [...memoryMessages, ...history.reverse()] };
+  return { messages: [...memoryMessages, ...history.reverse()], whole };
 }
 
 /**
  * The user's profile entity and the session's recent moments, each a labelled block cut to its
  * share of MEMORY_TOKEN_BUDGET (the profile gets half, the moments the rest).
  */
-function memoryBlocks(total: number, ctx: AgentContext, { profile, moments }: StoredContext, counter: TokenCounter): string[] {
+function memoryBlocks(total: number, ctx: AgentContext, { profile, moments }: StoredContext, counter: TokenCounter): { blocks: string[]; whole: boolean } {
   const key = ctx.userId ? profileKey(ctx.userId) : null;
   const blocks: string[] = [];
+  let whole = true;
   const profileBudget = moments.length ? Math.floor(total / 2) : total;
   if (profile) {
     const lines = [profile.name, profile.summary, profile.content].filter((line): line is string => Boolean(line?.trim()));
-    blocks.push(fit(counter, `[Memory: user profile (REM LOOKUP "${key}")]`, lines, profileBudget));
+    const block = fit(counter, `[Memory: user profile (REM LOOKUP "${key}")]`, lines, profileBudget);
+    blocks.push(block.text);
+    whole &&= block.whole;
   }
   if (moments.length) {
     const lines = moments.map((m) => {
       const when = m.startsAt ? ` (${minute(m.startsAt)}${m.endsAt ? ` to ${minute(m.endsAt)}` : ''})` : '';
       return `- ${m.name ?? m.key}${when}: ${(m.summary ?? m.content ?? '').trim()} [REM LOOKUP "${m.key}"]`;
     });
-    blocks.push(fit(counter, '[Memory: recent moments of this session, newest first]', lines, total - (profile ? counter.text(blocks[0]!) : 0)));
+    const block = fit(counter, '[Memory: recent moments of this session, newest first]', lines, total - (profile ? counter.text(blocks[0]!) : 0));
+    blocks.push(block.text);
+    whole &&= block.whole;
   }
-  return blocks;
+  return { blocks, whole };
 }
 
 /** A timestamp as JSON gives it (any offset) in UTC to the minute: `2025-01-31 14:05`. */
@@ -119,8 +137,8 @@ function minute(at: string): string {
   return new Date(at).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The label and as many whole lines as fit `budget` tokens; a first line too long is cut. */
-function fit(counter: TokenCounter, label: string, lines: string[], budget: number): string {
+/** The label and as many whole lines as fit `budget` tokens (whole: all of them); a first line too long is cut. */
+function fit(counter: TokenCounter, label: string, lines: string[], budget: number): { text: string; whole: boolean } {
   let text = label;
   for (const line of lines) {
     const next = `${text}\n${line}`;
@@ -133,7 +151,7 @@ function fit(counter: TokenCounter, label: string, lines: string[], budget: numb
       while (cut.length > 0 && counter.text(`${text}\n${cut}…`) > budget) cut = cut.slice(0, Math.floor(cut.length * 0.8));
       if (cut) text = `${text}\n${cut}…`;
     }
-    break;
+    return { text, whole: false };
   }
-  return text;
+  return { text, whole: true };
 }

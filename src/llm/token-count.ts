@@ -2,7 +2,7 @@ import type { ChatMessage, ResponseFormat, ToolCall, ToolSpec, Usage } from './c
 
 /** Counts tokens the way a model's provider does (or as near as is known). */
 export interface TokenCounter {
-  /** The BPE encoding used: `o200k_base`, `cl100k_base`. */
+  /** The BPE encoding used: `o200k_base`, `cl100k_base` (`utf-8 bytes` for TOKEN_CEILING). */
   readonly encoding: string;
   text(text: string): number;
   /** What a message costs in a chat request: its text, tool calls and the per-message framing. */
@@ -39,6 +39,9 @@ const REMEMBER_UP_TO_CHARS = 64 * 1024;
 /** At most this many remembered counts per encoding (then they are forgotten all at once). */
 const REMEMBERED_TEXTS = 256;
 
+/** The encodings loaded so far (each costs about 20 MB of heap for the life of the process). */
+export const encodingsLoaded = (): string[] => [...loaded.keys()];
+
 /** A counter for `model` (`provider:model` or a bare model name); the encoding loads once, on first use. */
 export function tokenCounterFor(model: string): Promise<TokenCounter> {
   const encoding = encodingFor(model);
@@ -56,7 +59,6 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
   const count = (value: string) => countTokens(value, { disallowedSpecial: new Set() });
   // System prompts and tool specs are the same long texts turn after turn: count each once.
   const known = new Map<string, number>();
-  const counted = new WeakMap<object, number>();
   const text = (value: string) => {
     if (!value) return 0;
     if (value.length < REMEMBER_FROM_CHARS || value.length > REMEMBER_UP_TO_CHARS) return count(value);
@@ -67,6 +69,20 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
     }
     return tokens;
   };
+  return counterOf(encoding, text);
+}
+
+/**
+ * The most tokens anything can cost with either encoding, counted without one: both are byte-level
+ * BPE, where every token stands for at least one byte of the text's UTF-8 form. A request whose
+ * ceiling fits a budget fits it however it is tokenized, so the tokenizer (about 20 MB of heap,
+ * which every full garbage collection walks) is loaded only for requests near a budget.
+ */
+export const TOKEN_CEILING: TokenCounter = counterOf('utf-8 bytes', (value) => Buffer.byteLength(value));
+
+/** A counter of messages and JSON values over `text`, the count of one text. */
+function counterOf(encoding: string, text: (value: string) => number): TokenCounter {
+  const counted = new WeakMap<object, number>();
   return {
     encoding,
     text,

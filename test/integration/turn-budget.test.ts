@@ -5,6 +5,7 @@ import { collect, newUser, wsClient } from '../support/client.js';
 import { followTurn, send, useAgentServer } from '../support/agents.js';
 import { backend } from '../support/server.js';
 import { TurnEventsDocument } from '../generated/graphql.js';
+import { encodingsLoaded } from '../../src/llm/token-count.js';
 
 /**
  * What a plain turn may cost the database (issue 21): the default agent, a short answer and no tool
@@ -23,6 +24,8 @@ import { TurnEventsDocument } from '../generated/graphql.js';
  *   turnEvents:   nothing: the turn runs in this process, which checks it visible from its start row
  *   outcome:      messages + session + turn + the events + the model call's llm_calls row + last
  *                 seq, in one statement (no transaction)
+ * Nor may it load a tokenizer: a short conversation fits the context budgets at its ceiling (a byte
+ * per token), so nothing needs counting exactly, and a tokenizer holds about 20 MB of heap.
  */
 const BUDGET = { pglite: { statements: 3, viaPrisma: 0 }, postgres: { statements: 3, viaPrisma: 0 } };
 
@@ -96,6 +99,8 @@ describe('a plain turn on a warm session', () => {
     const report = `${seen.length} statements (${seen.filter((s) => s.viaPrisma).length} through Prisma's client):\n${breakdown(seen)}`;
     expect(seen.length, report).toBeLessThanOrEqual(budget.statements);
     expect(seen.filter((s) => s.viaPrisma).length, report).toBeLessThanOrEqual(budget.viaPrisma);
+
+    expect(encodingsLoaded(), 'tokenizers loaded by two plain turns').toEqual([]);
 
     const modelCalls = env.fake.chatRequests.length - callsBefore;
     expect(modelCalls).toBe(1);
