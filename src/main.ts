@@ -259,9 +259,11 @@ async function importCommand(args: string[]): Promise<number> {
 async function serve(args: string[]): Promise<number> {
   // Under load V8 lets the heap grow to about four times what is live before collecting it (most
   // of a busy server's resident memory: 500 concurrent turns peaked near 400 MB of heap for some
-  // 150 MB live). A growth of 30 % bounds that, for more full collections (one at a time, 7 per
-  // 1,500 turns against 2 at 100 %: a few per cent of CPU per turn).
-  setFlagsFromString('--heap-growing-percent=30');
+  // 150 MB live). A growth of 100 % (collect when the heap has doubled) bounds that. 30 % bounded
+  // it more, but its full collections (9 per 1,500 turns one at a time, the floor's 2) cost 5-7 % of
+  // CPU per turn on PostgreSQL and 7-13 % on PGlite (V8's flags hold for every thread's heap, the
+  // database worker's too; bench/side-by-side.ts), for 20-30 MB less peak RSS at 500 turns.
+  setFlagsFromString('--heap-growing-percent=100');
   // V8 allocates an allocation site's objects straight in the old generation once most of them
   // survived a young collection, and some of a turn's short-lived objects (the executor's, the
   // event hub's) get there. From then on each is freed only by a full collection, and keeps what it
