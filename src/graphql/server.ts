@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
+import { coalesceFrames } from './coalesced-frames.js';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { AgentContext } from '../auth/agent-context.js';
 import { credentialsExpireAt, type HeaderLookup, type Identify } from '../auth/identify.js';
@@ -82,6 +83,7 @@ export function serveGraphQLOverWebSocket(
   deps: Pick<GraphQLServerDeps, 'identify' | 'logger'> & { quotas: SocketQuotas },
 ) {
   type Extra = { request: IncomingMessage; socket: WebSocket; viewer?: AgentContext; expiry?: NodeJS.Timeout; counted?: boolean };
+  coalesceFrames(wsServer);
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
       // graphql-ws types these args without the rootValue that onSubscribe below puts yoga's enveloped functions in.
