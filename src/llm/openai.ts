@@ -36,6 +36,9 @@ export interface OpenAIModelOptions {
   retryBaseMs: number;
 }
 
+/** Tells the SDK that a string body is JSON already. */
+const JSON_BODY = { 'content-type': 'application/json' };
+
 /** A retry-after longer than this is not waited for: the caller gets RateLimitedError at once. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -86,8 +89,9 @@ class OpenAIChatModel implements ChatModel {
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
     const { signal } = request;
-    // The SDK sends JSON.stringify(body): these are the bytes the provider receives.
-    yield { type: 'request', body: JSON.stringify(body) };
+    // Serialised once: these are the bytes the provider receives (the SDK sends a string as it is).
+    const serialized = JSON.stringify(body);
+    yield { type: 'request', body: serialized };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
       const watchdog = new Watchdog(this.options.timeoutMs, signal);
@@ -97,7 +101,10 @@ class OpenAIChatModel implements ChatModel {
       try {
         watchdog.arm();
         // The raw body, read here rather than through the SDK's stream: see SseDecoder.
-        const response = await this.client.chat.completions.create(body, { signal: watchdog.signal, maxRetries: 0 }).asResponse();
+        // chat.completions.create(body) with the body already serialised.
+        const response = await this.client
+          .post('/chat/completions', { body: serialized, headers: JSON_BODY, stream: true, signal: watchdog.signal, maxRetries: 0 })
+          .asResponse();
         if (!response.body) throw new Error('the response has no body');
         const sse = new SseDecoder();
         const calls = new ToolCallAssembler();
