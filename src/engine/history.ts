@@ -41,17 +41,17 @@ export interface TurnContext {
  * What a turn's model sees before the user's message: memory, then as much of the conversation as
  * fits the budget, newest first. Tokens are counted with the model's tokenizer over the whole
  * request (system prompt, request instructions, tool specs, response format, memory, the user's
- * message and the room kept for the reply); history gets what is left, up to its own cap. Earlier
- * answers longer than HISTORY_COMPRESS_CHARS are compressed head + tail around a REM LOOKUP
- * breadcrumb for agents that can look them up (they have the `search` tool); a caller's own
- * history has nothing to look up, so it is never compressed.
+ * message and the room kept for the reply) unless their ceiling (TOKEN_CEILING) fits already;
+ * history gets what is left, up to its own cap. Earlier answers longer than HISTORY_COMPRESS_CHARS
+ * are compressed head + tail around a REM LOOKUP breadcrumb for agents that can look them up (they
+ * have the `search` tool); a caller's own history has nothing to look up, so it is never compressed.
  */
 export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
   const withMemory = input.withMemory && deps.settings.memoryTokenBudget > 0;
   const stored =
     input.stored ?? (await readStored(deps.sql, input.ctx, input.sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }));
-  // Most requests are far from every budget: counted at their ceiling, nothing is left out, and
-  // then the model's tokenizer would leave nothing out either (it never counts more).
+  // Most requests are far from every budget: when nothing is left out at the ceiling, the model's
+  // tokenizer (which never counts more) would leave nothing out either.
   const bounded = assemble(deps, input, stored, withMemory, TOKEN_CEILING);
   if (bounded.whole) return { messages: bounded.messages };
   return { messages: assemble(deps, input, stored, withMemory, await tokenCounterFor(input.model.id)).messages };
