@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
 import { chat, send, useAgentServer } from '../support/agents.js';
+import { backend } from '../support/server.js';
 import {
   ApprovalsChangedDocument,
   CancelTurnDocument,
@@ -122,6 +124,34 @@ describe('turn quotas', () => {
     expect(refused.retryAfterMs).toBeLessThanOrEqual(30_000);
     // The starts older than a minute were pruned on the way.
     expect(await env.server.db.prisma.quotaStart.count({ where: { tenantId, userId } })).toBe(4);
+  });
+
+  it.runIf(backend() === 'pglite')('on PGlite, the maintenance sweep vacuums pruned starts, so later starts do not read them again', async () => {
+    const user = newUser(env.server.url);
+    const tenantId = user.headers['x-tenant-id']!;
+    const userId = user.headers['x-user-id']!;
+    // Pages the start's prune reads to find the caller's first start to keep (from the oldest).
+    const pagesRead = async () => {
+      const plan = await env.server.db.sql.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, BUFFERS) SELECT ordinal FROM quota_starts WHERE tenant_id = '${tenantId}' AND user_id = '${userId}' ORDER BY ordinal LIMIT 1`,
+      );
+      const buffers = /Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/.exec(plan.map((row) => row['QUERY PLAN']).join('\n'));
+      return Number(buffers?.[1] ?? 0) + Number(buffers?.[2] ?? 0);
+    };
+    // 5,000 starts over a minute old, as a busy caller leaves them: the next start prunes them all.
+    await env.server.db.sql.query(
+      `INSERT INTO quota_starts (tenant_id, user_id, started_at, ordinal) SELECT $1, $2, now() - interval '2 minutes', g FROM generate_series(1, 5000) AS g`,
+      [tenantId, userId],
+    );
+    env.fake.enqueue({ text: 'pruned' });
+    await chat(env.server.url, user, { content: 'one start' });
+    expect(await env.server.db.prisma.quotaStart.count({ where: { tenantId, userId } })).toBe(1);
+    // PGlite has no autovacuum: until a VACUUM, the pruned starts' index entries are still read.
+    const before = await pagesRead();
+    expect(before).toBeGreaterThan(10);
+    let after = before;
+    for (const deadline = Date.now() + 20_000; after > 6 && Date.now() < deadline; after = await pagesRead()) await sleep(250);
+    expect(after, `pages read before the sweep: ${before}`).toBeLessThanOrEqual(6);
   });
 
   it('counts ephemeral turns toward MAX_TURNS_PER_MINUTE, though each is dropped once it ended', async () => {
