@@ -4,7 +4,6 @@ import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import type { Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
-import { vacuumEmbedded } from './db/embedded-vacuum.js';
 import { AgentRegistry, type AgentFile } from './agents/registry.js';
 import { ApprovalService } from './engine/approvals.js';
 import { startMaintenance } from './engine/maintenance.js';
@@ -107,7 +106,7 @@ export async function openServices(config: Config, db: Database, logger: Logger,
       supervisor: services.supervisor,
       logger,
       intervalMs: config.agents.sweepIntervalMs,
-      tidy: db.backend === 'pglite' ? () => vacuumEmbedded(db.sql) : undefined,
+      tidy: db.tidy,
     });
     services.worker.start();
     dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);

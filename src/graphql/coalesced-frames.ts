@@ -8,6 +8,8 @@ import type { WebSocket, WebSocketServer } from 'ws';
  */
 const UNSENT_LIMIT_BYTES = 64 * 1024;
 
+type Callback = (error?: Error) => void;
+
 /**
  * Frames sent to a socket in one turn of the event loop leave in one write. A model's network read
  * often carries several tokens, and graphql-ws sends each event in a frame of its own and waits
@@ -22,13 +24,12 @@ const UNSENT_LIMIT_BYTES = 64 * 1024;
 export function coalesceFrames(wsServer: WebSocketServer): void {
   wsServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const connection = request.socket;
-    const send = socket.send.bind(socket) as (data: unknown, options: object, cb?: (error?: Error) => void) => void;
+    const send = socket.send.bind(socket) as (data: unknown, options: object, cb?: Callback) => void;
     let corked = false;
     const uncork = () => {
       corked = false;
       if (!connection.destroyed) connection.uncork();
     };
-    type Callback = (error?: Error) => void;
     socket.send = ((data: unknown, optionsOrCallback?: object | Callback, callback?: Callback) => {
       const [options, cb] = typeof optionsOrCallback === 'function' ? [{}, optionsOrCallback as Callback] : [optionsOrCallback ?? {}, callback];
       if (!corked && !connection.destroyed) {
