@@ -11,12 +11,13 @@
 //   git worktree add ../before HEAD~1 && ln -s "$PWD/node_modules" ../before/node_modules
 //   (cd ../before && node scripts/generate.mjs && node scripts/build.mjs server database)
 // Usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [--backend pglite|postgres] [--turns 500] [--warmup 3000] [--rounds 3] [--serve-args '--workers 1']
-//   [--burst 250] [--pause-ms 12000] [--node-args-a=...] [--node-args-b=...]
+//   [--burst 250] [--pause-ms 12000] [--node-args-a=...] [--node-args-b=...] [--env-a=...] [--env-b=...]
 // Prints, per round, each server's CPU per turn (on PostgreSQL plus its database's backends) and B ÷ A.
 // --burst N runs N turns at once on each server per round (both bursts together) instead of one at a
 // time. --pause-ms N leaves both servers idle for N ms before each round: a burst after a quiet
 // spell, when idle database connections may have been closed. --node-args-a/-b give one side node
-// flags (e.g. a V8 heap setting): one checkout may then be compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
+// flags (e.g. a V8 heap setting), --env-a/-b its settings (NAME=value,...): one checkout may then be
+// compared with itself. Rounds of one build against itself differed by up to ±5% on a noisy day:
 // swap the sides and run again before trusting a smaller difference.
 // Set REDIS_URL in the environment to compare with Redis (serve then defaults to a worker per core:
 // pass --serve-args '--workers 1' to measure one process).
@@ -45,6 +46,9 @@ const { values: args, positionals } = parseArgs({
     /** Extra node flags for each server (e.g. a V8 heap setting on one side only). */
     'node-args-a': { type: 'string', default: '' },
     'node-args-b': { type: 'string', default: '' },
+    /** Settings for each server, as `NAME=value,NAME=value` (e.g. EVENT_FLUSH_MS on one side only). */
+    'env-a': { type: 'string', default: '' },
+    'env-b': { type: 'string', default: '' },
   },
 });
 if (positionals.length !== 2) throw new Error('usage: npx tsx bench/side-by-side.ts <dirA> <dirB> [options]');
@@ -61,14 +65,14 @@ interface Server {
 }
 
 /** `remgraph serve` from the checkout in `dir`, as `npm start` runs it, on a fresh database. */
-async function serve(dir: string, nodeArgs: string): Promise<Server> {
+async function serve(dir: string, nodeArgs: string, settings: string): Promise<Server> {
   const db = args.backend === 'postgres' ? await freshPostgres('remgraph_bench_ab') : undefined;
   const env = {
     ...benchServerEnv(fake.url),
     ...(db ? { DATABASE_URL: db.url } : { DATA_DIR: join(await mkdtemp(join(tmpdir(), 'remgraph-ab-')), 'data') }),
   };
   const server = await spawnServer(
-    { ...env, NODE_OPTIONS: nodeArgs || undefined },
+    { ...env, ...settingsOf(settings), NODE_OPTIONS: nodeArgs || undefined },
     undefined,
     'compiled',
     args['serve-args'].split(' ').filter(Boolean),
@@ -85,6 +89,15 @@ async function serve(dir: string, nodeArgs: string): Promise<Server> {
   };
 }
 
+function settingsOf(list: string): Record<string, string> {
+  return Object.fromEntries(
+    list
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
 /** CPU ms used so far by the server and (on PostgreSQL) its database's backends; the cluster's shared processes work for both servers. */
 async function used(server: Server): Promise<number> {
   const pids = server.database ? await postgresPids(server.database, { shared: false }) : [];
@@ -98,8 +111,8 @@ async function turn(server: Server, user: string, delayMs = 0) {
   if (result.status !== 'COMPLETED') throw new Error(`a turn ended ${result.status}`);
 }
 
-const a = await serve(positionals[0]!, args['node-args-a']);
-const b = await serve(positionals[1]!, args['node-args-b']);
+const a = await serve(positionals[0]!, args['node-args-a'], args['env-a']);
+const b = await serve(positionals[1]!, args['node-args-b'], args['env-b']);
 try {
   for (let i = 0; i < Number(args.warmup); i++) {
     await turn(a, 'bench-a');

@@ -83,6 +83,14 @@ async function statCpuMs(path: string): Promise<number | undefined> {
   return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : undefined;
 }
 
+/** The machine's CPU time so far (Linux `/proc/stat`, all cores), in ms: in all, and idle (waiting for I/O included). */
+export async function machineCpuMs(): Promise<{ total: number; idle: number }> {
+  const ticks = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { total: (total * 1000) / 100, idle: ((ticks[3]! + ticks[4]!) * 1000) / 100 };
+}
+
 export async function rssKb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);

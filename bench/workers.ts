@@ -2,10 +2,14 @@
 // sent at once, each by its own user, each followed by a fresh graphql-ws client subscribing with
 // `after: 0` right after sendMessage returns (as bench/turn-streaming.ts does), the fake OpenAI
 // server streaming each answer. Reports the burst's wall time (first sendMessage → last final event),
-// failed turns, and the CPU time the server's processes and this one (clients and fake model) used. Worker counts alternate over the
-// rounds so that load from elsewhere on the machine falls on both alike. Each server first runs
+// failed turns, and the CPU time the server's processes, PostgreSQL's and this one (clients and
+// fake model) used. Worker counts alternate over the rounds so that load from elsewhere on the machine falls on both alike. Each server first runs
 // --warmup turns per worker unmeasured, so that no worker loads its lazily imported modules or
 // compiles its hot code within the burst (each worker process pays that on its own).
+// Also reports the share of the machine's CPU left idle during each burst: the first worker
+// count's idle share bounds what more workers can gain here. If they used no more CPU in all than
+// it did and kept every core busy, its burst would take (1 - idle share) of its time; the client
+// and the fake model, PostgreSQL and Redis share the cores with the server.
 // Usage: npx tsx bench/workers.ts [--workers 1,2] [--turns 500] [--tokens 20] [--gap-ms 20] [--rounds 2] [--warmup 3000]
 // Needs PostgreSQL (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
 // Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
@@ -14,7 +18,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../test/support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../test/support/process.js';
-import { cpuMs, freshPostgres, summarize } from './support.js';
+import { cpuMs, freshPostgres, machineCpuMs, postgresPids, summarize } from './support.js';
 import { benchServerEnv } from './turn-client.js';
 
 const { values: args } = parseArgs({
@@ -82,6 +86,7 @@ const totalCpuMs = async (pids: number[]) => (await Promise.all(pids.map(cpuMs))
 const fake = await startFakeOpenAI();
 const db = await freshPostgres('remgraph_bench_workers');
 const wallMs = new Map<number, number[]>();
+const idleShares = new Map<number, number[]>();
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const workers of args.workers.split(',').map(Number)) {
@@ -96,17 +101,24 @@ try {
         for (let i = 0; i < warmup; i += 4) await Promise.all([0, 1, 2, 3].map((j) => runTurn(server.url, `bench-warm-${workers}-${round}-${i + j}`)));
         fake.enqueue(...Array.from({ length: TURNS }, () => ({ text: Array.from({ length: TOKENS }, () => 'x '), delayMs: GAP_MS })));
         const pids = serverPids(server);
+        const postgres = await postgresPids(new URL(db.url).pathname.slice(1));
         const cpuBefore = await totalCpuMs(pids);
+        const postgresBefore = await totalCpuMs(postgres);
         const clientBefore = process.cpuUsage();
+        const machineBefore = await machineCpuMs();
         const started = performance.now();
         const results = await Promise.allSettled(Array.from({ length: TURNS }, (_, i) => runTurn(server.url, `bench-${workers}-${round}-${i}`)));
         const ms = performance.now() - started;
         const serverCpuMs = (await totalCpuMs(pids)) - cpuBefore;
+        const postgresCpuMs = (await totalCpuMs(postgres)) - postgresBefore;
         const client = process.cpuUsage(clientBefore);
+        const machine = await machineCpuMs();
+        const idleShare = (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total);
         const failed = results.filter((r) => r.status === 'rejected' || r.value !== 'COMPLETED');
         const firstFailure =
           failed[0] && (failed[0].status === 'rejected' ? String(failed[0].reason) : `status ${(failed[0] as PromiseFulfilledResult<unknown>).value}`);
         wallMs.set(workers, [...(wallMs.get(workers) ?? []), ms]);
+        idleShares.set(workers, [...(idleShares.get(workers) ?? []), idleShare]);
         console.log(
           JSON.stringify({
             bench: `${TURNS}-turn burst`,
@@ -116,7 +128,9 @@ try {
             failed: failed.length,
             ...(firstFailure ? { firstFailure: firstFailure.slice(0, 200) } : {}),
             serverCpuMs: Math.round(serverCpuMs),
+            postgresCpuMs: Math.round(postgresCpuMs),
             clientCpuMs: Math.round((client.user + client.system) / 1000),
+            machineIdleShare: +idleShare.toFixed(3),
           }),
         );
       } finally {
@@ -134,6 +148,8 @@ try {
         workers: `${workers} vs ${base![0]}`,
         ratio: +ratio.toFixed(3),
         medianMs: { [base![0]]: Math.round(summarize(base![1]).p50), [workers]: Math.round(summarize(samples).p50) },
+        /** The ratio no worker count can beat on this machine: see the head of this file. */
+        machineBound: +(1 - summarize(idleShares.get(base![0])!).p50).toFixed(3),
       }),
     );
   }
