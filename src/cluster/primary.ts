@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { applyMigrations } from '../db/migrations.js';
+import { connectionRoom, sharePool } from './connection-share.js';
 import type { Logger } from '../logger.js';
 
 /** What a worker sends the primary once its app serves. */
@@ -30,7 +31,8 @@ const LAST_RETRY_MS = 30_000;
 const STOP_MARGIN_MS = 10_000;
 
 /**
- * The primary process of `serve --workers N`: applies pending migrations once, then forks N workers
+ * The primary process of `serve --workers N`: applies pending migrations once, sizes the workers'
+ * pools so that all of them fit in the connections PostgreSQL accepts, then forks N workers
  * that each run the whole app (`entry`, this CLI) on the same port, where node:cluster hands them
  * connections in turn. It does no request work itself. A worker that dies is logged and replaced;
  * the turn trees it held are free at once for the others (its liveness lock went with its
@@ -40,8 +42,10 @@ const STOP_MARGIN_MS = 10_000;
  */
 export async function startPrimary(config: Config, logger: Logger, entry: string): Promise<Primary> {
   await migrateOnce(config, logger);
+  const share = sharePool(await connectionRoom(config.database.url!), config.workers.count, config.database);
+  if (share.notice) logger[share.notice.level]({ poolSize: share.poolSize }, share.notice.message);
   cluster.setupPrimary({ exec: entry });
-  const pool = new WorkerPool(logger, config.server.shutdownGraceMs + STOP_MARGIN_MS);
+  const pool = new WorkerPool(logger, config.server.shutdownGraceMs + STOP_MARGIN_MS, { DATABASE_POOL_SIZE: String(share.poolSize) });
   try {
     const url = await pool.start(config.workers.count);
     return { url, pids: () => pool.pids(), stop: () => pool.stop() };
@@ -72,6 +76,8 @@ class WorkerPool {
   constructor(
     private readonly logger: Logger,
     private readonly stopTimeoutMs: number,
+    /** Settings each worker gets on top of this process's environment. */
+    private readonly env: Record<string, string>,
   ) {}
 
   /** Starts `count` workers; resolves with the URL they serve once all do, rejects if any exits meanwhile. */
@@ -84,7 +90,7 @@ class WorkerPool {
 
   /** Starts a worker; resolves with its URL once it serves, rejects if it exits first. */
   private fork(): Promise<string> {
-    const worker = cluster.fork();
+    const worker = cluster.fork(this.env);
     const pid = worker.process.pid;
     return new Promise<string>((resolve, reject) => {
       let serving = false;

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { DEFAULT_POOL_SIZE } from '../config/database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { PrismaClient } from './generated/client.js';
 import { PGliteThread, type Watchdog } from './pglite-thread.js';
@@ -55,7 +56,7 @@ export interface DatabaseSettings {
 
 /** The only place that knows which backend is in use. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.url ? openPostgres(settings.url, settings.poolSize ?? 10) : openEmbedded(settings.dataDir, settings.template);
+  return settings.url ? openPostgres(settings.url, settings.poolSize ?? DEFAULT_POOL_SIZE) : openEmbedded(settings.dataDir, settings.template);
 }
 
 async function openEmbedded(dataDir: string, template: string | undefined): Promise<Database> {

@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, type Client } from 'graphql-ws';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { caller, collect, newUser, type Caller } from '../support/client.js';
-import { expectGapFreeSeqs, followTurn, GATED_AGENT, registerAgent, shape } from '../support/agents.js';
+import { expectGapFreeSeqs, followTurn, GATED_AGENT, registerAgent, send, shape } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { runCli, spawnServer, type ServerProcess } from '../support/process.js';
 import { DecideApprovalDocument, SendMessageDocument, TurnDocument, TurnEventsDocument, TurnTreeDocument } from '../generated/graphql.js';
@@ -182,5 +183,66 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
     expect(pids).toHaveLength(2);
     expect(await server.stop('SIGTERM'), server.output()).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  }, 240_000);
+});
+
+// A role that may hold 9 connections: 2 workers with the default pool (10, plus a liveness lock each)
+// would need 22, and a burst of turns would fail with "too many connections for role".
+describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers on a database that accepts few connections (PostgreSQL + Redis)', () => {
+  const name = `remgraph_few_${process.pid}`;
+  let admin: pg.Client;
+  let url: string;
+  const env = () => ({ DATABASE_URL: url, REDIS_URL: REDIS_URL!, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model' });
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    const [{ user }] = (await admin.query<{ user: string }>('SELECT current_user AS user')).rows as [{ user: string }];
+    await admin.query(`CREATE ROLE ${name} LOGIN CONNECTION LIMIT 9`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    // The migrations need a superuser (extensions, roles); the role then uses what they created.
+    await admin.query(`GRANT "${user}" TO ${name}`);
+    const target = new URL(inject('databaseUrl')!);
+    target.pathname = `/${name}`;
+    const migrated = await runCli(['migrate'], { DATABASE_URL: target.toString() }).exit;
+    expect(migrated.code, migrated.stderr).toBe(0);
+    target.username = name;
+    url = target.toString();
+  }, 120_000);
+
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${name}`);
+    await admin.end();
+  });
+
+  it('gives each worker a pool that fits, so a burst of turns completes', async () => {
+    server = await spawnServer(env(), 180_000, 'compiled', ['--workers', '2']);
+    expect(server.output()).toContain(
+      "2 workers with the default pool of 10 hold up to 22 PostgreSQL connections (the pool and a liveness lock each), and the database accepts 9 more: each worker's pool holds 3",
+    );
+    const turns = 60;
+    fake.enqueue(...Array.from({ length: turns }, () => ({ text: Array.from({ length: 10 }, (_, i) => `t${i} `), delayMs: 5 })));
+    const statuses = await Promise.all(
+      Array.from({ length: turns }, async () => {
+        const user = newUser(server!.url);
+        const sent = await send(user, { content: 'at once' });
+        return (await followTurn(server!.url, user, sent.turn.id)).at(-1);
+      }),
+    );
+    expect(statuses.filter((final) => final?.__typename !== 'FinalEvent' || final.status !== 'COMPLETED')).toEqual([]);
+    expect(server.output()).not.toMatch(/too many connections/);
+  }, 240_000);
+
+  it('keeps a DATABASE_POOL_SIZE that was set, with a warning, and refuses workers that cannot each get two connections', async () => {
+    server = await spawnServer({ ...env(), DATABASE_POOL_SIZE: '10' }, 180_000, 'compiled', ['--workers', '2']);
+    expect(server.output()).toContain('under load, requests will fail with \\"too many connections\\"; set DATABASE_POOL_SIZE to 3 or less');
+    await server.stop('SIGTERM');
+    server = undefined;
+
+    const { code, stderr } = await runCli(['serve', '--workers', '5'], env()).exit;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/WORKERS: 5 workers need at least 10 PostgreSQL connections .* the database accepts \d+ more: lower --workers/);
+    expect(stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
   }, 240_000);
 });
