@@ -258,15 +258,23 @@ export class Supervisor implements TreeHost {
   /**
    * Marks this process's trees alive. A tree taken over meanwhile (this process missed beats long
    * enough to look dead) is stopped here: the new holder has interrupted its turns, and this
-   * process's writes to them are fenced off anyway.
+   * process's writes to them are fenced off anyway. A tree whose root is gone was deleted with its
+   * session: its runs are cancelled, as the deletion's own notice does (this beat may come first),
+   * and end here with their final events.
    */
   private async beat() {
     const held = new Map(this.trees);
     try {
-      for (const rootId of await this.deps.lease.beat([...held.keys()])) {
-        // Let go of meanwhile (and perhaps taken again since): not lost.
+      const { takenOver, gone } = await this.deps.lease.beat([...held.keys()]);
+      // Let go of meanwhile (and perhaps taken again since): not lost.
+      const stillHeld = (rootId: string) => {
         const tree = this.trees.get(rootId);
-        if (!tree || tree !== held.get(rootId)) continue;
+        return tree && tree === held.get(rootId) ? tree : undefined;
+      };
+      for (const rootId of gone) stillHeld(rootId)?.controller.abort('cancelled' satisfies StopReason);
+      for (const rootId of takenOver) {
+        const tree = stillHeld(rootId);
+        if (!tree) continue;
         this.deps.logger.warn({ rootId }, 'another process took over a turn tree this process held; stopping its runs here');
         tree.controller.abort('shutdown' satisfies StopReason);
         this.deps.hub.close(tree.turnIds);

@@ -46,16 +46,18 @@ export class TreeLease {
 
   /**
    * Keeps this process's trees from being taken as orphans; returns those another process took
-   * over (or whose turns are gone). A tree nobody holds is not among them: its root's outcome let
-   * go of it (`runner` NULL) and this process is letting go of it too, delivering its last events.
+   * over, and those whose root is gone (deleted with its session). A tree nobody holds is in
+   * neither: its root's outcome let go of it (`runner` NULL) and this process is letting go of it
+   * too, delivering its last events.
    */
-  async beat(rootIds: string[]): Promise<string[]> {
-    if (rootIds.length === 0) return [];
-    const mine = await this.prisma.$queryRaw<{ id: string }[]>`
+  async beat(rootIds: string[]): Promise<{ takenOver: string[]; gone: string[] }> {
+    if (rootIds.length === 0) return { takenOver: [], gone: [] };
+    // The SELECT sees the rows as they were before the UPDATE: every root that still exists.
+    const rows = await this.prisma.$queryRaw<{ id: string; held: boolean }[]>`
       WITH kept AS (UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId} RETURNING id)
-      SELECT id FROM kept UNION ALL SELECT id FROM turns WHERE id = ANY(${rootIds}::uuid[]) AND runner IS NULL`;
-    const held = new Set(mine.map((r) => r.id));
-    return rootIds.filter((id) => !held.has(id));
+      SELECT id::text AS id, (id IN (SELECT id FROM kept) OR runner IS NULL) AS held FROM turns WHERE id = ANY(${rootIds}::uuid[])`;
+    const existing = new Map(rows.map((r) => [r.id, r.held]));
+    return { takenOver: rootIds.filter((id) => existing.get(id) === false), gone: rootIds.filter((id) => !existing.has(id)) };
   }
 
   /** Every turn of a tree, parents before children, with its last stored seq. */

@@ -44,6 +44,24 @@ describe('the heartbeat of held turn trees', () => {
     expect(log.lines().filter((line) => line.msg === TOOK_OVER)).toEqual([]);
   });
 
+  // A session deleted while its turn runs: the deletion's notice cancels the turn, but a beat may
+  // find the root gone first (seen under load). It took that for a takeover and closed the turn
+  // without its final event, and the follower waited forever. Here no notice comes at all (the rows
+  // are deleted directly, as by another instance whose notice was lost): the beat alone must end it.
+  it('cancels a tree whose root was deleted with its session: its follower gets the end', async () => {
+    const { user, sent, turnId, held } = await heldAtModel(['never ', 'seen']);
+    const following = followTurn(env.server.url, user, sent.turn.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    await env.server.db.prisma.session.delete({ where: { id: decodeGlobalID(sent.session.id).id } });
+    const noEnd = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the follower got no final event')), 20_000));
+    const events = await Promise.race([following, noEnd]);
+    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
+    expect(log.lines().filter((line) => line.msg === TOOK_OVER && line.rootId === turnId)).toEqual([]);
+    held.release();
+    while (env.fake.pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
   /** Holds a turn at its model call, then hands its tree to "another process" and waits until this one notices. */
   async function takenOver(follow?: (user: Caller, turnGlobalId: string) => Promise<unknown>) {
     const { user, sent, turnId, held } = await heldAtModel(['never ', 'seen']);
