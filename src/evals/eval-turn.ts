@@ -1,5 +1,5 @@
 import type { AgentContext } from '../auth/agent-context.js';
-import type { TurnService } from '../engine/turns.js';
+import type { TurnService } from '../turns/turn-service.js';
 import type { AgentEvent, UsageTotals } from '../events/agent-event.js';
 import { turnEventStream, type TurnEventsDeps } from '../events/turn-events.js';
 

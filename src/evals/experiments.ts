@@ -17,7 +17,7 @@ import type { Experiment, ExperimentResult, Job } from '../db/generated/client.j
 import { runDetached } from '../engine/detached-run.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import type { TurnQuota } from '../engine/quota.js';
-import type { TurnService } from '../engine/turns.js';
+import type { TurnService } from '../turns/turn-service.js';
 import { isAppError, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
 import type { RemPubSub } from '../events/pubsub.js';

@@ -1,6 +1,6 @@
-import type { ApprovalService } from '../engine/approvals.js';
+import type { ApprovalService } from '../turns/approvals.js';
 import type { AgentRegistry } from '../agents/registry.js';
-import type { TurnService } from '../engine/turns.js';
+import type { TurnService } from '../turns/turn-service.js';
 import type { TurnQuota } from '../engine/quota.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Job, PrismaClient } from '../db/generated/client.js';

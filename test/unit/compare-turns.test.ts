@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffOutcomes, type TurnOutcome } from '../../src/engine/compare-turns.js';
-import { diffSequences } from '../../src/engine/sequence-diff.js';
+import { diffOutcomes, type TurnOutcome } from '../../src/turns/compare-turns.js';
+import { diffSequences } from '../../src/turns/sequence-diff.js';
 
 const outcome = (over: Partial<TurnOutcome>): TurnOutcome => ({
   turn: {} as TurnOutcome['turn'],

@@ -1,4 +1,4 @@
-import { approvalsWhere } from '../../engine/approvals.js';
+import { approvalsWhere } from '../../turns/approvals.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ApprovalStatus } from '../../db/generated/enums.js';
 import { AlreadyDecidedError, NotFoundError, ValidationError } from '../../errors.js';

@@ -1,4 +1,4 @@
-import { extract } from '../../engine/extract.js';
+import { extract } from '../../turns/extract.js';
 import { ModelError, NotFoundError, RateLimitedError, ValidationError } from '../../errors.js';
 import { builder } from '../builder.js';
 import { UsageRef } from './events.js';

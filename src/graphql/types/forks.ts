@@ -1,4 +1,4 @@
-import { compareTurns, type ChangeOp, type LineChange, type ToolCallChange, type TurnComparison, type TurnOutcome } from '../../engine/compare-turns.js';
+import { compareTurns, type ChangeOp, type LineChange, type ToolCallChange, type TurnComparison, type TurnOutcome } from '../../turns/compare-turns.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from '../../errors.js';
 import { encodeGlobalID, rowId } from '../../http/global-ids.js';
 import { forkSession } from '../../sessions/fork.js';

@@ -4,7 +4,7 @@ import { turnEventStream } from '../../events/turn-events.js';
 import { sessionEventStream } from '../../events/session-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
-import type { SendMessageInput as SendInput } from '../../engine/turns.js';
+import type { SendMessageInput as SendInput } from '../../turns/turn-service.js';
 import { builder } from '../builder.js';
 import { rowId, sessionIdOf } from '../../http/global-ids.js';
 import type { AgentContext } from '../../auth/agent-context.js';

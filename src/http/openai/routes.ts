@@ -6,7 +6,7 @@ import type { Identify } from '../../auth/identify.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
 import type { Turn } from '../../db/generated/client.js';
-import type { SendMessageInput } from '../../engine/turns.js';
+import type { SendMessageInput } from '../../turns/turn-service.js';
 import { ForbiddenError, ValidationError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import type { OriginPolicy } from '../origin-policy.js';

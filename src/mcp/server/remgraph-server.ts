@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry.js';
 import type { AgentContext } from '../../auth/agent-context.js';
-import type { TurnService } from '../../engine/turns.js';
+import type { TurnService } from '../../turns/turn-service.js';
 import { ValidationError } from '../../errors.js';
 import { turnCompletion } from '../../events/turn-completion.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';

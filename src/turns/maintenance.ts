@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { ApprovalService } from './approvals.js';
-import type { Supervisor } from './supervisor.js';
+import type { Supervisor } from '../engine/supervisor.js';
 
 /**
  * Periodic recovery, also run once at start-up: applies default decisions to expired approvals

@@ -8,8 +8,8 @@ import type { ResolvedAgent } from '../agents/registry.js';
 import type { ForkPoint } from '../sessions/fork.js';
 import { parseInput } from '../validation.js';
 import { answeredMessage } from './answered-message.js';
-import type { EngineDeps } from './engine-deps.js';
-import type { TurnOverrides } from './run-state.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
+import type { TurnOverrides } from '../engine/run-state.js';
 
 const replayOverrides = z
   .object({

@@ -6,11 +6,11 @@ import type { UsageTotals } from '../events/agent-event.js';
 import type { ChatMessage, ChatModel, ChatRequest } from '../llm/chat-model.js';
 import { estimateUsage } from '../llm/token-count.js';
 import { parseInput } from '../validation.js';
-import type { EngineDeps } from './engine-deps.js';
-import type { TurnQuota } from './quota.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
+import type { TurnQuota } from '../engine/quota.js';
 import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { JsonSchema } from '../agents/spec.js';
-import { checkStructuredOutput, repairInstruction } from './structured-output.js';
+import { checkStructuredOutput, repairInstruction } from '../engine/structured-output.js';
 
 const extractInput = z.object({
   agent: z.string().trim().min(1).max(64),

@@ -5,7 +5,7 @@ import type { PrismaClient, Turn } from '../db/generated/client.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
 import { finalEvents } from '../events/event-log.js';
 import { NotFoundError } from '../errors.js';
-import { emptyUsage } from './run-state.js';
+import { emptyUsage } from '../engine/run-state.js';
 import { diffSequences } from './sequence-diff.js';
 
 /** What of a turn a comparison reads. */
