@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { access, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -18,6 +19,9 @@ async function handbookFile(): Promise<string> {
   await writeFile(file, HANDBOOK);
   return file;
 }
+
+/** Root with util-linux's unshare: a server can be started as PID 1 of a new pid namespace. */
+const canUnsharePids = spawnSync('unshare', ['--pid', '--fork', '--kill-child=SIGKILL', 'true']).status === 0;
 
 const exists = (path: string) =>
   access(path).then(
@@ -100,6 +104,37 @@ describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', 
     const ran = await runCli(['ingest_file', await handbookFile(), '--user', 'alice'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).exit;
     expect([ran.code, ran.stderr]).toEqual([0, '']);
     expect((await readdir(dataDir)).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
+  });
+
+  it('starts at once after the previous server was killed with -9, while that one may still be exiting', async () => {
+    const dataDir = await tempDataDir();
+    const killed = await spawnServer({ DATA_DIR: dataDir });
+    killed.proc.kill('SIGKILL');
+    const restarted = await spawnServer({ DATA_DIR: dataDir });
+    try {
+      expect((await fetch(new URL('/healthz', restarted.url))).status).toBe(200);
+      expect(restarted.output()).not.toContain('in use by remgraph');
+    } finally {
+      expect(await restarted.stop()).toBe(0);
+    }
+  });
+
+  it.runIf(canUnsharePids)('starts after a crash when its pid repeats (PID 1 of a fresh pid namespace, as in a container)', async () => {
+    const dataDir = await tempDataDir();
+    // --kill-child: the namespace's PID 1 (the server) dies with unshare, as a container's does.
+    const inNamespace = ['unshare', '--pid', '--fork', '--kill-child=SIGKILL'];
+    const crashed = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'tsx', [], undefined, inNamespace);
+    expect((await readFile(join(dataDir, LOCK_FILE), 'utf8')).split(' ')[0]).toBe('1');
+    await crashed.stop('SIGKILL');
+    // The lock still names pid 1, which the new server will be too.
+    expect((await readFile(join(dataDir, LOCK_FILE), 'utf8')).split(' ')[0]).toBe('1');
+    const restarted = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'tsx', [], undefined, inNamespace);
+    try {
+      expect((await fetch(new URL('/healthz', restarted.url))).status).toBe(200);
+    } finally {
+      // unshare ignores SIGTERM while it waits for its child.
+      await restarted.stop('SIGKILL');
+    }
   });
 
   it('refuses a second opener in the same process too, until the first closes', async () => {

@@ -25,18 +25,21 @@ export type ChildEnv = Record<string, string | undefined>;
 
 /**
  * Runs the CLI (`remgraph <args>`) as a separate process, the way an operator would; from this
- * checkout, or from the one in `cwd` (a benchmark comparing two builds).
+ * checkout, or from the one in `cwd` (a benchmark comparing two builds); under `launcher` (a command
+ * that runs node, e.g. `unshare --pid --fork`) when given.
  */
 export function runCli(
   args: string[],
   env: ChildEnv,
   entry: CliEntry = 'tsx',
   cwd = root,
+  launcher: string[] = [],
 ): { proc: ChildProcess; exit: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   // REMGRAPH_CHILD_NODE_ARGS passes extra flags to node, e.g. `--cpu-prof` when profiling a benchmark.
   const nodeArgs = (process.env.REMGRAPH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const main = entry === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['bin/remgraph.js'];
-  const proc = spawn(process.execPath, [...nodeArgs, ...main, ...args], {
+  const [command, ...commandArgs] = [...launcher, process.execPath, ...nodeArgs, ...main, ...args];
+  const proc = spawn(command!, commandArgs, {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,8 +59,15 @@ export function runCli(
 }
 
 /** Starts `remgraph serve [args]` in its own process on a random port and waits until it listens. */
-export async function spawnServer(env: ChildEnv, timeoutMs = 120_000, entry: CliEntry = 'tsx', args: string[] = [], cwd = root): Promise<ServerProcess> {
-  const { proc, exit } = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env }, entry, cwd);
+export async function spawnServer(
+  env: ChildEnv,
+  timeoutMs = 120_000,
+  entry: CliEntry = 'tsx',
+  args: string[] = [],
+  cwd = root,
+  launcher: string[] = [],
+): Promise<ServerProcess> {
+  const { proc, exit } = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env }, entry, cwd, launcher);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
