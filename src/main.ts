@@ -33,7 +33,7 @@ const USAGE = `remgraph <command>
                            prints the line to resume from (as the importFile mutation does)
 
   chat | query | agents | sessions | approvals | replay
-                           clients of a running server (see docs/clients.md, or
+                           clients of a running server (see docs/protocols.md, or
                            remgraph <command> --help)
 `;
 

@@ -149,7 +149,8 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
       expect(results.flatMap(problems), context).toEqual([]);
       for (const result of results) remember(result);
       const shown = expectedAfter(block.code, operation);
-      if (shown) expect(Object.values((results.at(-1) as { data: object }).data)[0], `${block.page} line ${block.line}: the result it shows`).toMatchObject(shown);
+      if (shown)
+        expect(Object.values((results.at(-1) as { data: object }).data)[0], `${block.page} line ${block.line}: the result it shows`).toMatchObject(shown);
     }
   }
 
