@@ -49,7 +49,7 @@ const { values: args } = parseArgs({
      */
     warmup: { type: 'string', default: '3000' },
     tokens: { type: 'string', default: '50' },
-    /** e.g. `sequential,burst` while profiling (see README: REMGRAPH_CHILD_NODE_ARGS). */
+    /** e.g. `sequential,burst` while profiling (see docs/benchmarks.md: REMGRAPH_CHILD_NODE_ARGS). */
     phases: { type: 'string', default: 'rate,sequential,burst' },
     /** Content events of the rate phase's turn; more make a profile of the per-event path clearer. */
     'rate-events': { type: 'string', default: '5000' },

@@ -19,6 +19,7 @@ const USAGE = `remgraph <command>
   migrate                  apply pending database migrations and exit
   migrate:create <name>    write a migration for changes in prisma/schema.prisma (offline)
   schema:print [file]      print the GraphQL schema (SDL), or write it to a file
+  docs:config [file]       print the configuration reference (docs/configuration.md), or write it
   reembed <tenant>         compute the configured embedding model's vectors for every row of a
                            tenant that lacks one, in batches, printing progress (after a model change)
   ingest_file <path> --user <id> [--tenant <id>] [--key <key>] [--tags a,b]
@@ -32,7 +33,7 @@ const USAGE = `remgraph <command>
                            prints the line to resume from (as the importFile mutation does)
 
   chat | query | agents | sessions | approvals | replay
-                           clients of a running server (see the README's CLI section, or
+                           clients of a running server (see docs/protocols.md, or
                            remgraph <command> --help)
 `;
 
@@ -70,6 +71,13 @@ async function main(argv: string[]): Promise<number> {
       const sdl = printSchemaSdl();
       if (rest[0]) await writeFile(rest[0], sdl);
       else process.stdout.write(sdl);
+      return 0;
+    }
+    case 'docs:config': {
+      const { configReference } = await import('./config/reference.js');
+      const page = configReference();
+      if (rest[0]) await writeFile(rest[0], page);
+      else process.stdout.write(page);
       return 0;
     }
     case 'reembed': {

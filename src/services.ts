@@ -264,13 +264,13 @@ async function routingRules(config: Config) {
   }
 }
 
-/** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); the README shows a least-privilege role. */
+/** A superuser can switch off the SQL-mode sandbox (SET ROLE, DDL); docs/security.md shows a least-privilege role. */
 async function warnIfSuperuser(db: Database, logger: Logger): Promise<void> {
   if (db.backend !== 'postgres') return;
   const [role] = await db.prisma.$queryRaw<
     { name: string; superuser: boolean }[]
   >`SELECT current_user AS name, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`;
   if (role?.superuser) {
-    logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (README, "Security")');
+    logger.warn({ role: role.name }, 'connected to PostgreSQL as a superuser: use a least-privilege role (docs/security.md, "PostgreSQL role")');
   }
 }

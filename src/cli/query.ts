@@ -2,12 +2,16 @@ import { parseArgs } from 'node:util';
 import { CliError, connectionFrom, connectionOptions, request } from './client.js';
 import { CliRemQueryDocument } from './generated/graphql.js';
 import { printRows } from './output.js';
+import { REM_DIALECT_MODES } from '../rem/dialect.js';
 
 export const QUERY_USAGE = `remgraph query '<REM query>'
 
-  Runs LOOKUP "key", FUZZY "text", SEARCH "text" FROM table WHERE …, TRAVERSE FROM "key" … or SQL SELECT …
-  as the caller. Prints a table on a terminal and one JSON object a line otherwise (hits, or the
-  rows of SQL mode).`;
+  Runs one REM query as the caller. Prints a table on a terminal and one JSON object a line
+  otherwise (hits, or the rows of SQL mode).
+
+${Object.values(REM_DIALECT_MODES)
+  .map((mode) => `  ${mode.example}\n      ${mode.use}`)
+  .join('\n')}`;
 
 export async function queryCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: connectionOptions, allowPositionals: true });

@@ -4,43 +4,74 @@ import { databaseSettings } from './database.js';
 /** Running agents: which one answers, how much context a turn gets, and the turn engine's limits. */
 export const agentSettings = z
   .object({
-    /** Agent used when a message names none and the session has none. */
-    DEFAULT_AGENT: z.string().min(1).default('general'),
-    /** Operator's folder of YAML agents, loaded after the database and the built-in agents. */
-    AGENTS_DIR: z.string().min(1).optional(),
-    /** Most tokens of session history sent with each turn (within CONTEXT_TOKEN_BUDGET). */
-    HISTORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(8000),
-    /** Earlier assistant answers longer than this reach agents with the search tool as head + tail around a REM LOOKUP breadcrumb; 0 = never. */
-    HISTORY_COMPRESS_CHARS: z.coerce.number().int().min(0).default(400),
-    /** How long an ephemeral turn (sendMessage ephemeral: true) and its event log are kept after it ended, so a late subscriber still gets the whole stream; 0 = deleted as soon as its stream ended. */
-    EPHEMERAL_TURN_RETENTION_MS: z.coerce.number().int().min(0).default(60_000),
-    /** Most tokens a whole model request may use (system prompt, tools, memory, history, message, room for the reply), counted with the model's tokenizer. */
-    CONTEXT_TOKEN_BUDGET: z.coerce.number().int().min(256).default(32_000),
-    /** Tokens for the injected memory (the user's profile entity and the session's recent moments); 0 = none. */
-    MEMORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(1000),
-    /**
-     * Longest time turn events wait in memory before being written (batching window); a turn's
-     * last events are written with its outcome, at once. 25 ms on PostgreSQL, where other server
-     * processes may follow a turn through its stored events; 250 ms on PGlite, where only this
-     * process reads them while the turn runs: in a burst of 100 turns, writing each turn's events
-     * ten times less often took 4-17 % off the server's CPU per turn (bench/side-by-side.ts).
-     */
-    EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).optional(),
+    DEFAULT_AGENT: z.string().min(1).default('general').describe('agent for a message that names none (after the session’s agent and `X-Agent-Schema`)'),
+    AGENTS_DIR: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('operator’s folder of YAML agents, loaded after registered and built-in ones; a file that does not parse stops the start-up, naming it'),
+    HISTORY_TOKEN_BUDGET: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(8000)
+      .describe('most tokens of session history sent with a turn (within `CONTEXT_TOKEN_BUDGET`)'),
+    HISTORY_COMPRESS_CHARS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(400)
+      .describe(
+        'earlier answers longer than this reach agents that have the `search` tool as head + tail around `... [Message truncated - REM LOOKUP session-<id>-msg-<n> to recover full content] ...`; `0` = never',
+      ),
+    EPHEMERAL_TURN_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(60_000)
+      .describe(
+        'how long an ephemeral turn and its event log are kept after it ended (however it ended: completed, failed, cancelled or interrupted), so a client that subscribes late still gets the whole stream; the sweep (`SWEEP_INTERVAL_MS`) deletes it after that; `0` = deleted as soon as its stream ended',
+      ),
+    CONTEXT_TOKEN_BUDGET: z.coerce
+      .number()
+      .int()
+      .min(256)
+      .default(32_000)
+      .describe(
+        'most tokens of a whole model request (system prompt, tool specs, response format, memory, history, the message, room for `max_tokens`), counted with the model’s tokenizer',
+      ),
+    MEMORY_TOKEN_BUDGET: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1000)
+      .describe('tokens for the injected memory: the user’s profile entity and the session’s recent moments; `0` = none'),
+    EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).optional().meta({
+      description:
+        'longest time a turn event waits in memory before its batch is written (a turn’s last events are written with its outcome, at once); on PostgreSQL other server processes may follow a turn through its stored events, on PGlite only this one reads them while the turn runs, and fewer, larger writes cost the embedded database less in a burst of turns',
+      shownDefault: '`25` on PostgreSQL, `250` on PGlite',
+    }),
     DATABASE_URL: databaseSettings.in.shape.DATABASE_URL,
-    /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
-    APPROVAL_TTL_MS: z.coerce.number().int().min(0).default(0),
-    /** Decision applied to an expired approval. */
-    APPROVAL_DEFAULT_DECISION: z.enum(['reject', 'approve']).default('reject'),
-    /** How often expired approvals and orphaned turns are looked for. */
-    SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
-    /** How often a process marks the turn trees it holds alive; a tree silent for 3 beats (and at least 2 s) is taken over and its running turns interrupted. */
-    TURN_HEARTBEAT_MS: z.coerce.number().int().min(50).default(10_000),
-    /** Deepest chain of agents asking agents (ask_agent). */
-    MAX_AGENT_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
-    /** Most tool calls one model response may run (the rest are refused with a tool error). */
-    MAX_TOOL_CALLS_PER_RESPONSE: z.coerce.number().int().min(1).max(100).default(8),
-    /** Most child turns (ask_agent) one top-level turn may start, at any depth. */
-    MAX_CHILD_TURNS: z.coerce.number().int().min(0).max(1000).default(20),
+    APPROVAL_TTL_MS: z.coerce.number().int().min(0).default(0).describe('how long an approval waits before `APPROVAL_DEFAULT_DECISION` applies; `0` = never'),
+    APPROVAL_DEFAULT_DECISION: z.enum(['reject', 'approve']).default('reject').describe('decision for expired approvals'),
+    SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5000).describe('how often expired approvals and orphaned turns are looked for'),
+    TURN_HEARTBEAT_MS: z.coerce
+      .number()
+      .int()
+      .min(50)
+      .default(10_000)
+      .describe(
+        'a process marks the turn trees it holds alive this often; a tree silent for 3 beats (and at least 2 s) is taken over by another process, which interrupts its running turns (a tree whose holding process has ended is taken over at once, see [Agents](agents.md#crash-recovery))',
+      ),
+    MAX_AGENT_DEPTH: z.coerce.number().int().min(0).max(10).default(3).describe('deepest chain of agents asking agents (`ask_agent`)'),
+    MAX_TOOL_CALLS_PER_RESPONSE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(8)
+      .describe('most tool calls one model response may run; the rest get a tool error asking the model to call them next time'),
+    MAX_CHILD_TURNS: z.coerce.number().int().min(0).max(1000).default(20).describe('most child turns (`ask_agent`, at any depth) one top-level turn may start'),
   })
   .transform((e) => ({
     defaultAgent: e.DEFAULT_AGENT,

@@ -5,19 +5,27 @@ import { serverVariables } from './server.js';
 const authVariables = z.object({
   /** Where the server listens decides whether header identity is safe. */
   HOST: serverVariables.shape.HOST,
-  AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters for HS256').optional(),
-  AUTH_JWKS_URL: z.url().optional(),
-  AUTH_JWT_ISSUER: z.string().optional(),
-  AUTH_JWT_AUDIENCE: z.string().optional(),
-  AUTH_TENANT_CLAIM: z.string().default('tenant_id'),
-  AUTH_ADMIN_ROLE: z.string().default('admin'),
-  DEFAULT_TENANT: z.string().min(1).default('default'),
-  /** User of header-mode requests without X-User-Id; unset, such callers are anonymous (they read shared rows only). */
-  DEFAULT_USER: z.string().min(1).optional(),
-  /** Lets header identity (X-User-Id, X-Roles) serve on a non-loopback HOST; without it the server refuses to start there without JWT auth. */
-  ALLOW_HEADER_AUTH: bool.default(false),
-  /** Accept tokens without the AUTH_TENANT_CLAIM claim (their tenant is DEFAULT_TENANT); otherwise they are refused. */
-  AUTH_TENANT_OPTIONAL: bool.default(false),
+  AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters for HS256').optional().describe('HS256 secret (32+ characters); enables JWT auth'),
+  AUTH_JWKS_URL: z
+    .url()
+    .optional()
+    .describe('JWKS URL for asymmetric JWTs (`https://`, plain `http://` only on loopback); enables JWT auth (set this or the secret)'),
+  AUTH_JWT_ISSUER: z.string().optional().describe('required `iss` claim; must be set with `AUTH_JWKS_URL`'),
+  AUTH_JWT_AUDIENCE: z.string().optional().describe('required `aud` claim; must be set with `AUTH_JWKS_URL`'),
+  AUTH_TENANT_CLAIM: z.string().default('tenant_id').describe('JWT claim holding the tenant; a token without it is refused unless `AUTH_TENANT_OPTIONAL=true`'),
+  AUTH_ADMIN_ROLE: z.string().default('admin').describe('role (in the `roles` claim or the `scope` string) that grants admin'),
+  DEFAULT_TENANT: z.string().min(1).default('default').describe('tenant when a token or request names none'),
+  DEFAULT_USER: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'user id in header mode when no `X-User-Id` is sent; unset, such callers are anonymous: they read shared rows only (see [Security](security.md#anonymous-callers))',
+    ),
+  ALLOW_HEADER_AUTH: bool
+    .default(false)
+    .describe('let header identity (`X-User-Id`, `X-Roles`) serve on a non-loopback `HOST` (only behind a proxy that sets `X-User-Id` itself)'),
+  AUTH_TENANT_OPTIONAL: bool.default(false).describe('accept tokens without the tenant claim, in `DEFAULT_TENANT`; otherwise they are refused'),
 });
 
 type AuthVariables = z.output<typeof authVariables>;

@@ -15,10 +15,10 @@ import { workerSettings } from './workers.js';
 
 /**
  * Every setting remgraph reads, validated once at boot: one model per concern, each reading the
- * environment variables it needs and giving its typed section. The README's configuration table
- * documents the same names; keep them in step.
+ * environment variables it needs and giving its typed section. docs/configuration.md is printed
+ * from these models (`npm run docs:config`, src/config/reference.ts).
  */
-const sections = {
+export const configSections = {
   server: serverSettings,
   security: securitySettings,
   agents: agentSettings,
@@ -35,7 +35,7 @@ const sections = {
   workers: workerSettings,
 };
 
-const configModel = z.preprocess((env) => Object.fromEntries(Object.keys(sections).map((name) => [name, env])), z.object(sections));
+const configModel = z.preprocess((env) => Object.fromEntries(Object.keys(configSections).map((name) => [name, env])), z.object(configSections));
 
 export type Config = z.output<typeof configModel>;
 

@@ -9,9 +9,20 @@ export const databaseSettings = z
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
-      .optional(),
-    DATA_DIR: z.string().min(1).default('.data'),
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).optional(),
+      .optional()
+      .describe('PostgreSQL connection string (with the `vector` and `pg_trgm` extensions available); unset means the embedded PGlite database'),
+    DATA_DIR: z
+      .string()
+      .min(1)
+      .default('.data')
+      .describe(
+        'PGlite data directory, created with mode 0700 and used by one process at a time (`memory://` keeps nothing: a private temporary directory, removed at shutdown)',
+      ),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).optional().meta({
+      description:
+        'PostgreSQL connections per process, opened as needed and then kept open (plus one that holds its liveness lock); with `--workers`, the default shrinks so that every worker fits in what PostgreSQL accepts',
+      shownDefault: '`10` (less with many workers)',
+    }),
   })
   .transform((e) => ({
     url: e.DATABASE_URL,

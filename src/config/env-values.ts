@@ -15,7 +15,8 @@ export function json<T extends z.ZodType>(schema: T) {
         return z.NEVER;
       }
     })
-    .pipe(schema);
+    .pipe(schema)
+    .meta({ shownType: 'JSON' });
 }
 
 /** Another variable of the environment a loose model was given (a key named in a setting). */

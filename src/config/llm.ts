@@ -3,10 +3,11 @@ import { json, variable } from './env-values.js';
 
 /** The built-in `openai` provider; embeddings default to it too. */
 export const openaiVariables = z.object({
-  /** API key for the built-in `openai` provider; without it the default model is the offline `demo`. */
-  OPENAI_API_KEY: z.string().optional(),
-  /** Base URL of the `openai` provider (any OpenAI-compatible endpoint works). */
-  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .describe('key of the `openai` provider; without it (and without `LLM_DEFAULT_MODEL`) agents use the offline `demo` model'),
+  OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1').describe('endpoint of the `openai` provider (any OpenAI-compatible server)'),
 });
 
 const extraProviders = z
@@ -39,16 +40,29 @@ const extraProviders = z
 export const llmSettings = z
   .looseObject({
     ...openaiVariables.shape,
-    /** Model used when an agent or request names none: `provider:model`, a bare model (default provider) or `demo`. */
-    LLM_DEFAULT_MODEL: z.string().min(1).optional(),
-    /** Extra OpenAI-compatible endpoints as JSON: {"ollama": {"baseUrl": "...", "apiKey": null}, "openrouter": {"baseUrl": "...", "apiKeyEnv": "OPENROUTER_API_KEY"}}. */
-    LLM_PROVIDERS: json(extraProviders).optional(),
-    /** Longest wait for a model response to start, and between two streamed chunks. */
-    LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
-    /** Retries on 429, 5xx and connection failures, only before any output was streamed. */
-    LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
-    /** First retry delay; it doubles per attempt, with jitter, unless the provider sends retry-after. */
-    LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).default(500),
+    LLM_DEFAULT_MODEL: z.string().min(1).optional().meta({
+      description: 'model for agents and messages that name none (`provider:model`, a bare model of the default provider, or `demo`)',
+      shownDefault: '`openai:gpt-4.1-mini` with a key, else `demo`',
+    }),
+    LLM_PROVIDERS: json(extraProviders)
+      .optional()
+      .describe(
+        'more OpenAI-compatible endpoints as JSON, e.g. `{"ollama":{"baseUrl":"http://127.0.0.1:11434/v1"},"openrouter":{"baseUrl":"https://openrouter.ai/api/v1","apiKeyEnv":"OPENROUTER_API_KEY"}}` (`apiKey` holds a key itself, `apiKeyEnv` names the variable holding it)',
+      ),
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000).describe('longest wait for a model’s first or next chunk'),
+    LLM_MAX_RETRIES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(3)
+      .describe('retries on 408/429/5xx and connection failures, only before anything streamed'),
+    LLM_RETRY_BASE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(500)
+      .describe('first retry delay; it doubles per attempt (exponential backoff with jitter), unless the provider sends `retry-after`'),
   })
   .transform((e) => ({
     defaultModel: e.LLM_DEFAULT_MODEL ?? (e.OPENAI_API_KEY ? 'openai:gpt-4.1-mini' : 'demo'),

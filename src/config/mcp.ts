@@ -23,12 +23,16 @@ const mcpServers = z.record(z.string(), mcpServer);
  */
 export const mcpSettings = z
   .looseObject({
-    /** MCP servers whose tools agents may use (`server:` on a tool reference), as JSON: {"name": {"command": …} | {"url": …}}. */
-    MCP_SERVERS: json(z.unknown()).optional(),
-    /** A YAML file declaring MCP servers under `servers:` (same shape as MCP_SERVERS); `mcp.yaml` in the working directory is read when present. */
-    MCP_CONFIG: z.string().min(1).optional(),
-    /** Longest wait for an MCP tool call (a server may set its own `timeout_ms`). */
-    MCP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+    MCP_SERVERS: json(z.unknown())
+      .optional()
+      .describe(
+        'MCP servers agents take tools from (`server:` on a tool reference), as JSON: `{"weather":{"command":"node","args":["weather.js"],"env":{"KEY":"${WEATHER_KEY}"}},"search":{"url":"https://…/mcp","headers":{"Authorization":"Bearer ${SEARCH_TOKEN}"},"timeout_ms":10000}}` (`${NAME}` is read from the environment)',
+      ),
+    MCP_CONFIG: z.string().min(1).optional().meta({
+      description: 'YAML file with the same servers under `servers:`; a name in both uses `MCP_SERVERS`',
+      shownDefault: '`mcp.yaml` when present',
+    }),
+    MCP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000).describe('longest wait for an MCP tool call (per server: `timeout_ms`)'),
   })
   .transform((e, ctx) => {
     // Problems are named by where the servers were declared: the variable or the file.

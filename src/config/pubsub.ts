@@ -2,10 +2,10 @@ import { z } from 'zod';
 
 export const pubsubSettings = z
   .object({
-    /** Redis for pubsub between server instances; unset means in-process pubsub (one instance). */
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-      .optional(),
+      .optional()
+      .describe('Redis for pubsub between instances (turn streams, cancellation, approval and agent changes); unset means in-process'),
   })
   .transform((e) => ({ redisUrl: e.REDIS_URL }));

@@ -1,38 +1,53 @@
 import { z } from 'zod';
 
 export const securityVariables = z.object({
-  /** Browser origins allowed to call the API from another site (comma-separated, e.g. https://app.example.com); unset = none, same-origin only. */
   CORS_ORIGINS: z
     .string()
     .optional()
-    .transform((list, ctx) => originsFrom(list, (message) => ctx.addIssue({ code: 'custom', message }))),
-  /** Deepest selection set of an operation (fragments expanded). */
-  MAX_QUERY_DEPTH: z.coerce.number().int().min(1).max(100).default(12),
-  /** Highest cost of an operation: 1 per field, and a list field multiplies what it selects by 10 (graphEdges: by its `first`). */
-  MAX_QUERY_COST: z.coerce.number().int().min(1).default(50_000),
-  /** Most aliases in one operation. */
-  MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(20),
-  /** Most tokens (names, punctuation, values) in one operation document. */
-  MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(3000),
-  /** Most directives in one operation. */
-  MAX_QUERY_DIRECTIVES: z.coerce.number().int().min(0).default(30),
-  /** Most items of a list argument (nodes(ids:), remQuery LOOKUP keys, tags, ...). */
-  MAX_LIST_ARGUMENT: z.coerce.number().int().min(1).max(10_000).default(100),
-  /** Most times one mutation field may run in one request (aliased sendMessage, ...). */
-  MAX_SAME_MUTATION: z.coerce.number().int().min(1).max(1000).default(5),
-  /** Largest YAML document accepted (validateAgent, registerAgent, AGENTS_DIR files). */
-  MAX_YAML_BYTES: z.coerce.number().int().min(1024).default(65_536),
-  /** Turns one user may have running at once (across instances). */
-  MAX_CONCURRENT_TURNS_PER_USER: z.coerce.number().int().min(1).default(4),
-  /** Turns one user may start per minute (across instances). */
-  MAX_TURNS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
-  /** Websocket connections one user may hold open on one instance. */
-  MAX_WS_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).default(10),
-  /** Subscriptions one websocket connection may run at once. */
-  MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
+    .transform((list, ctx) => originsFrom(list, (message) => ctx.addIssue({ code: 'custom', message })))
+    .describe('other sites allowed to call the API from a browser, comma-separated origins (`https://app.example.com`); unset = same origin only'),
+  MAX_QUERY_DEPTH: z.coerce.number().int().min(1).max(100).default(12).describe('deepest selection of an operation (fragments expanded)'),
+  MAX_QUERY_COST: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50_000)
+    .describe('highest operation cost: 1 per field; a list field multiplies what it selects by 10 (`graphEdges` by its `first`)'),
+  MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(20).describe('most aliases in an operation'),
+  MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(3000).describe('most tokens (names, punctuation, values) in an operation document'),
+  MAX_QUERY_DIRECTIVES: z.coerce.number().int().min(0).default(30).describe('most directives in an operation'),
+  MAX_LIST_ARGUMENT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(100)
+    .describe('most items of any list in arguments or variables (`nodes(ids:)`, tags, edges, JSON values) and keys of one `LOOKUP`'),
+  MAX_SAME_MUTATION: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(5)
+    .describe('most times one mutation field may run in one request (aliased `sendMessage`, ...)'),
+  MAX_YAML_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(65_536)
+    .describe('largest YAML agent accepted by `validateAgent`, `registerAgent` and `AGENTS_DIR`'),
+  MAX_CONCURRENT_TURNS_PER_USER: z.coerce.number().int().min(1).default(4).describe('turns one user may have running at once, on all instances together'),
+  MAX_TURNS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('turns (ephemeral ones included) and extractions one user may start per minute, on all instances together'),
+  MAX_WS_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).default(10).describe('websocket connections one user may hold on one instance'),
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20).describe('operations one websocket connection may run at once'),
 });
 
-/** Limits on what one caller may send and run (README "Security"). */
+/** Limits on what one caller may send and run (docs/security.md). */
 export const securitySettings = securityVariables.transform((e) => ({
   corsOrigins: e.CORS_ORIGINS,
   operations: {

@@ -4,13 +4,18 @@ import { databaseSettings } from './database.js';
 import { pubsubSettings } from './pubsub.js';
 
 const workerVariables = z.object({
-  /** Server processes sharing the port (`serve --workers N` overrides it). */
   WORKERS: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of server processes, e.g. 2')
     .transform(Number)
     .pipe(z.number().min(1, 'must be at least 1').max(256, 'must be at most 256'))
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'server processes sharing the port (`serve --workers N` overrides it); more than one needs PostgreSQL and Redis (see [Operating](operating.md)); each has its own `DATABASE_POOL_SIZE` pool',
+      shownType: 'integer, 1–256',
+      shownDefault: 'one per core with `DATABASE_URL` and `REDIS_URL`, else `1`',
+    }),
   DATABASE_URL: databaseSettings.in.shape.DATABASE_URL,
   REDIS_URL: pubsubSettings.in.shape.REDIS_URL,
 });

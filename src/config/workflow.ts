@@ -3,11 +3,18 @@ import { z } from 'zod';
 /** Routing messages to agents, and the background jobs (dreaming, experiments, re-embeds). */
 export const workflowSettings = z
   .object({
-    /** routing.yaml: ordered rules choosing an agent per message; validated at start-up. */
-    ROUTING_FILE: z.string().min(1).optional(),
-    /** Agent (structured output {agent, reason}) that picks the active agent of sessions with routing on. */
-    ROUTING_CLASSIFIER_AGENT: z.string().min(1).default('router'),
-    /** Kinds of background job this process runs (comma-separated: dream, experiment, reembed, import); empty = none (an API-only instance). */
+    ROUTING_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        '`routing.yaml` with rules choosing an agent per message (see [Agents](agents.md#routing)); validated at start-up, an invalid file stops the server with line and column',
+      ),
+    ROUTING_CLASSIFIER_AGENT: z
+      .string()
+      .min(1)
+      .default('router')
+      .describe('structured agent (`{agent, reason}`) that picks the active agent of sessions created with `routing: true`'),
     JOB_KINDS: z
       .string()
       .default('dream,experiment,reembed,import')
@@ -17,19 +24,32 @@ export const workflowSettings = z
           .map((k) => k.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed', 'import']))),
-    /** How often each process looks for queued jobs (dreams, experiments, re-embeds) besides being told of new ones. */
-    JOB_POLL_MS: z.coerce.number().int().min(10).default(1000),
-    /** A running job's lease; its process renews it, and a job whose lease ran out is taken over. */
-    JOB_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
-    /** Jobs one process runs at once. */
-    JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
-    /** Attempts before a failing job is FAILED for good (retried with exponential backoff from 1 s). */
-    JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
-    /** How often every user's new conversation is dreamed over (consolidated into memory); 0 = only on demand. */
-    DREAM_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
-    /** Structured agent that turns a conversation into moments, entities and edges. */
-    DREAM_AGENT: z.string().min(1).default('dreaming'),
+      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed', 'import'])))
+      .meta({
+        description: 'background jobs this process runs, comma-separated (`dream`, `experiment`, `reembed`, `import`); empty makes an API-only instance',
+        shownType: 'list',
+      }),
+    JOB_POLL_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .default(1000)
+      .describe('how often a process looks for queued jobs (it also starts at once on jobs queued through itself)'),
+    JOB_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(30_000)
+      .describe('a running job’s lease, renewed by its process; a job whose lease ran out (its process died) is taken over'),
+    JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2).describe('jobs one process runs at once'),
+    JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3).describe('attempts before a failing job is FAILED (retried after 1 s, 2 s, …)'),
+    DREAM_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('how often every user’s new conversation is dreamed over; `0` = only on demand (`dream`)'),
+    DREAM_AGENT: z.string().min(1).default('dreaming').describe('structured agent that turns a conversation into moments, entities and edges'),
   })
   .transform((e) => ({
     routingFile: e.ROUTING_FILE,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,10 @@ import { readmeBlocks, type ReadmeBlock } from '../support/readme-blocks.js';
 import { backend } from '../support/server.js';
 
 // The README's walk-through, run as a newcomer would: every curl, SDK, CLI and GraphQL example of
-// README.md (its blocks are read here, so the two cannot drift; see test/support/readme-blocks.ts for
-// how a block is marked as not runnable) against one server started as `npm start` starts it, with
-// the default settings: no model provider (the demo model), no DEFAULT_USER, a fresh data directory.
+// README.md and then of every page in docs/, in name order (their blocks are read here, so the two
+// cannot drift; see test/support/readme-blocks.ts for how a block is marked as not runnable) against
+// one server started as `npm start` starts it, with the default settings: no model provider (the demo
+// model), no DEFAULT_USER, a fresh data directory.
 //
 // What is substituted, and nothing else:
 // - `127.0.0.1:4000` becomes the server's port (it listens on a free one), and REMGRAPH_URL, the
@@ -24,19 +25,26 @@ import { backend } from '../support/server.js';
 //   object with an `id` in a result is remembered under its field's name (`turn`, `session`, `job`,
 //   `dataset`, `experiment`, ...), and an argument `id` of a field takes the id remembered under the
 //   longest name the field starts with (`experimentProgress(id: "…")` → the latest `experiment`).
-//   So the examples run in README order, each building on the ones before it.
+//   So the examples run in that order, each building on the ones before it.
 // Shell blocks run with bash in a scratch directory holding the files the examples name
 // (`handbook.pdf`, `memory.jsonl`) next to the checkout's `examples/`, `bin/` and `node_modules/`, with `remgraph` on
 // PATH as after `npm link`, and the server's DATA_DIR (the newcomer's `.data/`) for CLI commands.
 // GraphQL blocks are sent as GraphiQL sends them, as `X-User-Id: local-user` (GraphiQL's prefill);
 // subscriptions over SSE, until they complete.
 // Each example must exit 0 and print something, and nothing it prints may carry GraphQL `errors`,
-// an OpenAI-shaped `error` or an `…Error` result; a GraphQL result the README shows as `# → {…}`
+// an OpenAI-shaped `error` or an `…Error` result; a GraphQL result a page shows as `# → {…}`
 // after an operation must match it.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
-/** Commands a shell example may run; anything else must be taught here or marked as skipped in the README. */
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+const blocks = pages.flatMap((page) => readmeBlocks(readFileSync(join(root, page), 'utf8'), page));
+/** Commands a shell example may run; anything else must be taught here or marked as skipped on its page. */
 const KNOWN_COMMANDS = /^(curl|remgraph|npx tsx|node bin\/remgraph\.js|echo [^|]+\| *remgraph)\s/;
 /** What a newcomer's shell has; the rest of this process's environment (test settings, keys) stays out. */
 const NEWCOMER_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'TERM'];
@@ -64,8 +72,8 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     await symlink(join(root, 'bin/remgraph.js'), join(shims, 'remgraph'));
     await writeFile(join(work, 'package.json'), '{ "type": "module", "private": true }\n');
     await writeFile(join(work, 'handbook.pdf'), pdfOf(['Expenses over 500 euros need approval from Sarah Chen', 'Trains are booked second class']));
-    // The README's "Bulk import" lines, as the file its examples import.
-    const jsonl = /### Bulk import[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))![1]!;
+    // The "Bulk import" lines of docs/rem.md, as the file its examples import.
+    const jsonl = /## Bulk import[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync(join(root, 'docs/rem.md'), 'utf8'))![1]!;
     await writeFile(join(work, 'memory.jsonl'), jsonl);
     newcomer = Object.fromEntries(NEWCOMER_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
     newcomer.PATH = `${shims}:${newcomer.PATH ?? ''}`;
@@ -88,14 +96,14 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
     const unknown = commands.filter((c) => !KNOWN_COMMANDS.test(c));
-    expect(unknown, `README line ${block.line}: commands this suite cannot run; teach it, or mark the block <!-- example: skip (why) -->`).toEqual([]);
+    expect(unknown, `${block.page} line ${block.line}: commands this suite cannot run; teach it, or mark the block <!-- example: skip (why) -->`).toEqual([]);
     const script = `set -e\n${withPort(block.code)}`;
     const env = { ...newcomer, REMGRAPH_URL: server.url, DATA_DIR: dataDir };
     return checkOutput(block, await exec('bash', ['-c', script], env));
   }
 
   async function runScript(block: ReadmeBlock) {
-    const file = join(work, `readme-line-${block.line}.${block.lang}`);
+    const file = join(work, `${block.page.replace(/\W+/g, '-')}-line-${block.line}.${block.lang}`);
     await writeFile(file, withPort(block.code));
     return checkOutput(block, await exec(process.execPath, ['--import', 'tsx', file], newcomer));
   }
@@ -113,7 +121,7 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
   }
 
   function checkOutput(block: ReadmeBlock, { code, stdout, stderr }: { code: number | null; stdout: string; stderr: string }) {
-    const context = `README line ${block.line}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
+    const context = `${block.page} line ${block.line}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
     expect(code, context).toBe(0);
     expect(stdout.trim(), context).not.toBe('');
     expect(stdout, context).not.toMatch(/"errors":\s*\[\s*\{/);
@@ -134,14 +142,15 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
         signal: AbortSignal.timeout(EXAMPLE_TIMEOUT_MS),
       });
       const text = await res.text();
-      const context = `README line ${block.line}, ${query}\n--- HTTP ${res.status}\n${text}`;
+      const context = `${block.page} line ${block.line}, ${query}\n--- HTTP ${res.status}\n${text}`;
       expect(res.status, context).toBe(200);
       const results = subscription ? sseResults(text) : [JSON.parse(text) as unknown];
       expect(results.length, context).toBeGreaterThan(0);
       expect(results.flatMap(problems), context).toEqual([]);
       for (const result of results) remember(result);
       const shown = expectedAfter(block.code, operation);
-      if (shown) expect(Object.values((results.at(-1) as { data: object }).data)[0], `README line ${block.line}: the result it shows`).toMatchObject(shown);
+      if (shown)
+        expect(Object.values((results.at(-1) as { data: object }).data)[0], `${block.page} line ${block.line}: the result it shows`).toMatchObject(shown);
     }
   }
 
@@ -185,7 +194,7 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
   }
 
   for (const block of blocks) {
-    const title = `line ${block.line} (${block.lang}): ${block.code
+    const title = `${block.page} line ${block.line} (${block.lang}): ${block.code
       .split('\n')
       .find((l) => l.trim() && !l.startsWith('#'))
       ?.slice(0, 70)}`;
@@ -195,7 +204,7 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     }
     const run = { shell: runShell, script: runScript, graphql: runGraphql }[block.kind];
     if (block.serverStopped) {
-      // The data directory has one owner: the example runs between a stop and a start, as the README says.
+      // The data directory has one owner: the example runs between a stop and a start, as the page says.
       it(
         `${title} [server stopped: ${block.serverStopped}]`,
         async () => {

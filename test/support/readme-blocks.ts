@@ -1,5 +1,6 @@
 /**
- * The README's fenced code blocks, for the suite that runs them (test/integration/readme-examples.test.ts).
+ * The fenced code blocks of the README and of every page in docs/, for the suite that runs them
+ * (test/integration/readme-examples.test.ts).
  *
  * Convention: every block in a runnable language (`sh`/`bash`, `ts`/`js`, `graphql`) is an example
  * the suite runs as written. A block that cannot run against a fresh `npm start` (it installs, starts
@@ -17,6 +18,8 @@
  * GraphiQL's tabs.
  */
 export interface ReadmeBlock {
+  /** The page it is on, from the checkout's root: `README.md`, `docs/rem.md`. */
+  page: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: string;
@@ -34,8 +37,8 @@ const KINDS: Record<string, ReadmeBlock['kind']> = { sh: 'shell', bash: 'shell',
 const FENCE = /^(\s*)```(\S*)\s*$/;
 const MARKER = /^\s*<!--\s*example:(.*?)-->\s*$/;
 
-/** The README's runnable blocks in order; throws on a marker that is malformed or not right before a block. */
-export function readmeBlocks(markdown: string): ReadmeBlock[] {
+/** A page's runnable blocks in order; throws on a marker that is malformed or not right before a block. */
+export function readmeBlocks(markdown: string, page: string): ReadmeBlock[] {
   const lines = markdown.split('\n');
   const blocks: ReadmeBlock[] = [];
   let marker: { line: number; text: string } | undefined;
@@ -47,7 +50,7 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     }
     const open = FENCE.exec(lines[i]!);
     if (!open) {
-      if (marker && lines[i]!.trim()) throw new Error(`README line ${marker.line}: an example marker must come right before a code block`);
+      if (marker && lines[i]!.trim()) throw new Error(`${page} line ${marker.line}: an example marker must come right before a code block`);
       continue;
     }
     const [, indent, lang] = open;
@@ -60,8 +63,8 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     if (marker) {
       const [, what, reason] = /^(skip|server stopped) \((.+)\)$/.exec(marker.text) ?? [];
       if (!reason)
-        throw new Error(`README line ${marker.line}: expected <!-- example: skip (why) --> or <!-- example: server stopped (why) -->, found "${marker.text}"`);
-      if (!kind) throw new Error(`README line ${marker.line}: ${lang || 'unlabelled'} blocks are never run, so they need no marker`);
+        throw new Error(`${page} line ${marker.line}: expected <!-- example: skip (why) --> or <!-- example: server stopped (why) -->, found "${marker.text}"`);
+      if (!kind) throw new Error(`${page} line ${marker.line}: ${lang || 'unlabelled'} blocks are never run, so they need no marker`);
       if (what === 'skip') skip = reason;
       else serverStopped = reason;
       marker = undefined;
@@ -69,7 +72,7 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     if (!kind) continue;
     const next = lines.slice(i + 1).find((l) => l.trim());
     const variables = next && /^Variables: `(.+)`$/.exec(next.trim())?.[1];
-    blocks.push({ line: start + 1, lang: lang!, kind, code: body.join('\n'), skip, serverStopped, variables: variables || undefined });
+    blocks.push({ page, line: start + 1, lang: lang!, kind, code: body.join('\n'), skip, serverStopped, variables: variables || undefined });
   }
   return blocks;
 }

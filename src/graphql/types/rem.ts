@@ -11,6 +11,7 @@ import { memoryWhere } from '../../rem/memory/list-filter.js';
 import { reembed, type ReembedResult } from '../../rem/memory/reembed.js';
 import { upsertEntity, upsertMoment, upsertResource } from '../../rem/memory/upsert.js';
 import { normalizeKey } from '../../rem/keys.js';
+import { REM_DIALECT } from '../../rem/dialect.js';
 import { REM_MODES } from '../../rem/parser.js';
 import type { RemHit, RemResult } from '../../rem/service.js';
 import { builder } from '../builder.js';
@@ -179,9 +180,7 @@ const RemResultRef = builder.objectRef<RemResult>('RemResult').implement({
 builder.queryFields((t) => ({
   remQuery: t.field({
     type: RemResultRef,
-    description:
-      'Runs a REM query: LOOKUP "key", FUZZY "text" THRESHOLD x, SEARCH "text" FROM table WHERE tags CONTAINS \'x\' AND type = \'y\' AND metadata.k = \'v\' AND created_at > \'2026-01-01\', TRAVERSE FROM "key" TYPE "rel" DEPTH n, or SQL SELECT ... ' +
-      'Errors: QUERY_SYNTAX (with position), FORBIDDEN (refused SQL), VALIDATION_FAILED.',
+    description: `${REM_DIALECT} Errors: QUERY_SYNTAX (with position), FORBIDDEN (refused SQL), LIMIT_EXCEEDED (SQL past its time limit), VALIDATION_FAILED.`,
     args: { query: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.rem.query(ctx.viewer, args.query),
   }),

@@ -9,6 +9,7 @@ import type { TurnEventsDeps } from '../../events/turn-events.js';
 import { encodeGlobalID } from '../../http/global-ids.js';
 import type { Logger } from '../../logger.js';
 import type { IngestFileInput, IngestFileResult } from '../../rem/ingest/ingest-file.js';
+import { REM_DIALECT } from '../../rem/dialect.js';
 import { normalizeKey } from '../../rem/keys.js';
 import { REM_TABLES } from '../../rem/parser.js';
 import { saveMemory, type SaveMemoryInput } from '../../rem/save-memory.js';
@@ -43,8 +44,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
   server.registerTool(
     'rem_query',
     {
-      description:
-        'Run one REM query: LOOKUP "key", FUZZY "text" THRESHOLD 0.5 LIMIT 10, SEARCH "text" FROM entities|resources|moments WHERE tags CONTAINS \'x\' AND type = \'y\' AND metadata.k = \'v\' AND created_at > \'2026-01-01\' LIMIT 10, TRAVERSE FROM "key" TYPE "rel" DEPTH 2, or SQL SELECT … (read-only).',
+      description: REM_DIALECT,
       inputSchema: { query: z.string().min(1).max(4000).describe('e.g. LOOKUP "sarah-chen"') },
     },
     tool(async ({ query }: { query: string }) => remResultForModel(await deps.rem.query(ctx, query))),

@@ -1,6 +1,7 @@
 import type { Source } from '../../events/agent-event.js';
 import { isAppError } from '../../errors.js';
 import type { ToolDefinition } from '../tool.js';
+import { REM_DIALECT } from '../../rem/dialect.js';
 import type { RemHit, RemResult, RemService } from '../../rem/service.js';
 
 interface SearchArgs {
@@ -18,14 +19,7 @@ const CONTENT = 4000;
 export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
   return {
     name: 'search',
-    description:
-      'Query memory with the REM dialect. LOOKUP "key" (exact kebab-case keys, several separated by commas; ' +
-      'LOOKUP "session-<id>-msg-<n>" returns a full stored message), FUZZY "text" THRESHOLD 0.5 LIMIT 10 (typos, partial names), ' +
-      "SEARCH \"text\" FROM entities|resources|moments WHERE tags CONTAINS 'x' AND type = 'y' AND metadata.k = 'v' AND created_at > '2026-01-01' LIMIT 10 " +
-      '(similar content; WHERE optional: tags CONTAINS ANY|ALL (...), updated_at, >=, <, <=; PDF chunks give their page), ' +
-      'TRAVERSE FROM "key" TYPE "rel" DEPTH 2 (related entities), ' +
-      'SQL SELECT ... (one read-only SELECT over resources, entities, moments, kv_store, embeddings; no recursive CTEs; ' +
-      'time, rows and bytes are capped, so filter and LIMIT).',
+    description: REM_DIALECT,
     parameters: {
       type: 'object',
       properties: {

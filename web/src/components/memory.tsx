@@ -1,4 +1,6 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { REM_DIALECT_MODES } from '../../../src/rem/dialect.js';
 import { request } from '../api.js';
 import { WebEntityDocument, WebRemQueryDocument, type WebEntityQuery, type WebRemQueryQuery } from '../generated/graphql.js';
 
@@ -48,8 +50,12 @@ export function MemoryPanel({ query: requested }: { query: string | null }) {
         <button type="submit">Run</button>
       </form>
       <p class="hint">
-        <code>LOOKUP "key"</code> · <code>FUZZY "text"</code> · <code>SEARCH "text" LIMIT 5</code> · <code>TRAVERSE FROM "key" DEPTH 2</code> ·{' '}
-        <code>SQL SELECT …</code>
+        {Object.values(REM_DIALECT_MODES).map((mode, i) => (
+          <Fragment key={mode.example}>
+            {i > 0 && ' · '}
+            <code title={mode.use}>{mode.example}</code>
+          </Fragment>
+        ))}
       </p>
       {error && <div class="error">{error}</div>}
       {result && (
