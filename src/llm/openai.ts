@@ -146,7 +146,9 @@ class OpenAIChatModel implements ChatModel {
             const chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
             // An error event inside a 200 stream, as the SDK reports it.
             if (chunk.error) throw new APIError(undefined, chunk.error as object, undefined, response.headers);
-            if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+            // Groq reports usage under `x_groq` on the last chunk.
+            const reported = chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
+            if (reported) usage = { inputTokens: reported.prompt_tokens ?? 0, outputTokens: reported.completion_tokens ?? 0 };
             const choice = chunk.choices?.[0];
             if (!choice) continue;
             for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
