@@ -585,7 +585,7 @@ describe('provider conformance: errors and retries', () => {
     expect((error as ModelError).message).toContain('Overloaded');
   });
 
-  it.each([
+  it.each<{ provider: string; status: number; headers: Record<string, string>; waits: number }>([
     { provider: 'OpenAI', status: 429, headers: { 'retry-after-ms': '120', 'x-ratelimit-remaining-requests': '0' }, waits: 110 },
     { provider: 'Azure OpenAI', status: 429, headers: { 'retry-after-ms': '120', 'retry-after': '1' }, waits: 110 },
     { provider: 'Anthropic (OpenAI compatibility)', status: 529, headers: {}, waits: 0 },
