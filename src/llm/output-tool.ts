@@ -9,7 +9,7 @@ import type { ChatStreamPart, FinishReason, ResponseFormat, ToolCall } from './c
  */
 export type StructuredOutputMode = 'json_schema' | 'tool';
 
-export const OUTPUT_TOOL = 'final_result';
+const OUTPUT_TOOL = 'final_result';
 
 /** Endpoints (base URL and model) that refused json_schema in this process: they get the output tool from then on. */
 const refusedJsonSchema = new Set<string>();
