@@ -22,6 +22,12 @@ const extraProviders = z
         .string()
         .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
         .optional(),
+      /**
+       * How structured output is asked for: "json_schema" (the default: response_format, and the
+       * output tool for a model that refuses it, from its first refusal on) or "tool" (always the
+       * `final_result` tool, forced with tool_choice, for servers without json_schema).
+       */
+      structuredOutput: z.enum(['json_schema', 'tool']).optional(),
     }),
   )
   .superRefine((providers, ctx) => {
@@ -47,7 +53,7 @@ export const llmSettings = z
     LLM_PROVIDERS: json(extraProviders)
       .optional()
       .describe(
-        'more OpenAI-compatible endpoints as JSON, e.g. `{"ollama":{"baseUrl":"http://127.0.0.1:11434/v1"},"openrouter":{"baseUrl":"https://openrouter.ai/api/v1","apiKeyEnv":"OPENROUTER_API_KEY"}}` (`apiKey` holds a key itself, `apiKeyEnv` names the variable holding it)',
+        'more OpenAI-compatible endpoints as JSON, e.g. `{"ollama":{"baseUrl":"http://127.0.0.1:11434/v1"},"openrouter":{"baseUrl":"https://openrouter.ai/api/v1","apiKeyEnv":"OPENROUTER_API_KEY"}}` (`apiKey` holds a key itself, `apiKeyEnv` names the variable holding it; `"structuredOutput": "tool"` gives structured output through a forced `final_result` tool call, for a server without `response_format: json_schema`)',
       ),
     LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000).describe('longest wait for a model’s first or next chunk'),
     LLM_MAX_RETRIES: z.coerce
@@ -73,12 +79,24 @@ export const llmSettings = z
       ['openai', provider(e.OPENAI_BASE_URL, e.OPENAI_API_KEY ?? null, 'OPENAI_API_KEY')],
       ...Object.entries(e.LLM_PROVIDERS ?? {}).map(
         ([name, p]) =>
-          [name, p.apiKeyEnv ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv) : provider(p.baseUrl, p.apiKey ?? null)] as const,
+          [
+            name,
+            p.apiKeyEnv
+              ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv, p.structuredOutput)
+              : provider(p.baseUrl, p.apiKey ?? null, undefined, p.structuredOutput),
+          ] as const,
       ),
     ]),
   }));
 
 /** One OpenAI-compatible endpoint. `apiKeyEnv` is set when a key is required (null `apiKey` = not configured). */
-function provider(baseUrl: string, apiKey: string | null, apiKeyEnv?: string) {
-  return apiKeyEnv ? { baseUrl, apiKey, apiKeyEnv } : { baseUrl, apiKey };
+function provider(baseUrl: string, apiKey: string | null, apiKeyEnv?: string, structuredOutput?: 'json_schema' | 'tool'): ProviderSettings {
+  return { baseUrl, apiKey, ...(apiKeyEnv ? { apiKeyEnv } : {}), ...(structuredOutput ? { structuredOutput } : {}) };
+}
+
+interface ProviderSettings {
+  baseUrl: string;
+  apiKey: string | null;
+  apiKeyEnv?: string;
+  structuredOutput?: 'json_schema' | 'tool';
 }

@@ -9,6 +9,12 @@ export interface ToolCall {
   name: string;
   /** Raw JSON text exactly as the model sent it; it may be invalid JSON. */
   arguments: string;
+  /**
+   * Provider data that came with the call and must go back with it, as sent (Gemini's
+   * `extra_content.google.thought_signature`, without which Gemini 3 refuses the next request).
+   * Part of the call, so it lives in the checkpoint across a pause.
+   */
+  extraContent?: Record<string, unknown>;
 }
 
 export type ChatMessage =
@@ -57,7 +63,10 @@ export interface Usage {
 }
 
 export type ChatStreamPart =
-  /** The request body exactly as sent to the provider, once, before anything else (network models only). */
+  /**
+   * The request body exactly as sent to the provider, before anything else (network models only);
+   * again if the model resends a changed body (structured output switched to the output tool).
+   */
   | { type: 'request'; body: string }
   | { type: 'text-delta'; delta: string }
   /** The model's visible reasoning (`reasoning_content` / `reasoning` deltas of compatible servers). */

@@ -3,6 +3,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
@@ -17,6 +18,7 @@ import {
   type ToolCall,
   type Usage,
 } from './chat-model.js';
+import { outputToolParts, refusedBefore, refusesJsonSchema, rememberRefusal, withOutputTool, type StructuredOutputMode } from './output-tool.js';
 import { SseDecoder } from './sse.js';
 import { Watchdog } from './watchdog.js';
 
@@ -34,6 +36,11 @@ export interface OpenAIModelOptions {
   /** Retries after the first attempt, only while nothing has been streamed to the caller. */
   maxRetries: number;
   retryBaseMs: number;
+  /**
+   * How a json_schema response format is asked for: `json_schema` (the default) switches to `tool`
+   * by itself after the provider refuses it, for this base URL and model, until the process ends.
+   */
+  structuredOutput?: StructuredOutputMode;
 }
 
 /** Tells the SDK that a string body is JSON already. */
@@ -79,7 +86,24 @@ class OpenAIChatModel implements ChatModel {
       defaultHeaders: options.apiKey === null ? { Authorization: null } : undefined,
       timeout: options.timeoutMs,
       maxRetries: 0,
+      fetch: fetchWithObjectErrors,
     });
+  }
+
+  /** Where a refusal of json_schema is remembered: the same model name elsewhere may support it. */
+  private get endpoint(): string {
+    return `${this.options.baseUrl} ${this.model}`;
+  }
+
+  private usesOutputTool(request: ChatRequest): boolean {
+    return request.responseFormat?.type === 'json_schema' && (this.options.structuredOutput === 'tool' || refusedBefore(this.endpoint));
+  }
+
+  /** Serialised once per shape: these are the bytes the provider receives (the SDK sends a string as it is). */
+  private serialize(request: ChatRequest, outputTool: boolean): string {
+    const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
+    const format = request.responseFormat;
+    return JSON.stringify(outputTool && format?.type === 'json_schema' ? withOutputTool(body, format) : body);
   }
 
   /**
@@ -87,10 +111,9 @@ class OpenAIChatModel implements ChatModel {
    * layer on its way to the caller. Retries happen only while nothing has been yielded.
    */
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
     const { signal } = request;
-    // Serialised once: these are the bytes the provider receives (the SDK sends a string as it is).
-    const serialized = JSON.stringify(body);
+    let outputTool = this.usesOutputTool(request);
+    let serialized = this.serialize(request, outputTool);
     yield { type: 'request', body: serialized };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
@@ -111,6 +134,8 @@ class OpenAIChatModel implements ChatModel {
         let finish: string | null = null;
         let usage: Usage | null = null;
         let ended = false;
+        // The output tool's reply is only known once complete: text beside it is not the answer.
+        let held = '';
         const reader = response.body.getReader();
         watchdog.arm();
         // The watchdog's abort (the caller's, a stall, or a consumer that stopped) ends the read.
@@ -121,7 +146,9 @@ class OpenAIChatModel implements ChatModel {
             const chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
             // An error event inside a 200 stream, as the SDK reports it.
             if (chunk.error) throw new APIError(undefined, chunk.error as object, undefined, response.headers);
-            if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+            // Groq reports usage under `x_groq` on the last chunk.
+            const reported = chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
+            if (reported) usage = { inputTokens: reported.prompt_tokens ?? 0, outputTokens: reported.completion_tokens ?? 0 };
             const choice = chunk.choices?.[0];
             if (!choice) continue;
             for (const delta of choice.delta?.tool_calls ?? []) calls.add(delta);
@@ -132,7 +159,9 @@ class OpenAIChatModel implements ChatModel {
               yielded = true;
               yield { type: 'reasoning-delta', delta: reasoning };
             }
-            if (choice.delta?.content) {
+            if (choice.delta?.content && outputTool) {
+              held += choice.delta.content;
+            } else if (choice.delta?.content) {
               // A slow consumer must not count against the provider's time.
               watchdog.pause();
               yielded = true;
@@ -148,14 +177,30 @@ class OpenAIChatModel implements ChatModel {
         if (finish === null) throw new StreamIncomplete();
         const complete = calls.complete();
         yielded = true;
+        const reason = finishReason(finish, complete.length > 0);
+        if (outputTool) {
+          const answer = outputToolParts(held, complete, reason);
+          yield* answer.parts;
+          yield { type: 'finish', reason: answer.reason, usage };
+          return;
+        }
         for (const call of complete) yield { type: 'tool-call', call };
-        yield { type: 'finish', reason: finishReason(finish, complete.length > 0), usage };
+        yield { type: 'finish', reason, usage };
         return;
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
         failure = describeFailure(watchdog.fired ? new TimedOut() : error);
       } finally {
         watchdog.dispose(drained);
+      }
+      if (!yielded && !outputTool && request.responseFormat?.type === 'json_schema' && refusesJsonSchema(failure.status, failure.message)) {
+        rememberRefusal(this.endpoint);
+        outputTool = true;
+        serialized = this.serialize(request, true);
+        yield { type: 'request', body: serialized };
+        // The same request in another shape: not a retry.
+        attempt = 0;
+        continue;
       }
       const delay = this.retryDelay(attempt, failure);
       // Text already handed to the caller cannot be taken back, so a retry would duplicate it.
@@ -286,6 +331,9 @@ class ToolCallAssembler {
     if (delta.id && !call.id) call.id = delta.id;
     if (delta.function?.name && !call.name) call.name = delta.function.name;
     if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    // Gemini sends it with the call, or alone in a later delta of the same call.
+    const extra = (delta as { extra_content?: unknown }).extra_content;
+    if (isRecord(extra)) call.extraContent = merged(call.extraContent ?? {}, extra);
     this.calls.set(index, call);
   }
 
@@ -354,8 +402,50 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
       return {
         role: 'assistant',
         content: message.content,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: calls.map((c): WireToolCall => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+          ...(c.extraContent ? { extra_content: c.extraContent } : {}),
+        })),
       };
     }
   }
+}
+
+/** A tool call as sent back, with the provider data that came with it. */
+type WireToolCall = ChatCompletionMessageFunctionToolCall & { extra_content?: Record<string, unknown> };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `into` with `more` merged in, nested objects key by key. */
+function merged(into: Record<string, unknown>, more: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...into };
+  for (const [key, value] of Object.entries(more)) {
+    const current = out[key];
+    out[key] = isRecord(current) && isRecord(value) ? merged(current, value) : value;
+  }
+  return out;
+}
+
+/**
+ * fetch, with an error body that is a JSON array (Gemini's OpenAI layer answers `[{"error": …}]`)
+ * unwrapped to its object, the only shape the SDK reads a provider's message from.
+ */
+async function fetchWithObjectErrors(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.ok || !response.headers.get('content-type')?.includes('json')) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  if (!(Array.isArray(body) && body.length === 1 && isRecord(body[0]))) return new Response(text, response);
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body[0]), { status: response.status, statusText: response.statusText, headers });
 }

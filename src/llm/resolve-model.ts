@@ -54,6 +54,7 @@ export function createModelResolver(settings: ModelSettings, options: { demo?: D
         timeoutMs: settings.timeoutMs,
         maxRetries: settings.maxRetries,
         retryBaseMs: settings.retryBaseMs,
+        structuredOutput: config.structuredOutput,
       });
     }
     // Every model call is a span while tracing is on.

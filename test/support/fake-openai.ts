@@ -92,11 +92,23 @@ export interface ErrorScript {
   error?: ScriptedError;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** A body in the provider's own shape instead of OpenAI's `{error}` (Gemini answers `[{error}]`). */
+  body?: unknown;
+}
+
+/**
+ * A provider's stream replayed as it is: each object is sent as one `data: <json>` event, each
+ * string verbatim (comment lines, `data:` without a space, CRLF line ends, `data: [DONE]`).
+ * Nothing is added: no `[DONE]`, no usage chunk, whatever the request asked for.
+ */
+export interface RawStreamScript {
+  stream: (Record<string, unknown> | string)[];
+  headers?: Record<string, string>;
 }
 
 export type DynamicScript = (request: RecordedRequest) => Script | Promise<Script>;
 
-export type Script = TextScript | ToolCallScript | JsonScript | ErrorScript | DynamicScript;
+export type Script = TextScript | ToolCallScript | JsonScript | ErrorScript | RawStreamScript | DynamicScript;
 
 export interface RecordedRequest {
   method: string;
@@ -300,6 +312,7 @@ export class FakeOpenAI {
     }
     const script = await resolveScript(next, request);
     if (isErrorScript(script)) return sendScriptedError(res, script);
+    if ('stream' in script) return replayStream(res, script);
 
     const reply = buildReply(script, this.responseCount, body);
     const signal = closeSignal(res);
@@ -393,7 +406,7 @@ function isErrorScript(script: StaticScript): script is ErrorScript {
   return 'status' in script;
 }
 
-function buildReply(script: TextScript | ToolCallScript | JsonScript, sequence: number, body: any): Reply {
+function buildReply(script: Exclude<StaticScript, ErrorScript | RawStreamScript>, sequence: number, body: any): Reply {
   const contentChunks = contentChunksOf(script);
   const toolCalls =
     'toolCalls' in script
@@ -494,6 +507,12 @@ async function streamReply(res: ServerResponse, reply: Reply, includeUsage: bool
   }
   if (Number.isFinite(stallAt)) return holdOpen(signal);
   res.end('data: [DONE]\n\n');
+}
+
+function replayStream(res: ServerResponse, script: RawStreamScript): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...script.headers });
+  for (const event of script.stream) res.write(typeof event === 'string' ? event : `data: ${JSON.stringify(event)}\n\n`);
+  res.end();
 }
 
 async function sendCompletion(res: ServerResponse, reply: Reply, signal: AbortSignal): Promise<void> {
@@ -664,6 +683,7 @@ function sendError(res: ServerResponse, status: number, error: ScriptedError, he
 
 async function sendScriptedError(res: ServerResponse, script: ErrorScript): Promise<void> {
   if (!(await pause(script.delayMs, closeSignal(res)))) return;
+  if (script.body !== undefined) return sendJson(res, script.status, script.body, script.headers);
   sendError(res, script.status, script.error ?? { message: `fake-openai scripted error ${script.status}` }, script.headers);
 }
 

@@ -127,4 +127,24 @@ describe('model resolver', () => {
     expect(fake.chatRequests[0]!.body.model).toBe('llama3.1:8b');
     expect(fake.chatRequests[0]!.headers.authorization).toBeUndefined();
   });
+
+  it('gives a provider with "structuredOutput": "tool" structured output through the final_result tool', async () => {
+    const llm = settings({ LLM_PROVIDERS: JSON.stringify({ old: { baseUrl: fake.url, apiKey: null, structuredOutput: 'tool' } }) });
+    expect(llm.providers.old).toEqual({ baseUrl: fake.url, apiKey: null, structuredOutput: 'tool' });
+    expect(thrown(() => settings({ LLM_PROVIDERS: JSON.stringify({ old: { baseUrl: fake.url, structuredOutput: 'xml' } }) })).message).toContain(
+      'LLM_PROVIDERS.old.structuredOutput',
+    );
+
+    fake.reset();
+    fake.enqueue({ toolCalls: [{ name: 'final_result', arguments: { ok: true } }] });
+    const format = { type: 'json_schema' as const, json_schema: { name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } };
+    let text = '';
+    for await (const part of createModelResolver(llm)
+      .resolve('old:any')
+      .stream({ messages: [{ role: 'user', content: 'ok?' }], responseFormat: format })) {
+      if (part.type === 'text-delta') text += part.delta;
+    }
+    expect(text).toBe('{"ok":true}');
+    expect(fake.chatRequests[0]!.body.tool_choice).toEqual({ type: 'function', function: { name: 'final_result' } });
+  });
 });
