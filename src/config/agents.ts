@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { databaseSettings } from './database.js';
 
 /** Running agents: which one answers, how much context a turn gets, and the turn engine's limits. */
 export const agentSettings = z
@@ -18,15 +17,6 @@ export const agentSettings = z
     CONTEXT_TOKEN_BUDGET: z.coerce.number().int().min(256).default(32_000),
     /** Tokens for the injected memory (the user's profile entity and the session's recent moments); 0 = none. */
     MEMORY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(1000),
-    /**
-     * Longest time turn events wait in memory before being written (batching window); a turn's
-     * last events are written with its outcome, at once. 25 ms on PostgreSQL, where other server
-     * processes may follow a turn through its stored events; 250 ms on PGlite, where only this
-     * process reads them while the turn runs: in a burst of 100 turns, writing each turn's events
-     * ten times less often took 4-17 % off the server's CPU per turn (bench/side-by-side.ts).
-     */
-    EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).optional(),
-    DATABASE_URL: databaseSettings.in.shape.DATABASE_URL,
     /** How long an approval waits before APPROVAL_DEFAULT_DECISION applies; 0 = forever. */
     APPROVAL_TTL_MS: z.coerce.number().int().min(0).default(0),
     /** Decision applied to an expired approval. */
@@ -50,7 +40,6 @@ export const agentSettings = z
     ephemeralRetentionMs: e.EPHEMERAL_TURN_RETENTION_MS,
     contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
     memoryTokenBudget: e.MEMORY_TOKEN_BUDGET,
-    eventFlushMs: e.EVENT_FLUSH_MS ?? (e.DATABASE_URL ? 25 : 250),
     approvalTtlMs: e.APPROVAL_TTL_MS,
     approvalDefault: e.APPROVAL_DEFAULT_DECISION,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
