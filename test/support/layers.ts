@@ -67,7 +67,7 @@ export function ranks(layers: readonly Floor[]): Map<string, number> {
 }
 
 /** The layer list as docs/layout.md shows it: one line per node, its floor's number on the first of the floor. */
-export function printLayers(root: string, layers: readonly Floor[]): string {
+function printLayers(root: string, layers: readonly Floor[]): string {
   const width = Math.max(...layers.flatMap((floor) => Object.keys(floor).map((name) => root.length + name.length))) + 2;
   return layers
     .flatMap((floor, rank) =>
