@@ -31,6 +31,17 @@ export default tseslint.config(
     },
   },
   {
+    // A cast to never silences every type check of what it casts: map inputs with types the compiler checks.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSAsExpression > TSNeverKeyword', message: 'No `as never`: give the value a type the target accepts (map it field by field if need be).' },
+        { selector: 'TSAsExpression > TSArrayType > TSNeverKeyword', message: 'No `as never[]`: give the value a type the target accepts.' },
+      ],
+    },
+  },
+  {
     // Tests and benches reach into loosely typed results (GraphQL payloads, fake-model bodies).
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -165,7 +165,7 @@ async function createServices(
     agentFiles,
   );
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const hub = new EventHub({ prisma: db.prisma, sql: db.sql, flushIntervalMs: config.agents.eventFlushMs, relay, logger });
+  const hub = new EventHub({ prisma: db.prisma, sql: db.sql, eventFlushMs: config.database.eventFlushMs, relay, logger });
   const engine = {
     prisma: db.prisma,
     sql: db.sql,

@@ -7,7 +7,6 @@ import { ownedBy, requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Agent, Prisma, PrismaClient } from '../db/generated/client.js';
 import { isUniqueViolation } from '../db/sql-state.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import type { RemPubSub } from '../events/pubsub.js';
 import type { Logger } from '../logger.js';
 import { agentContentHash, defaultAudience, parseAgentYaml, type AgentAudience, type AgentKind, type AgentSpec, type ToolRef } from './spec.js';
 
@@ -27,9 +26,21 @@ export interface ResolvedAgent {
   contentHash: string;
 }
 
+/** A registered agent changed in a tenant: every process drops its cached copies of it. */
+export interface AgentChange {
+  tenantId: string;
+  name: string;
+}
+
+/** The channel that carries agent changes to every process (the pubsub's 'agents:changed' topic). */
+interface AgentChanges {
+  publish(topic: 'agents:changed', change: AgentChange): void;
+  subscribe(topic: 'agents:changed'): AsyncIterable<AgentChange>;
+}
+
 export interface AgentRegistryDeps {
   prisma: PrismaClient;
-  pubsub: RemPubSub;
+  pubsub: AgentChanges;
   logger: Logger;
   /** Tells whether a tool reference can be served (a local tool, or a configured MCP server), so agents cannot declare tools the runtime lacks. */
   toolExists: (ref: ToolRef) => boolean;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { databaseSettings } from './database.js';
 
 /** Running agents: which one answers, how much context a turn gets, and the turn engine's limits. */
 export const agentSettings = z
@@ -46,12 +45,6 @@ export const agentSettings = z
       .min(0)
       .default(1000)
       .describe('tokens for the injected memory: the user’s profile entity and the session’s recent moments; `0` = none'),
-    EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).optional().meta({
-      description:
-        'longest time a turn event waits in memory before its batch is written (a turn’s last events are written with its outcome, at once); on PostgreSQL other server processes may follow a turn through its stored events, on PGlite only this one reads them while the turn runs, and fewer, larger writes cost the embedded database less in a burst of turns',
-      shownDefault: '`25` on PostgreSQL, `250` on PGlite',
-    }),
-    DATABASE_URL: databaseSettings.in.shape.DATABASE_URL,
     APPROVAL_TTL_MS: z.coerce.number().int().min(0).default(0).describe('how long an approval waits before `APPROVAL_DEFAULT_DECISION` applies; `0` = never'),
     APPROVAL_DEFAULT_DECISION: z.enum(['reject', 'approve']).default('reject').describe('decision for expired approvals'),
     SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5000).describe('how often expired approvals and orphaned turns are looked for'),
@@ -81,7 +74,6 @@ export const agentSettings = z
     ephemeralRetentionMs: e.EPHEMERAL_TURN_RETENTION_MS,
     contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
     memoryTokenBudget: e.MEMORY_TOKEN_BUDGET,
-    eventFlushMs: e.EVENT_FLUSH_MS ?? (e.DATABASE_URL ? 25 : 250),
     approvalTtlMs: e.APPROVAL_TTL_MS,
     approvalDefault: e.APPROVAL_DEFAULT_DECISION,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,

@@ -23,6 +23,11 @@ export const databaseSettings = z
         'PostgreSQL connections per process, opened as needed and then kept open (plus one that holds its liveness lock); with `--workers`, the default shrinks so that every worker fits in what PostgreSQL accepts',
       shownDefault: '`10` (less with many workers)',
     }),
+    EVENT_FLUSH_MS: z.coerce.number().int().min(1).max(5000).optional().meta({
+      description:
+        'how long turn events wait in memory before a round writes them while the writer is idle (a turn’s end or pause is written at once); under load the writer waits for its running round and then three times that round’s time, up to 250 ms (or this, when longer), so a busy process writes fewer, bigger rounds; on PostgreSQL other server processes may follow a turn through its stored events, on PGlite only this process reads them while the turn runs',
+      shownDefault: '`25` on PostgreSQL, `250` on PGlite',
+    }),
   })
   .transform((e) => ({
     url: e.DATABASE_URL,
@@ -30,4 +35,5 @@ export const databaseSettings = z
     poolSize: e.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE,
     /** DATABASE_POOL_SIZE was given: `serve --workers` keeps it even where it does not fit (with a warning). */
     poolSizeSet: e.DATABASE_POOL_SIZE !== undefined,
+    eventFlushMs: e.EVENT_FLUSH_MS ?? (e.DATABASE_URL ? 25 : 250),
   }));

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Config } from '../config/config.js';
 import { DEFAULT_POOL_SIZE } from '../config/database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { PrismaClient } from './generated/client.js';
@@ -44,15 +45,12 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface DatabaseSettings {
-  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
-  url?: string;
-  /** PGlite data directory (or `memory://`). */
-  dataDir: string;
-  /** The database a new PGlite data directory starts as a copy of (pglite.ts; the built one when absent). */
-  template?: string;
-  poolSize?: number;
-}
+/** DATABASE_URL (PostgreSQL; PGlite when absent), DATA_DIR (or `memory://`), DATABASE_POOL_SIZE (config/database.ts). */
+export type DatabaseSettings = Pick<Config['database'], 'dataDir'> &
+  Partial<Pick<Config['database'], 'url' | 'poolSize'>> & {
+    /** The database a new PGlite data directory starts as a copy of (pglite.ts; the built one when absent). */
+    template?: string;
+  };
 
 /** The only place that knows which backend is in use. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {

@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { EventHub } from '../events/event-hub.js';
@@ -10,24 +11,21 @@ import type { AgentRegistry } from '../agents/registry.js';
 import type { TreeLease } from './tree-lease.js';
 import type { TurnStore } from './turn-store.js';
 
-interface EngineSettings {
-  defaultAgent: string;
-  historyTokenBudget: number;
-  historyCompressChars: number;
-  /** How long an ephemeral turn is kept after it ended (0: dropped once its tree is let go). */
-  ephemeralRetentionMs: number;
-  /** Most tokens of a whole model request. */
-  contextTokenBudget: number;
-  /** Tokens for injected memory (profile, recent moments). */
-  memoryTokenBudget: number;
-  approvalTtlMs: number;
-  heartbeatMs: number;
-  maxDepth: number;
-  /** Most tool calls one model response may run. */
-  maxToolCallsPerResponse: number;
-  /** Most child turns (ask_agent) one top-level turn may start, however deep. */
-  maxChildTurns: number;
-}
+/** The agents settings the engine reads (config/agents.ts documents each). */
+type EngineSettings = Pick<
+  Config['agents'],
+  | 'defaultAgent'
+  | 'historyTokenBudget'
+  | 'historyCompressChars'
+  | 'ephemeralRetentionMs'
+  | 'contextTokenBudget'
+  | 'memoryTokenBudget'
+  | 'approvalTtlMs'
+  | 'heartbeatMs'
+  | 'maxDepth'
+  | 'maxToolCallsPerResponse'
+  | 'maxChildTurns'
+>;
 
 /** What the parts of the turn engine share: one set per server process. */
 export interface EngineDeps {

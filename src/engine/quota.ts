@@ -1,12 +1,11 @@
+import type { Config } from '../config/config.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import { Prisma } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
 import { RateLimitedError, SessionBusyError } from '../errors.js';
 
-export interface TurnQuotaSettings {
-  concurrentTurnsPerUser: number;
-  turnsPerMinute: number;
-}
+/** MAX_CONCURRENT_TURNS_PER_USER and MAX_TURNS_PER_MINUTE (config/security.ts). */
+export type TurnQuotaSettings = Pick<Config['security']['quotas'], 'concurrentTurnsPerUser' | 'turnsPerMinute'>;
 
 /** What the admission read: the caller's running turns, its starts, and the session's active turn. */
 export interface AdmissionFigures {

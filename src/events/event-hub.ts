@@ -84,8 +84,8 @@ export type EventListener = (event: AgentEvent) => void;
 export interface EventHubDeps {
   prisma: PrismaClient;
   sql: SqlClient;
-  /** Longest time an event waits in memory before its batch is written. */
-  flushIntervalMs: number;
+  /** EVENT_FLUSH_MS: the writer's pause before a round while it is idle (config/database.ts says how load stretches it). */
+  eventFlushMs: number;
   relay: EventRelay;
   logger: Logger;
 }
@@ -101,8 +101,10 @@ export interface EventHubDeps {
  * checkpoint, a turn's outcome) is published only once stored, and later events of the same turns
  * wait behind it, so every subscriber sees each turn's events in seq order.
  *
- * Subscribers never poll: what is stored they read once from the log, what is published but not
- * yet stored they get from `snapshot`, and the rest arrives through `listen`.
+ * Subscribers of a turn this process holds, or that reach it through a shared relay (Redis), do not
+ * poll: what is stored they read once from the log, what is published but not yet stored they get
+ * from `snapshot`, and the rest arrives through `listen`. A turn held by another process without a
+ * shared relay is followed by reading its log (turn-events.ts).
  */
 export class EventHub {
   private readonly turns = new Map<string, OpenTurn>();
@@ -116,7 +118,7 @@ export class EventHub {
   readonly writer: EventWriter;
 
   constructor(private readonly deps: EventHubDeps) {
-    this.writer = new EventWriter(deps.prisma, deps.sql, deps.logger, deps.flushIntervalMs, (events) => this.settled(events));
+    this.writer = new EventWriter(deps.prisma, deps.sql, deps.logger, deps.eventFlushMs, (events) => this.settled(events));
   }
 
   /** Starts numbering `turn`'s events after `lastSeq` (0 for a new turn, the last logged seq otherwise). */

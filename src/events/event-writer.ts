@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { AgentEvent } from './agent-event.js';
 import { commitStatement, insertEventsIn, rowsStatement, type ModelCallRow, type TurnWrites } from './event-statements.js';
 
-/** Longest an event waits before its batch is written, however busy the process is (unless EVENT_FLUSH_MS is longer). */
+/** Longest pause between rounds that a busy writer stretches to (EVENT_FLUSH_MS when that is longer); a running round adds its own time. */
 const MAX_FLUSH_WAIT_MS = 250;
 /** Attempts at writing one turn's events before they are given up (with an error log). */
 const MAX_ATTEMPTS = 5;
@@ -70,7 +70,8 @@ export class EventWriter {
     /** The statements of every round (plain rows and one-statement commits) skip Prisma's client. */
     private readonly sql: SqlClient,
     private readonly logger: Logger,
-    private readonly flushIntervalMs: number,
+    /** EVENT_FLUSH_MS: the pause before a round while the writer is idle (see flushDelay). */
+    private readonly eventFlushMs: number,
     /** Told about every event once it is stored (or given up), in seq order per turn. */
     private readonly onSettled: (events: AgentEvent[]) => void,
   ) {}
@@ -114,9 +115,12 @@ export class EventWriter {
     return queue;
   }
 
-  /** Busy periods get bigger, fewer rounds: an embedded database writes on this very thread. */
+  /**
+   * EVENT_FLUSH_MS, stretched to three times the last round's time up to MAX_FLUSH_WAIT_MS: busy
+   * periods get bigger, fewer rounds (an embedded database writes on this very thread).
+   */
   private flushDelay(): number {
-    return Math.min(Math.max(MAX_FLUSH_WAIT_MS, this.flushIntervalMs), Math.max(this.flushIntervalMs, this.lastRoundMs * 3));
+    return Math.min(Math.max(MAX_FLUSH_WAIT_MS, this.eventFlushMs), Math.max(this.eventFlushMs, this.lastRoundMs * 3));
   }
 
   private schedule(delayMs: number) {

@@ -1,4 +1,5 @@
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
+import type { AgentChange } from '../agents/registry.js';
 import type { Session } from '../db/generated/client.js';
 import type { JobStatus } from '../db/generated/enums.js';
 
@@ -19,7 +20,7 @@ export type Topics = {
   /** An approval was created or decided in a tenant (review consoles refresh). */
   'approvals:changed': [tenantId: string, change: { sessionId: string; turnId: string; approvalId?: string }];
   /** A registered agent changed: drop cached copies. */
-  'agents:changed': [change: { tenantId: string; name: string }];
+  'agents:changed': [change: AgentChange];
   /** An experiment stored a result or finished. */
   'experiment:progress': [experimentId: string, change: { experimentId: string }];
   /** A job was claimed, reported progress or was settled (jobProgress follows it without reading the row again). */

@@ -1,8 +1,11 @@
-import { brandWithType } from '@pothos/core';
+import { brandWithType, type SchemaTypes } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleTo } from '../auth/scope.js';
 import type { GraphQLContext } from './context.js';
+
+/** Brands by any type's name: the typename is only known at run time (prismaModelOf found it in the schema). */
+type ByName = SchemaTypes & { outputShapes: Record<string, unknown> };
 
 interface FindMany {
   findMany(args: object): Promise<{ id: string }[]>;
@@ -30,7 +33,7 @@ export async function loadNodes(ids: readonly { typename: string; id: string }[]
       const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
       const rows = await delegate.findMany({ ...query, where: { id: { in: [...rowIds] }, ...visibleTo(ctx.viewer) } });
       for (const row of rows) {
-        brandWithType(row, typename as never);
+        brandWithType<ByName>(row, typename);
         found.set(`${typename}:${row.id}`, row);
       }
     }),

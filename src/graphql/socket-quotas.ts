@@ -1,11 +1,10 @@
+import type { Config } from '../config/config.js';
 import { createGraphQLError } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import type { AgentContext } from '../auth/agent-context.js';
 
-export interface SocketQuotaSettings {
-  wsConnectionsPerUser: number;
-  subscriptionsPerConnection: number;
-}
+/** MAX_WS_CONNECTIONS_PER_USER and MAX_SUBSCRIPTIONS_PER_CONNECTION (config/security.ts). */
+type SocketQuotaSettings = Pick<Config['security']['quotas'], 'wsConnectionsPerUser' | 'subscriptionsPerConnection'>;
 
 /** Close code of a websocket refused for holding too many (like HTTP 429). */
 export const TOO_MANY_CONNECTIONS = 4429;

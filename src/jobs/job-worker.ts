@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { Job } from '../db/generated/client.js';
 import { isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -18,13 +19,8 @@ export class JobReleased extends Error {
   }
 }
 
-export interface JobWorkerSettings {
-  pollMs: number;
-  leaseMs: number;
-  /** Jobs this process runs at once. */
-  concurrency: number;
-  maxAttempts: number;
-}
+/** JOB_POLL_MS, JOB_LEASE_MS, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS (config/workflow.ts). */
+export type JobWorkerSettings = Pick<Config['workflow']['jobs'], 'pollMs' | 'leaseMs' | 'concurrency' | 'maxAttempts'>;
 
 /** Claims and runs jobs of the kinds it has handlers for, renewing their leases while they run. */
 export class JobWorker {

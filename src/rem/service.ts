@@ -2,6 +2,7 @@
  * The REM query dialect's execution: LOOKUP, FUZZY, SEARCH, TRAVERSE and SQL, each scoped to the
  * caller (their rows and the tenant's shared rows, user_id IS NULL) on PGlite and PostgreSQL alike.
  */
+import type { Config } from '../config/config.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Database } from '../db/database.js';
 import type { Watchdog } from '../db/pglite-thread.js';
@@ -27,27 +28,15 @@ import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { TableStats } from './table-stats.js';
 
-export interface RemSettings {
-  /** SEARCH default minimum cosine similarity. */
-  searchMinSimilarity: number;
+/** The REM settings the query service reads (config/rem.ts documents each). */
+export type RemSettings = Pick<Config['rem'], 'searchMinSimilarity' | 'fuzzyCandidates' | 'sql'> & {
   /**
    * SEARCH ... WHERE: when fewer rows than this pass the filter, they are joined to their vectors;
    * from this many on, the caller's vectors are kept by a test of each one's row. Default 2000.
    */
   searchExactRows?: number;
-  /** FUZZY ranks at most this many keys at or above the threshold (a bound on the work of one query). */
-  fuzzyCandidates: number;
-  sql: {
-    statementTimeoutMs: number;
-    rowCap: number;
-    /** Most bytes of JSON rows one query returns. */
-    maxBytes: number;
-    maxCost: number;
-    /** Rows all generate_series calls of one query may produce together. */
-    maxSeriesRows: number;
-  };
   parse?: Partial<RemParseOptions>;
-}
+};
 
 export interface RemDeps {
   prisma: PrismaClient;

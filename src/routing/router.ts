@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Session } from '../db/generated/client.js';
 import type { RoutedBy } from '../db/generated/enums.js';
@@ -29,11 +30,8 @@ export interface RoutingInput {
   metadata: Record<string, unknown>;
 }
 
-export interface RouterSettings {
-  defaultAgent: string;
-  /** The agent (structured output `{agent, reason}`) that picks a routing session's active agent. */
-  classifierAgent: string;
-}
+/** DEFAULT_AGENT, and ROUTING_CLASSIFIER_AGENT: the agent (structured output `{agent, reason}`) that picks a routing session's active agent. */
+export type RouterSettings = Pick<Config['agents'], 'defaultAgent'> & Pick<Config['workflow'], 'classifierAgent'>;
 
 export interface RouterDeps {
   agents: AgentRegistry;

@@ -3,10 +3,10 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 
 describe('EVENT_FLUSH_MS', () => {
   it('defaults to 25 ms on PostgreSQL, where other processes may follow a turn through its log, and 250 ms on PGlite', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgresql://db/app' }).agents.eventFlushMs).toBe(25);
-    expect(loadConfig({}).agents.eventFlushMs).toBe(250);
-    expect(loadConfig({ EVENT_FLUSH_MS: '40' }).agents.eventFlushMs).toBe(40);
-    expect(loadConfig({ EVENT_FLUSH_MS: '40', DATABASE_URL: 'postgresql://db/app' }).agents.eventFlushMs).toBe(40);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/app' }).database.eventFlushMs).toBe(25);
+    expect(loadConfig({}).database.eventFlushMs).toBe(250);
+    expect(loadConfig({ EVENT_FLUSH_MS: '40' }).database.eventFlushMs).toBe(40);
+    expect(loadConfig({ EVENT_FLUSH_MS: '40', DATABASE_URL: 'postgresql://db/app' }).database.eventFlushMs).toBe(40);
   });
 
   it('refuses a window outside 1 ms to 5 s, naming the setting once', () => {

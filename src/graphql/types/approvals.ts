@@ -81,6 +81,6 @@ builder.subscriptionField('approvalsChanged', (t) =>
         for (const approval of approvals) yield approval;
       }
     },
-    resolve: (approval) => approval as never,
+    resolve: (approval) => approval,
   }),
 );

@@ -234,6 +234,6 @@ builder.subscriptionField('experimentProgress', (t) =>
         await changes.return?.();
       }
     },
-    resolve: (experiment) => experiment as never,
+    resolve: (experiment) => experiment,
   }),
 );

@@ -1,6 +1,6 @@
 import { encodeGlobalID } from '../../http/global-ids.js';
 import type { AgentEvent, Source, UsageTotals } from '../../events/agent-event.js';
-import type { UnionRef } from '@pothos/core';
+import type { FieldMap, ObjectRef, UnionRef } from '@pothos/core';
 import { builder } from '../builder.js';
 
 type AgentEventTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -48,14 +48,12 @@ const TurnEventInterface = builder.interfaceRef<AgentEvent>('TurnEvent').impleme
 function eventType<T extends AgentEvent['type']>(
   name: string,
   type: T,
-  // Pothos' own field builder and field map types, whatever the schema types: the helper serves every event type.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<PothosSchemaTypes.ExtendDefaultTypes<any>, Of<T>>) => Record<string, any>,
-) {
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<AgentEventTypes, Of<T>>) => FieldMap,
+): ObjectRef<AgentEventTypes, Of<T>> {
   return builder.objectRef<Of<T>>(name).implement({
-    interfaces: [TurnEventInterface as never],
+    interfaces: [TurnEventInterface],
     isTypeOf: (value) => (value as AgentEvent).type === type,
-    fields: fields as never,
+    fields,
   });
 }
 
@@ -114,25 +112,24 @@ const ErrorEvent = eventType('ErrorEvent', 'error', (t) => ({
 export const AgentEventUnion: UnionRef<AgentEventTypes, AgentEvent, AgentEvent> = builder.unionType('AgentEvent', {
   description: 'One step of a turn. Every member implements TurnEvent.',
   // A thunk, because ChildEvent (below) refers back to this union.
-  types: (): never[] =>
-    [
-      ThoughtEvent,
-      ContentEvent,
-      SourcesEvent,
-      ToolCallEvent,
-      ToolResultEvent,
-      ActionEvent,
-      ApprovalNeededEvent,
-      ApprovalResultEvent,
-      ResumeEvent,
-      ChildEvent,
-      FinalEvent,
-      ErrorEvent,
-    ] as never[],
+  types: () => [
+    ThoughtEvent,
+    ContentEvent,
+    SourcesEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ActionEvent,
+    ApprovalNeededEvent,
+    ApprovalResultEvent,
+    ResumeEvent,
+    ChildEvent,
+    FinalEvent,
+    ErrorEvent,
+  ],
   resolveType: (event: AgentEvent) => TYPE_NAMES[event.type],
 });
 
-const ChildEvent: unknown = eventType('ChildEvent', 'child', (t) => ({
+const ChildEvent: ObjectRef<AgentEventTypes, Of<'child'>> = eventType('ChildEvent', 'child', (t) => ({
   childTurnId: t.id({ resolve: (e: Of<'child'>) => encodeGlobalID('Turn', e.childTurnId) }),
   childAgent: t.exposeString('childAgent'),
   path: t.exposeStringList('path', { description: 'Agent names from the top-level agent down to the child.' }),

@@ -1,15 +1,16 @@
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { IngestProgress } from '../../events/pubsub.js';
+import type { IngestFileResult } from '../../rem/ingest/ingest-file.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { ResourceRef } from './rem.js';
 
-const IngestFileSuccess = builder.objectRef<{ resource: unknown; chunks: number; unchanged: boolean; contentHash: string }>('IngestFileSuccess').implement({
+const IngestFileSuccess = builder.objectRef<IngestFileResult>('IngestFileSuccess').implement({
   fields: (t) => ({
     resource: t.field({
       type: ResourceRef,
       description: 'The file’s resource, with a `has_chunk` edge to each of its chunks: resources `<key>-chunk-<n>` with a `chunk_of` edge back.',
-      resolve: (r) => r.resource as never,
+      resolve: (r) => r.resource,
     }),
     chunks: t.exposeInt('chunks'),
     unchanged: t.exposeBoolean('unchanged', { description: 'The same content (SHA-256) was already ingested under this key: nothing was written.' }),

@@ -238,9 +238,9 @@ const GraphEdgeInput = builder.inputType('GraphEdgeInput', {
   }),
 });
 
-// Shared by three input types, each with its own Pothos field builder type.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const commonInputFields = (t: any) => ({
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+const commonInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => ({
   key: t.string({ description: 'Natural-language label; stored normalised to kebab-case ("Sarah Chen" -> sarah-chen).' }),
   name: t.string({ required: false }),
   summary: t.string({ required: false }),
@@ -311,19 +311,19 @@ builder.mutationFields((t) => ({
     type: EntityRef,
     errors: { types: writeErrors, dataField: { name: 'entity' } },
     args: { input: t.arg({ type: EntityInput }) },
-    resolve: (_root, args, ctx) => upsertEntity(memoryDeps(ctx), ctx.viewer, args.input as never),
+    resolve: (_root, args, ctx) => upsertEntity(memoryDeps(ctx), ctx.viewer, args.input),
   }),
   upsertResource: t.field({
     type: ResourceRef,
     errors: { types: writeErrors, dataField: { name: 'resource' } },
     args: { input: t.arg({ type: ResourceInput }) },
-    resolve: (_root, args, ctx) => upsertResource(memoryDeps(ctx), ctx.viewer, args.input as never),
+    resolve: (_root, args, ctx) => upsertResource(memoryDeps(ctx), ctx.viewer, args.input),
   }),
   upsertMoment: t.field({
     type: MomentRef,
     errors: { types: writeErrors, dataField: { name: 'moment' } },
     args: { input: t.arg({ type: MomentInput }) },
-    resolve: (_root, args, ctx) => upsertMoment(memoryDeps(ctx), ctx.viewer, momentInput(args.input) as never),
+    resolve: (_root, args, ctx) => upsertMoment(memoryDeps(ctx), ctx.viewer, momentInput(args.input)),
   }),
   ingest: t.field({
     type: IngestSuccessRef,
@@ -331,25 +331,29 @@ builder.mutationFields((t) => ({
     errors: { types: writeErrors, directResult: true },
     args: { items: t.arg({ type: [MemoryItemInput] }) },
     resolve: (_root, args, ctx) =>
-      ingest(memoryDeps(ctx), ctx.viewer, args.items.map((item) => ({ ...item, moment: item.moment ? momentInput(item.moment) : item.moment })) as never),
+      ingest(
+        memoryDeps(ctx),
+        ctx.viewer,
+        args.items.map((item) => ({ ...item, moment: item.moment ? momentInput(item.moment) : item.moment })),
+      ),
   }),
   deleteEntity: t.field({
     type: EntityRef,
     errors: { types: deleteErrors, dataField: { name: 'entity', description: 'The entity as it was before deletion.' } },
     args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
-    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'entity', args.key, args.shared ?? false) as Promise<Entity>,
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'entity', args.key, args.shared ?? false),
   }),
   deleteResource: t.field({
     type: ResourceRef,
     errors: { types: deleteErrors, dataField: { name: 'resource' } },
     args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
-    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'resource', args.key, args.shared ?? false) as never,
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'resource', args.key, args.shared ?? false),
   }),
   deleteMoment: t.field({
     type: MomentRef,
     errors: { types: deleteErrors, dataField: { name: 'moment' } },
     args: { key: t.arg.string(), shared: t.arg.boolean({ required: false }) },
-    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'moment', args.key, args.shared ?? false) as never,
+    resolve: (_root, args, ctx) => deleteMemory(ctx, ctx.viewer, 'moment', args.key, args.shared ?? false),
   }),
   reembed: t.field({
     type: ReembedSuccessRef,

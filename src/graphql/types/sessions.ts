@@ -111,6 +111,6 @@ builder.subscriptionFields((t) => ({
         if (update.deleted) return;
       }
     },
-    resolve: (update: { session: unknown }) => update.session as never,
+    resolve: (update) => update.session,
   }),
 }));

@@ -4,7 +4,7 @@ import { turnEventStream } from '../../events/turn-events.js';
 import { sessionEventStream } from '../../events/session-events.js';
 import { visibleTo } from '../../auth/scope.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, SessionBusyError, ValidationError } from '../../errors.js';
-import type { SendMessageInput as SendInput } from '../../turns/turn-service.js';
+import type { SendMessageInput as SendInput, SendMessageOutcome } from '../../turns/turn-service.js';
 import { builder } from '../builder.js';
 import { rowId, sessionIdOf } from '../../http/global-ids.js';
 import type { AgentContext } from '../../auth/agent-context.js';
@@ -157,11 +157,11 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
   };
 }
 
-export const SendMessagePayload = builder.objectRef<{ turn: unknown; session: unknown; userMessage: unknown }>('SendMessagePayload').implement({
+export const SendMessagePayload = builder.objectRef<SendMessageOutcome>('SendMessagePayload').implement({
   fields: (t) => ({
-    turn: t.field({ type: TurnRef, resolve: (p) => p.turn as never }),
-    session: t.field({ type: SessionRef, resolve: (p) => p.session as never }),
-    userMessage: t.field({ type: MessageRef, nullable: true, description: 'Null for an ephemeral turn.', resolve: (p) => p.userMessage as never }),
+    turn: t.field({ type: TurnRef, resolve: (p) => p.turn }),
+    session: t.field({ type: SessionRef, resolve: (p) => p.session }),
+    userMessage: t.field({ type: MessageRef, nullable: true, description: 'Null for an ephemeral turn.', resolve: (p) => p.userMessage }),
   }),
 });
 
@@ -213,7 +213,7 @@ builder.subscriptionFields((t) => ({
       const turn = await ctx.turns.getTurn(ctx.viewer, rowId(String(args.turnId), 'Turn', 'turnId'));
       return turnEventStream(ctx, turn, Math.max(0, args.after ?? 0));
     },
-    resolve: (event) => event as never,
+    resolve: (event) => event,
   }),
   sessionEvents: t.field({
     type: AgentEventUnion,
@@ -227,6 +227,6 @@ builder.subscriptionFields((t) => ({
       if (!session) throw new NotFoundError('Session');
       return sessionEventStream(ctx.hub, session.id);
     },
-    resolve: (event) => event as never,
+    resolve: (event) => event,
   }),
 }));

@@ -4,6 +4,7 @@
  * import drops the vector index before loading and builds it once afterwards; a smaller one keeps
  * it maintained as rows arrive. Either way SEARCH is exact again when the import returns.
  */
+import type { Config } from '../../config/config.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Backend } from '../../db/database.js';
 import type { SqlClient } from '../../db/sql-client.js';
@@ -22,12 +23,8 @@ export interface ImportDeps extends MemoryDeps {
   backend: Backend;
 }
 
-export interface ImportSettings {
-  /** Lines per batch (one statement per kind and batch). */
-  batchSize: number;
-  /** IMPORT_REINDEX_THRESHOLD: imports of more rows than this (and than the index holds) rebuild the vector index. */
-  reindexThreshold: number;
-}
+/** IMPORT_BATCH_SIZE and IMPORT_REINDEX_THRESHOLD (config/rem.ts). */
+export type ImportSettings = Config['rem']['import'];
 
 export interface ImportProgress {
   /** LOADING rows, then INDEXING (building the vector index, when it was dropped). */

@@ -1,3 +1,4 @@
+import type { Config } from '../../config/config.js';
 import { createHash } from 'node:crypto';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Resource } from '../../db/generated/client.js';
@@ -7,12 +8,11 @@ import { normalizeKey } from '../keys.js';
 import { ingest } from '../memory/ingest.js';
 import type { MemoryItemInput } from '../memory/inputs.js';
 import type { MemoryDeps } from '../memory/kinds.js';
-import { chunkSections, type ChunkOptions } from './chunk-text.js';
+import { chunkSections } from './chunk-text.js';
 import { extractSections, fileFormat } from './extract-text.js';
 
-export interface IngestFileSettings extends ChunkOptions {
-  maxBytes: number;
-}
+/** INGEST_MAX_FILE_BYTES and the chunking (config/ingest.ts). */
+type IngestFileSettings = Config['ingest'];
 
 export interface IngestFileInput {
   filename: string;

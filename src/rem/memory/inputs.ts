@@ -26,7 +26,8 @@ export const keySchema = z
   .refine((k) => k !== '', 'must contain letters or digits');
 const shortText = z.string().trim().max(500, 'must be at most 500 characters');
 const longText = z.string().max(MAX_CONTENT, `must be at most ${MAX_CONTENT} characters`);
-const jsonObject = z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 65_536, 'must be at most 64 KiB of JSON');
+// Callers hand over any JSON (a GraphQL JSON argument, a model's tool call): it is checked here to be an object.
+const jsonObject = z.unknown().pipe(z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 65_536, 'must be at most 64 KiB of JSON'));
 const tags = z.array(z.string().trim().min(1, 'must not be empty').max(100)).max(50, 'at most 50 tags');
 const edge = z.object({
   dst: keySchema,

@@ -14,7 +14,13 @@ export type MemoryKind = 'entity' | 'resource' | 'moment';
 export type MemoryTable = 'entities' | 'resources' | 'moments';
 export const TABLE_OF: Record<MemoryKind, MemoryTable> = { entity: 'entities', resource: 'resources', moment: 'moments' };
 
-export type MemoryRow = Entity | Resource | Moment;
+/** The row type of each kind. */
+export interface MemoryRowOf {
+  entity: Entity;
+  resource: Resource;
+  moment: Moment;
+}
+export type MemoryRow = MemoryRowOf[MemoryKind];
 
 export type Tx = Prisma.TransactionClient;
 

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { AgentInfo } from '../agent-info.js';
 import { type ApiError, loadIdentity, request, saveIdentity, type Identity } from '../api.js';
 import { followTurn, type Connection } from '../follow.js';
 import {
@@ -9,7 +10,6 @@ import {
   WebSendMessageDocument,
   WebSessionsDocument,
   WebViewerDocument,
-  type WebAgentsQuery,
   type WebSessionFragment,
   type WebViewerQuery,
 } from '../generated/graphql.js';
@@ -26,7 +26,6 @@ import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.j
 import { SessionList } from './sessions.js';
 
 type Viewer = WebViewerQuery['viewer'];
-export type AgentInfo = WebAgentsQuery['agents']['edges'][number]['node'];
 
 const sessionFromHash = () => /^#\/session\/(.+)$/.exec(location.hash)?.[1] ?? null;
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AgentInfo } from './app.js';
+import type { AgentInfo } from '../agent-info.js';
 
 interface Props {
   agents: AgentInfo[];

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { WebCreateSessionDocument, WebDeleteSessionDocument, WebRenameSessionDocument, type WebSessionFragment } from '../generated/graphql.js';
-import type { AgentInfo } from './app.js';
+import type { AgentInfo } from '../agent-info.js';
 
 interface Props {
   sessions: WebSessionFragment[];
