@@ -38,10 +38,14 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     { name: 'remgraph', version: '0.1.0' },
     { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
   );
-  const tools = [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps)];
-  registerDefinedTools(server, tools, deps, ctx);
+  registerDefinedTools(server, mcpTools(deps), deps, ctx);
   registerResources(server, deps, ctx);
   return server;
+}
+
+/** The tools remgraph's MCP server offers, in the order it lists them; the agents' save_memory among them. */
+export function mcpTools(deps: RemgraphMcpDeps) {
+  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps)];
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
