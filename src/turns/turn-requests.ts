@@ -49,20 +49,11 @@ export async function retriedTurn(sql: SqlClient, { key }: TurnRequestKey, now =
   return turn.finishedAt === null || new Date(turn.finishedAt).getTime() > now - window ? turn : null;
 }
 
-/** Records which turn a request started (a stale record under the same key is replaced). */
+/** Records which turn answers a request (a stale record under the same key is replaced). */
 export async function rememberRequest(sql: SqlClient, { key, explicit }: TurnRequestKey, turnId: string): Promise<void> {
   await sql.query(
     `INSERT INTO "turn_requests" ("key", "turn_id", "explicit") VALUES ($1, $2::uuid, $3)
      ON CONFLICT ("key") DO UPDATE SET "turn_id" = EXCLUDED."turn_id", "explicit" = EXCLUDED."explicit", "created_at" = now()`,
     [key, turnId, explicit],
   );
-}
-
-/**
- * Called once a turn's final answer reached the client in full: a request read from its body is no
- * retry from then on (the same message sent again is a new one). A client's own key is kept.
- */
-export async function answeredRequest(sql: SqlClient, { key, explicit }: TurnRequestKey, turnId: string): Promise<void> {
-  if (explicit) return;
-  await sql.query(`DELETE FROM "turn_requests" WHERE "key" = $1 AND "turn_id" = $2::uuid`, [key, turnId]);
 }

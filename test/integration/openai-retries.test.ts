@@ -112,4 +112,12 @@ describe('request keys', () => {
     expect((await second.json()).choices[0].message.content).toBe('Second.');
     expect(await turnCount(user)).toBe(2);
   });
+
+  it('gives the same message sent twice at once a turn each: a client waiting for its answer is not retrying', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'One.', delayMs: 200 }, { text: 'Two.', delayMs: 200 });
+    const answers = await Promise.all([post(user, body), post(user, body)]);
+    expect(new Set(answers.map((a) => a.headers.get('x-turn-id'))).size).toBe(2);
+    expect(await turnCount(user)).toBe(2);
+  });
 });

@@ -3,7 +3,7 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import type { Turn } from '../../db/generated/client.js';
 import { ValidationError } from '../../errors.js';
 import type { CompletionEnd } from '../../events/turn-completion.js';
-import { answeredRequest, rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
+import { rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
 import type { SendMessageInput } from '../../turns/turn-service.js';
 import { asRequestError, type CompletionRequest } from './completion-request.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
@@ -14,24 +14,25 @@ export interface RequestedTurn {
   turn: TurnRow;
   /** Only the validated answer may be sent (see below). */
   validatedOnly: boolean;
-  /**
-   * To await with the way the answer ended, just before it is written: an answer about to reach a
-   * client still connected (which then has no reason to retry) is no longer what a request like this
-   * one joins. A server that stopped (503) is retried, and the retry joins the turn.
-   */
-  settle(res: ServerResponse, end: CompletionEnd): Promise<void>;
+  /** To await with the way the answer ended, just before it is written (see `requestedTurn`). */
+  answering(end: CompletionEnd): Promise<void>;
 }
 
 /**
  * The turn that answers a completion request: the one an earlier attempt of the same request
- * started, while that attempt's answer may not have reached the client (a retry joins the turn while
- * it runs, or replays its answer), or else a new one. `route` tells the APIs' requests apart;
- * `asError` names a refusal of the turn service by the API's own fields.
+ * started, if the client may be retrying it, or else a new one. A client retries a request whose
+ * answer it did not get: its connection dropped before the whole answer was written, or the answer
+ * was a 503 (the server running the turn stopped); a retry then joins the turn while it runs, or
+ * replays its answer. A request with an Idempotency-Key is always answered by the same turn. The same
+ * message sent again once answered, or sent twice at once, is not a retry and gets a turn of its own.
+ * `route` tells the APIs' requests apart; `asError` names a refusal of the turn service by the API's
+ * own fields.
  */
 export async function requestedTurn(
   deps: OpenAIRoutesDeps,
   ctx: AgentContext,
   req: IncomingMessage,
+  res: ServerResponse,
   route: string,
   body: unknown,
   request: CompletionRequest,
@@ -49,30 +50,40 @@ export async function requestedTurn(
     sessionHeader: header(req, 'x-session-id'),
     body: JSON.stringify(body),
   });
-  const settle = (turnId: string) => async (res: ServerResponse, end: CompletionEnd) => {
-    if (res.destroyed || (end.kind === 'failed' && end.status === 'INTERRUPTED')) return;
-    await answeredRequest(deps.sql, key, turnId);
-  };
 
   const earlier = await retriedTurn(deps.sql, key);
-  if (earlier) return { turn: earlier, validatedOnly, settle: settle(earlier.id) };
-  const input: SendMessageInput = {
-    sessionId: request.sessionId,
-    content: request.content,
-    history: request.history,
-    agent: request.agent,
-    model: request.modelOverride,
-    overrides,
-    ephemeral: options.ephemeral,
-    metadata: { via: options.via },
+  const turn = earlier ?? (await start());
+  const remember = () => rememberRequest(deps.sql, key, turn.id);
+  if (key.explicit) {
+    if (!earlier) await remember();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) remember().catch((error: unknown) => deps.logger.warn({ err: error }, 'could not record an undelivered answer'));
+    });
+  }
+  const answering = async (end: CompletionEnd) => {
+    if (!key.explicit && end.kind === 'failed' && end.status === 'INTERRUPTED') await remember();
   };
-  const { turn } = await deps.turns.sendMessage({ ...ctx, addedInstruction: request.instruction }, input).catch((error: unknown) => {
-    if (!(error instanceof ValidationError)) throw error;
-    const named = asRequestError(error);
-    throw options.asError ? options.asError(named) : named;
-  });
-  await rememberRequest(deps.sql, key, turn.id);
-  return { turn, validatedOnly, settle: settle(turn.id) };
+  return { turn, validatedOnly, answering };
+
+  async function start(): Promise<TurnRow> {
+    const input: SendMessageInput = {
+      sessionId: request.sessionId,
+      content: request.content,
+      history: request.history,
+      agent: request.agent,
+      model: request.modelOverride,
+      overrides,
+      ephemeral: options.ephemeral,
+      metadata: { via: options.via },
+    };
+    const { turn } = await deps.turns.sendMessage({ ...ctx, addedInstruction: request.instruction }, input).catch((error: unknown) => {
+      if (!(error instanceof ValidationError)) throw error;
+      const named = asRequestError(error);
+      throw options.asError ? options.asError(named) : named;
+    });
+    return turn;
+  }
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {

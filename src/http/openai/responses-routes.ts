@@ -28,7 +28,7 @@ export async function createResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, 
   const previous = parsed.previousResponseId ? await storedTurn(deps, ctx, parsed.previousResponseId) : null;
   // The session keeps the conversation the previous response belongs to.
   const request = previous ? { ...parsed, sessionId: previous.sessionId, history: null } : parsed;
-  const { turn, validatedOnly, settle } = await requestedTurn(deps, ctx, req, RESPONSES, body, request, {
+  const { turn, validatedOnly, answering } = await requestedTurn(deps, ctx, req, res, RESPONSES, body, request, {
     via: 'openai-responses',
     ephemeral: !request.store,
     asError: (error) => asResponsesError(error),
@@ -55,7 +55,7 @@ export async function createResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, 
         continue;
       }
       const end = part.end;
-      await settle(res, end);
+      await answering(end);
       if (end.kind === 'failed') {
         const status = failureStatus(end);
         return sendJson(res, status, openAIError(status, end.message, end.code, null, 'server_error'), headers);
@@ -73,7 +73,7 @@ export async function createResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, 
       if (!validatedOnly) events.delta(part.text);
       continue;
     }
-    await settle(res, part.end);
+    await answering(part.end);
     if (validatedOnly && part.end.kind === 'answered') events.delta(part.end.content);
     events.end(part.end);
   }

@@ -76,7 +76,7 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
   const body = await readJsonBody(req, res, deps.maxRequestBytes);
   const request = parseCompletionRequest(body, ctx);
-  const { turn, validatedOnly, settle } = await requestedTurn(deps, ctx, req, COMPLETIONS, body, request, { via: 'openai-chat-completions' });
+  const { turn, validatedOnly, answering } = await requestedTurn(deps, ctx, req, res, COMPLETIONS, body, request, { via: 'openai-chat-completions' });
   const reply = new Reply(request, turn.id, turn.sessionId);
   const parts = turnCompletion(deps, turn);
   // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
@@ -90,7 +90,7 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
         text += part.text;
         continue;
       }
-      await settle(res, part.end);
+      await answering(part.end);
       if (part.end.kind === 'failed') {
         const status = failureStatus(part.end);
         return sendJson(res, status, openAIError(status, part.end.message, part.end.code, null, 'server_error'), headers);
@@ -109,7 +109,7 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
       continue;
     }
     const end = part.end;
-    await settle(res, end);
+    await answering(end);
     if (end.kind === 'failed') {
       // The SDK raises an APIError for a data line holding `error`, after the text streamed so far.
       send(openAIError(failureStatus(end), end.message, end.code, null, 'server_error'));
