@@ -57,3 +57,8 @@ export async function rememberRequest(sql: SqlClient, { key, explicit }: TurnReq
     [key, turnId, explicit],
   );
 }
+
+/** Forgets which turn answers a request once a retry of it got the answer: the same request sent later is a new one. */
+export async function forgetRequest(sql: SqlClient, { key }: TurnRequestKey, turnId: string): Promise<void> {
+  await sql.query(`DELETE FROM "turn_requests" WHERE "key" = $1 AND "turn_id" = $2::uuid`, [key, turnId]);
+}

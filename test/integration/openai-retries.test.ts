@@ -75,6 +75,11 @@ describe.each(Object.entries(clients))('one request, one turn: %s', (_name, ask)
     expect(await ask(user, 'a slow question', droppingOnce())).toBe('Answered once.');
     expect(await turnCount(user)).toBe(1);
     expect(env.fake.chatRequests).toHaveLength(1);
+
+    // Once the retry got the answer, the same question asked again is a new one.
+    env.fake.enqueue({ text: 'Asked again.' });
+    expect(await ask(user, 'a slow question')).toBe('Asked again.');
+    expect(await turnCount(user)).toBe(2);
   });
 });
 

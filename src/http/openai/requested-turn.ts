@@ -3,7 +3,7 @@ import type { AgentContext } from '../../auth/agent-context.js';
 import type { Turn } from '../../db/generated/client.js';
 import { ValidationError } from '../../errors.js';
 import type { CompletionEnd } from '../../events/turn-completion.js';
-import { rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
+import { forgetRequest, rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
 import type { SendMessageInput } from '../../turns/turn-service.js';
 import { asRequestError, type CompletionRequest } from './completion-request.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
@@ -61,8 +61,12 @@ export async function requestedTurn(
       if (!res.writableFinished) remember().catch((error: unknown) => deps.logger.warn({ err: error }, 'could not record an undelivered answer'));
     });
   }
+  // Just before the answer is written: a 503 is retried, so the retry must find the turn; a retry
+  // getting its answer ends the retrying, so the same request sent later is a new one.
   const answering = async (end: CompletionEnd) => {
-    if (!key.explicit && end.kind === 'failed' && end.status === 'INTERRUPTED') await remember();
+    if (key.explicit) return;
+    if (end.kind === 'failed' && end.status === 'INTERRUPTED') await remember();
+    else if (earlier) await forgetRequest(deps.sql, key, turn.id);
   };
   return { turn, validatedOnly, answering };
 

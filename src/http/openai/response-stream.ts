@@ -34,10 +34,9 @@ export class ResponseEventStream {
 
   end(end: CompletionEnd): void {
     const state = endState(this.base, end, this.text ?? '');
-    if (state.status !== 'failed' || this.text !== null) {
-      if (state.status !== 'incomplete' || this.text !== null) this.open();
-      if (this.text !== null) this.close(state.status === 'completed' ? 'completed' : 'incomplete');
-    }
+    // A completed answer always has its message, empty or not; any other end closes what was said.
+    if (state.status === 'completed') this.open();
+    if (this.text !== null) this.close(state.status === 'completed' ? 'completed' : 'incomplete');
     const type = state.status === 'completed' ? 'response.completed' : state.status === 'failed' ? 'response.failed' : 'response.incomplete';
     this.send(type, { response: responseObject(this.base, { ...state, text: this.text }) });
   }
