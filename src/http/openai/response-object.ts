@@ -6,7 +6,7 @@ import { turnExtension } from './turn-extension.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A response's id is its turn's: `resp_<turn uuid>`. */
-export const responseIdOf = (turnId: string) => `resp_${turnId}`;
+const responseIdOf = (turnId: string) => `resp_${turnId}`;
 
 /** The turn a response id names, or null for an id that names none. */
 export function turnIdOf(responseId: string): string | null {
