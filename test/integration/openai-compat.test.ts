@@ -393,7 +393,8 @@ describe('request parameters', () => {
     const failed = await refusal(
       sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'Which city?' }], response_format }),
     );
-    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    // A failed turn is the request's whole answer: a 400, which SDKs do not retry into another turn.
+    expect(failed).toBeInstanceOf(OpenAI.BadRequestError);
     expect(failed.error).toMatchObject({
       code: 'VALIDATION_FAILED',
       message: expect.stringContaining('did not match the requested response_format after one repair'),
@@ -571,12 +572,12 @@ describe('errors as OpenAI error bodies', () => {
     expect((await huge.json()).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
-  it('reports a failed turn as an error: a 502 body, or an error event in a stream', async () => {
+  it('reports a failed turn as an error: a 400 body (not retried into another turn), or an error event in a stream', async () => {
     const user = newUser(env.server.url);
     const fail = { status: 400, error: { message: 'context too long', type: 'invalid_request_error' } };
     env.fake.enqueue(fail, fail);
     const error = await refusal(sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }] }));
-    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'server_error', code: 'MODEL_ERROR' });
 
     const stream = await sdk(user).chat.completions.create({ model: 'general', messages: [{ role: 'user', content: 'hi' }], stream: true });

@@ -73,7 +73,14 @@ export interface CompletionRequest {
  * just those this turn; `tool_choice: "none"` offers none.
  */
 export function parseCompletionRequest(raw: unknown, ctx: AgentContext): CompletionRequest {
-  const input = parseInput(body, raw);
+  return completionRequestOf(parseInput(body, raw), ctx);
+}
+
+/** A chat completions body, as read: what the Responses API's requests are translated to. */
+export type ChatBody = z.infer<typeof body>;
+
+/** What a chat completions body asks of the engine (see parseCompletionRequest). */
+export function completionRequestOf(input: ChatBody, ctx: AgentContext): CompletionRequest {
   const last = input.messages.at(-1)!;
   if (last.role !== 'user') throw invalid(['messages', input.messages.length - 1, 'role'], 'the last message must be the user’s');
   const content = textOf(last.content, ['messages', input.messages.length - 1, 'content']).trim();
@@ -107,7 +114,7 @@ export function parseCompletionRequest(raw: unknown, ctx: AgentContext): Complet
 }
 
 /** The messages before the last one, without system messages; every tool result must answer an earlier call, and every call get one. */
-function historyOf(messages: z.infer<typeof body>['messages']): History {
+function historyOf(messages: ChatBody['messages']): History {
   const history: History = [];
   let unanswered = new Set<string>();
   messages.slice(0, -1).forEach((m, i) => {
@@ -133,7 +140,7 @@ function historyOf(messages: z.infer<typeof body>['messages']): History {
   return history;
 }
 
-function overridesOf(input: z.infer<typeof body>): Overrides {
+function overridesOf(input: ChatBody): Overrides {
   const format = input.response_format;
   const tools = (input.tools ?? []).map((tool, i) => {
     if (tool.type !== 'function' || !tool.function)
@@ -168,7 +175,12 @@ const PARAMS: Record<string, string> = {
  * (`input.overrides.tools.0` is `tools.0.function.name`).
  */
 export function asRequestError(error: ValidationError): ValidationError {
-  const issues = error.issues.map(({ path, message }) => ({ path: requestPath(path), message }));
+  return withPaths(error, requestPath);
+}
+
+/** The same refusal with each issue's path renamed. */
+export function withPaths(error: ValidationError, rename: (path: (string | number)[]) => (string | number)[]): ValidationError {
+  const issues = error.issues.map(({ path, message }) => ({ path: rename(path), message }));
   const first = issues[0];
   return first ? new ValidationError(`${first.path.join('.')}: ${first.message}`, issues) : error;
 }
@@ -182,7 +194,7 @@ function requestPath(path: (string | number)[]): (string | number)[] {
   return [PARAMS[field]!, ...rest];
 }
 
-function sessionOf(input: z.infer<typeof body>, ctx: AgentContext): string | null {
+function sessionOf(input: ChatBody, ctx: AgentContext): string | null {
   const named = input.metadata?.session_id;
   if (named !== undefined) {
     const id = typeof named === 'string' ? rowIdOrUuid(named, 'Session') : null;

@@ -3,21 +3,23 @@ import { httpStatusOf, isAppError, RateLimitedError, ValidationError } from '../
 import type { Logger } from '../../logger.js';
 import { sendJson } from '../json-body.js';
 
-/** An OpenAI-shaped error body: `{ error: { message, type, param, code } }`, `code` being remgraph's stable code. */
-export function openAIError(status: number, message: string, code: string, param: string | null = null) {
-  const type =
-    status === 401
-      ? 'authentication_error'
-      : status === 403
-        ? 'permission_error'
-        : status === 404
-          ? 'not_found_error'
-          : status === 429
-            ? 'rate_limit_error'
-            : status >= 500
-              ? 'server_error'
-              : 'invalid_request_error';
+/** An OpenAI-shaped error body: `{ error: { message, type, param, code } }`, `code` being remgraph's stable code; `type` follows the status unless given. */
+export function openAIError(status: number, message: string, code: string, param: string | null = null, type = typeOf(status)) {
   return { error: { message, type, param, code } };
+}
+
+function typeOf(status: number): string {
+  return status === 401
+    ? 'authentication_error'
+    : status === 403
+      ? 'permission_error'
+      : status === 404
+        ? 'not_found_error'
+        : status === 429
+          ? 'rate_limit_error'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request_error';
 }
 
 /**

@@ -2,68 +2,61 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeGlobalID } from '../global-ids.js';
 import type { AgentRegistry } from '../../agents/registry.js';
 import type { AgentContext } from '../../auth/agent-context.js';
-import type { Identify } from '../../auth/identify.js';
-import type { TurnEventsDeps } from '../../events/turn-events.js';
-import type { Logger } from '../../logger.js';
-import type { Turn } from '../../db/generated/client.js';
-import type { SendMessageInput } from '../../turns/turn-service.js';
-import { ForbiddenError, ValidationError } from '../../errors.js';
+import { ForbiddenError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
-import type { OriginPolicy } from '../origin-policy.js';
-import { asRequestError, parseCompletionRequest, type CompletionRequest } from './completion-request.js';
+import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
-import { turnCompletion, type CompletionEnd } from '../../events/turn-completion.js';
-
-export interface OpenAIRoutesDeps extends TurnEventsDeps {
-  identify: Identify;
-  origins: OriginPolicy;
-  turns: CompletionTurns;
-  agents: AgentRegistry;
-  logger: Logger;
-  maxRequestBytes: number;
-}
-
-/** What the routes need of the turn engine (its TurnService): start a turn as `sendMessage` does. */
-interface CompletionTurns {
-  sendMessage(
-    ctx: AgentContext,
-    input: SendMessageInput,
-  ): Promise<{ turn: Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>; session: { id: string } }>;
-}
+import { turnCompletion } from '../../events/turn-completion.js';
+import type { OpenAIRoutesDeps } from './openai-deps.js';
+import { header, requestedTurn } from './requested-turn.js';
+import { RESPONSES, createResponse, retrieveResponse } from './responses-routes.js';
+import { failureStatus, turnExtension, type AnsweredEnd } from './turn-extension.js';
 
 const MODELS = '/v1/models';
 const COMPLETIONS = '/v1/chat/completions';
 
 /**
- * The OpenAI-compatible API: `POST /v1/chat/completions` runs an agent's turn through the same
- * engine as `sendMessage` (so it shows in GraphQL), `GET /v1/models` lists the caller's agents.
- * Identity is the same as GraphQL's. Returns false for every other path.
+ * The OpenAI-compatible API: `POST /v1/chat/completions` and `POST /v1/responses` run an agent's turn
+ * through the same engine as `sendMessage` (so it shows in GraphQL), `GET /v1/responses/{id}` reads
+ * one back, `GET /v1/models` lists the caller's agents. Identity is the same as GraphQL's. Returns
+ * false for every other path.
  */
 export function createOpenAIRoutes(deps: OpenAIRoutesDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (path !== COMPLETIONS && path !== MODELS && !path.startsWith(`${MODELS}/`)) return false;
-    const allowed = path === COMPLETIONS ? 'POST' : 'GET';
-    if (req.method !== allowed) {
-      sendJson(res, 405, openAIError(405, `Use ${allowed} ${path}`, 'METHOD_NOT_ALLOWED'), { allow: allowed });
+    const route = routeOf(path);
+    if (!route) return false;
+    if (req.method !== route.method) {
+      sendJson(res, 405, openAIError(405, `Use ${route.method} ${path}`, 'METHOD_NOT_ALLOWED'), { allow: route.method });
       return true;
     }
-    const handle = path === COMPLETIONS ? complete : path === MODELS ? listModels : retrieveModel;
     void (async () => {
       try {
         // Pages of other sites must not act with a browser's identity (local header mode, cookies).
         if (!deps.origins.allows(header(req, 'origin'), header(req, 'host'))) throw new ForbiddenError('Origin not allowed (CORS_ORIGINS)');
         const ctx = await deps.identify((name) => header(req, name));
-        await handle(deps, ctx, req, res, decodeURIComponent(path.slice(MODELS.length + 1)));
+        await route.handle(deps, ctx, req, res, route.name);
       } catch (error) {
         if (res.headersSent) {
-          deps.logger.error({ err: error }, 'chat completion stream failed');
+          deps.logger.error({ err: error }, 'OpenAI-compatible stream failed');
           res.end();
         } else sendOpenAIError(res, error, deps.logger);
       }
     })();
     return true;
   };
+}
+
+type Handler = (deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse, name: string) => Promise<void>;
+
+function routeOf(path: string): { method: 'GET' | 'POST'; handle: Handler; name: string } | null {
+  const named = (prefix: string) => decodeURIComponent(path.slice(prefix.length + 1));
+  if (path === COMPLETIONS) return { method: 'POST', handle: complete, name: '' };
+  if (path === RESPONSES) return { method: 'POST', handle: createResponse, name: '' };
+  if (path.startsWith(`${RESPONSES}/`)) return { method: 'GET', handle: retrieveResponse, name: named(RESPONSES) };
+  if (path === MODELS) return { method: 'GET', handle: listModels, name: '' };
+  if (path.startsWith(`${MODELS}/`)) return { method: 'GET', handle: retrieveModel, name: named(MODELS) };
+  return null;
 }
 
 async function listModels(deps: OpenAIRoutesDeps, ctx: AgentContext, _req: IncomingMessage, res: ServerResponse) {
@@ -81,44 +74,28 @@ function modelOf(agent: Awaited<ReturnType<AgentRegistry['load']>>) {
 }
 
 async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
-  const request = parseCompletionRequest(await readJsonBody(req, res, deps.maxRequestBytes), ctx);
-  const { spec } = await deps.agents.load(ctx, request.agent);
-  // Clients send max_tokens of their own choosing: more than the agent allows is the agent's limit, not an error.
-  const { maxTokens } = request.overrides;
-  const overrides = { ...request.overrides, maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens };
-  // A JSON answer may be repaired once after it was validated, so only the validated answer is sent
-  // (in one piece when streaming): a client must never get the rejected attempt joined to it.
-  const validatedOnly = Boolean(spec.structuredOutput || overrides.responseFormat);
-  const { turn, session } = await deps.turns
-    .sendMessage(
-      { ...ctx, addedInstruction: request.instruction },
-      {
-        sessionId: request.sessionId,
-        content: request.content,
-        history: request.history,
-        agent: request.agent,
-        model: request.modelOverride,
-        overrides,
-        metadata: { via: 'openai-chat-completions' },
-      },
-    )
-    .catch((error: unknown) => {
-      throw error instanceof ValidationError ? asRequestError(error) : error;
-    });
-  const reply = new Reply(request, turn.id, session.id);
+  const body = await readJsonBody(req, res, deps.maxRequestBytes);
+  const request = parseCompletionRequest(body, ctx);
+  const { turn, validatedOnly, answering } = await requestedTurn(deps, ctx, req, res, COMPLETIONS, body, request, { via: 'openai-chat-completions' });
+  const reply = new Reply(request, turn.id, turn.sessionId);
   const parts = turnCompletion(deps, turn);
   // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
   res.once('close', () => void parts.return(undefined));
-  const headers = { 'x-session-id': encodeGlobalID('Session', session.id), 'x-turn-id': encodeGlobalID('Turn', turn.id) };
+  const headers = { 'x-session-id': encodeGlobalID('Session', turn.sessionId), 'x-turn-id': encodeGlobalID('Turn', turn.id) };
 
   if (!request.stream) {
     let text = '';
     for await (const part of parts) {
-      if (part.type === 'delta') text += part.text;
-      else if (part.end.kind === 'failed') {
+      if (part.type === 'delta') {
+        text += part.text;
+        continue;
+      }
+      await answering(part.end);
+      if (part.end.kind === 'failed') {
         const status = failureStatus(part.end);
-        return sendJson(res, status, openAIError(status, part.end.message, part.end.code), headers);
-      } else return sendJson(res, 200, reply.completion(validatedOnly && part.end.kind === 'answered' ? part.end.content : text, part.end), headers);
+        return sendJson(res, status, openAIError(status, part.end.message, part.end.code, null, 'server_error'), headers);
+      }
+      return sendJson(res, 200, reply.completion(validatedOnly && part.end.kind === 'answered' ? part.end.content : text, part.end), headers);
     }
     return;
   }
@@ -132,9 +109,10 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
       continue;
     }
     const end = part.end;
+    await answering(end);
     if (end.kind === 'failed') {
       // The SDK raises an APIError for a data line holding `error`, after the text streamed so far.
-      send(openAIError(failureStatus(end), end.message, end.code));
+      send(openAIError(failureStatus(end), end.message, end.code, null, 'server_error'));
     } else {
       if (validatedOnly && end.kind === 'answered' && end.content) send(reply.chunk({ content: end.content }, null));
       send({ ...reply.chunk({}, finishReason(end)), remgraph: reply.extension(end) });
@@ -168,7 +146,7 @@ class Reply {
     };
   }
 
-  completion(content: string, end: Exclude<CompletionEnd, { kind: 'failed' }>) {
+  completion(content: string, end: AnsweredEnd) {
     return {
       id: this.id,
       object: 'chat.completion',
@@ -180,16 +158,8 @@ class Reply {
     };
   }
 
-  /** Where the turn lives in GraphQL, and what a paused turn waits for (ids for `decideApproval`). */
-  extension(end: Exclude<CompletionEnd, { kind: 'failed' }>) {
-    return {
-      session_id: encodeGlobalID('Session', this.sessionId),
-      turn_id: encodeGlobalID('Turn', this.turnId),
-      status: end.kind === 'answered' ? end.status : 'AWAITING_APPROVAL',
-      ...(end.kind === 'awaiting_approval'
-        ? { approvals: end.approvals.map((a) => ({ id: encodeGlobalID('Approval', a.id), tool: a.toolName, arguments: a.arguments, agent_path: a.agentPath })) }
-        : {}),
-    };
+  extension(end: AnsweredEnd) {
+    return turnExtension(this.sessionId, this.turnId, end);
   }
 }
 
@@ -198,24 +168,14 @@ class Reply {
  * them apart), `length` for one cut at a limit (max_tokens, max_iterations, the agent's limits), as
  * OpenAI means them; a turn paused for a human decision says so.
  */
-function finishReason(end: Exclude<CompletionEnd, { kind: 'failed' }>): string {
+function finishReason(end: AnsweredEnd): string {
   if (end.kind === 'awaiting_approval') return 'approval_required';
   return end.status === 'MAX_ITERATIONS' ? 'length' : 'stop';
 }
 
-/** A turn whose server stopped may be tried again (503, which SDKs retry); any other failure is the model's or the agent's (502). */
-function failureStatus(end: Extract<CompletionEnd, { kind: 'failed' }>): number {
-  return end.status === 'INTERRUPTED' ? 503 : 502;
-}
-
 /** Token counts of the whole turn tree; none yet for a paused turn (GraphQL's Turn.usage has them once it ends). */
-function wireUsage(end: Exclude<CompletionEnd, { kind: 'failed' }>) {
+function wireUsage(end: AnsweredEnd) {
   const usage = end.usage;
   if (!usage) return null;
   return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

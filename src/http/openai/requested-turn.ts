@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AgentContext } from '../../auth/agent-context.js';
+import type { Turn } from '../../db/generated/client.js';
+import { ValidationError } from '../../errors.js';
+import type { CompletionEnd } from '../../events/turn-completion.js';
+import { forgetRequest, rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
+import type { SendMessageInput } from '../../turns/turn-service.js';
+import { asRequestError, type CompletionRequest } from './completion-request.js';
+import type { OpenAIRoutesDeps } from './openai-deps.js';
+
+type TurnRow = Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>;
+
+export interface RequestedTurn {
+  turn: TurnRow;
+  /** Only the validated answer may be sent (see below). */
+  validatedOnly: boolean;
+  /** To await with the way the answer ended, just before it is written (see `requestedTurn`). */
+  answering(end: CompletionEnd): Promise<void>;
+}
+
+/**
+ * The turn that answers a completion request: the one an earlier attempt of the same request
+ * started, if the client may be retrying it, or else a new one. A client retries a request whose
+ * answer it did not get: its connection dropped before the whole answer was written, or the answer
+ * was a 503 (the server running the turn stopped); a retry then joins the turn while it runs, or
+ * replays its answer. A request with an Idempotency-Key is always answered by the same turn. The same
+ * message sent again once answered, or sent twice at once, is not a retry and gets a turn of its own.
+ * `route` tells the APIs' requests apart; `asError` names a refusal of the turn service by the API's
+ * own fields.
+ */
+export async function requestedTurn(
+  deps: OpenAIRoutesDeps,
+  ctx: AgentContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+  body: unknown,
+  request: CompletionRequest,
+  options: { via: string; ephemeral?: boolean; asError?: (error: ValidationError) => ValidationError },
+): Promise<RequestedTurn> {
+  const { spec } = await deps.agents.load(ctx, request.agent);
+  // Clients send max_tokens of their own choosing: more than the agent allows is the agent's limit, not an error.
+  const { maxTokens } = request.overrides;
+  const overrides = { ...request.overrides, maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens };
+  // A JSON answer may be repaired once after it was validated, so only the validated answer is sent
+  // (in one piece when streaming): a client must never get the rejected attempt joined to it.
+  const validatedOnly = Boolean(spec.structuredOutput || overrides.responseFormat);
+  const key = turnRequestKey(ctx, route, {
+    idempotencyKey: header(req, 'idempotency-key'),
+    sessionHeader: header(req, 'x-session-id'),
+    body: JSON.stringify(body),
+  });
+
+  const earlier = await retriedTurn(deps.sql, key);
+  const turn = earlier ?? (await start());
+  const remember = () => rememberRequest(deps.sql, key, turn.id);
+  if (key.explicit) {
+    if (!earlier) await remember();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) remember().catch((error: unknown) => deps.logger.warn({ err: error }, 'could not record an undelivered answer'));
+    });
+  }
+  // Just before the answer is written: a 503 is retried, so the retry must find the turn; a retry
+  // getting its answer ends the retrying, so the same request sent later is a new one.
+  const answering = async (end: CompletionEnd) => {
+    if (key.explicit) return;
+    if (end.kind === 'failed' && end.status === 'INTERRUPTED') await remember();
+    else if (earlier) await forgetRequest(deps.sql, key, turn.id);
+  };
+  return { turn, validatedOnly, answering };
+
+  async function start(): Promise<TurnRow> {
+    const input: SendMessageInput = {
+      sessionId: request.sessionId,
+      content: request.content,
+      history: request.history,
+      agent: request.agent,
+      model: request.modelOverride,
+      overrides,
+      ephemeral: options.ephemeral,
+      metadata: { via: options.via },
+    };
+    const { turn } = await deps.turns.sendMessage({ ...ctx, addedInstruction: request.instruction }, input).catch((error: unknown) => {
+      if (!(error instanceof ValidationError)) throw error;
+      const named = asRequestError(error);
+      throw options.asError ? options.asError(named) : named;
+    });
+    return turn;
+  }
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

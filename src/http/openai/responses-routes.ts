@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AgentContext } from '../../auth/agent-context.js';
+import type { Turn } from '../../db/generated/client.js';
+import { visibleTo } from '../../auth/scope.js';
+import { NotFoundError } from '../../errors.js';
+import type { UsageTotals } from '../../events/agent-event.js';
+import { turnCompletion } from '../../events/turn-completion.js';
+import { encodeGlobalID } from '../global-ids.js';
+import { readJsonBody, sendJson } from '../json-body.js';
+import { openAIError } from './errors.js';
+import type { OpenAIRoutesDeps } from './openai-deps.js';
+import { requestedTurn } from './requested-turn.js';
+import { endState, responseObject, turnIdOf, type ResponseBase, type ResponseState } from './response-object.js';
+import { ResponseEventStream } from './response-stream.js';
+import { asResponsesError, parseResponsesRequest } from './responses-request.js';
+import { failureStatus } from './turn-extension.js';
+
+export const RESPONSES = '/v1/responses';
+
+/**
+ * `POST /v1/responses`: the Responses API over a turn, like chat completions (same agents as models,
+ * sessions, quotas and errors). `previous_response_id` continues that response's session; `store:
+ * false` runs an ephemeral turn. A failed turn is a 400 error body, or `response.failed` in a stream.
+ */
+export async function createResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, req: IncomingMessage, res: ServerResponse) {
+  const body = await readJsonBody(req, res, deps.maxRequestBytes);
+  const parsed = parseResponsesRequest(body, ctx);
+  const previous = parsed.previousResponseId ? await storedTurn(deps, ctx, parsed.previousResponseId) : null;
+  // The session keeps the conversation the previous response belongs to.
+  const request = previous ? { ...parsed, sessionId: previous.sessionId, history: null } : parsed;
+  const { turn, validatedOnly, answering } = await requestedTurn(deps, ctx, req, res, RESPONSES, body, request, {
+    via: 'openai-responses',
+    ephemeral: !request.store,
+    asError: (error) => asResponsesError(error),
+  });
+  const base: ResponseBase = {
+    turnId: turn.id,
+    sessionId: turn.sessionId,
+    createdAt: Math.floor(Date.now() / 1000),
+    model: request.model,
+    previousResponseId: request.previousResponseId,
+    store: request.store,
+    echo: request.echo,
+  };
+  const parts = turnCompletion(deps, turn);
+  // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
+  res.once('close', () => void parts.return(undefined));
+  const headers = { 'x-session-id': encodeGlobalID('Session', turn.sessionId), 'x-turn-id': encodeGlobalID('Turn', turn.id) };
+
+  if (!request.stream) {
+    let text = '';
+    for await (const part of parts) {
+      if (part.type === 'delta') {
+        text += part.text;
+        continue;
+      }
+      const end = part.end;
+      await answering(end);
+      if (end.kind === 'failed') {
+        const status = failureStatus(end);
+        return sendJson(res, status, openAIError(status, end.message, end.code, null, 'server_error'), headers);
+      }
+      return sendJson(res, 200, responseObject(base, endState(base, end, validatedOnly && end.kind === 'answered' ? end.content : text)), headers);
+    }
+    return;
+  }
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...headers });
+  const events = new ResponseEventStream(base, (chunk) => res.write(chunk));
+  events.start();
+  for await (const part of parts) {
+    if (part.type === 'delta') {
+      if (!validatedOnly) events.delta(part.text);
+      continue;
+    }
+    await answering(part.end);
+    if (validatedOnly && part.end.kind === 'answered') events.delta(part.end.content);
+    events.end(part.end);
+  }
+  res.end();
+}
+
+/** `GET /v1/responses/{id}`: a stored response as it stands (in progress, or as its turn ended). */
+export async function retrieveResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, _req: IncomingMessage, res: ServerResponse, id: string) {
+  const turn = await storedTurn(deps, ctx, id);
+  const answer = turn.finalMessageId ? await deps.prisma.message.findUnique({ where: { id: turn.finalMessageId }, select: { content: true } }) : null;
+  const base: ResponseBase = {
+    turnId: turn.id,
+    sessionId: turn.sessionId,
+    createdAt: Math.floor(turn.startedAt.getTime() / 1000),
+    model: turn.agent,
+    previousResponseId: null,
+    store: true,
+    echo: null,
+  };
+  sendJson(res, 200, responseObject(base, storedState(base, turn, answer?.content ?? null)));
+}
+
+/** A top-level turn of a stored response the caller can see. */
+async function storedTurn(deps: OpenAIRoutesDeps, ctx: AgentContext, responseId: string): Promise<Turn> {
+  const turnId = turnIdOf(responseId);
+  const turn = turnId ? await deps.prisma.turn.findFirst({ where: { id: turnId, parentId: null, ephemeral: false, ...visibleTo(ctx) } }) : null;
+  if (!turn) throw new NotFoundError('Response', responseId);
+  return turn;
+}
+
+function storedState(base: ResponseBase, turn: Turn, text: string | null): ResponseState {
+  const usage = turn.usage as Partial<UsageTotals> | null;
+  const totals =
+    usage?.inputTokens !== undefined ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens ?? 0, requests: usage.requests ?? 0 } : null;
+  switch (turn.status) {
+    case 'RUNNING':
+      return { status: 'in_progress', text };
+    case 'AWAITING_APPROVAL':
+      return { status: 'incomplete', text, incomplete: 'approval_required' };
+    case 'COMPLETED':
+    case 'CANCELLED':
+    case 'MAX_ITERATIONS': {
+      const end = { kind: 'answered', status: turn.status, content: text ?? '', usage: totals ?? { inputTokens: 0, outputTokens: 0, requests: 0 } } as const;
+      return endState(base, end, text ?? '');
+    }
+    default: {
+      const error = (turn.error as { code?: string; message?: string } | null) ?? {};
+      return {
+        status: 'failed',
+        text,
+        usage: totals,
+        error: { code: error.code ?? turn.status, message: error.message ?? `The turn ended with status ${turn.status}` },
+      };
+    }
+  }
+}
