@@ -25,11 +25,7 @@ export function modelRequest(parts: {
   sampling: Omit<SamplingOptions, 'responseFormat'>;
 }): ChatRequest {
   return {
-    messages: [
-      { role: 'system', content: parts.systemPrompt },
-      { role: 'system', content: parts.instructions },
-      ...parts.conversation,
-    ],
+    messages: [{ role: 'system', content: parts.systemPrompt }, { role: 'system', content: parts.instructions }, ...parts.conversation],
     tools: parts.tools.length ? parts.tools : undefined,
     responseFormat: parts.responseFormat,
     ...parts.sampling,

@@ -5,7 +5,16 @@ import { CHECKPOINT_VERSION, CheckpointError, freshState, readCheckpoint, type R
 import { contextOf } from '../support/client.js';
 
 const spec = parseAgentYaml('name: helper\ndescription: You help.\n');
-const agent: ResolvedAgent = { name: spec.name, version: null, origin: 'builtin', spec, source: '', userId: null, createdAt: null, contentHash: agentContentHash(spec) };
+const agent: ResolvedAgent = {
+  name: spec.name,
+  version: null,
+  origin: 'builtin',
+  spec,
+  source: '',
+  userId: null,
+  createdAt: null,
+  contentHash: agentContentHash(spec),
+};
 const ctx = { ...contextOf({ headers: { 'x-user-id': 'u1', 'x-tenant-id': 't1' } }), addedInstruction: 'Be brief.' };
 
 /** A paused state with every field set, as the store writes it (JSON). */

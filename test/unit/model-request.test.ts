@@ -19,7 +19,16 @@ tools:
   - name: action
 max_tokens: 40
 `);
-const agent: ResolvedAgent = { name: spec.name, version: null, origin: 'builtin', spec, source: '', userId: null, createdAt: null, contentHash: agentContentHash(spec) };
+const agent: ResolvedAgent = {
+  name: spec.name,
+  version: null,
+  origin: 'builtin',
+  spec,
+  source: '',
+  userId: null,
+  createdAt: null,
+  contentHash: agentContentHash(spec),
+};
 const tools = new ToolRegistry(builtinTools);
 const settings = {
   defaultAgent: 'helper',
@@ -50,7 +59,10 @@ describe('the model request', () => {
 
   it('is counted by the history budget exactly as the agent loop then sends it', async () => {
     const state = freshState(agent, ctx, [], 'Hello', [], { temperature: 0.3, systemPromptSuffix: 'Be brief.' });
-    const context = await contextFor({ sql: undefined as never, settings, tools }, { ctx, sessionId: 's1', agent, model: new ScriptedModel([]), state, withMemory: true, stored });
+    const context = await contextFor(
+      { sql: undefined as never, settings, tools },
+      { ctx, sessionId: 's1', agent, model: new ScriptedModel([]), state, withMemory: true, stored },
+    );
     addHistory(state, context.messages);
     const model = new ScriptedModel([{ text: ['Bonjour'] }]);
     await runAgentLoop({
