@@ -46,7 +46,7 @@ export type NewMessageRow = Omit<Message, 'seq'>;
 export function messageRow(
   at: {
     session: Pick<Session, 'id' | 'tenantId' | 'userId'>;
-    turnId: string;
+    turnId: string | null;
     isEval: boolean;
     trace?: { traceId: string | null; spanId: string | null };
     now: Date;
@@ -85,7 +85,7 @@ export function insertSessionCte(name: string, session: Session, when: Prisma.Sq
 
 /**
  * A CTE `name` that appends `rows` to their session after its last message, in order, when `when`
- * holds, returning their `seq`. The (session_id, seq) unique index makes a concurrent append fail
+ * holds, returning their `id` and `seq`. The (session_id, seq) unique index makes a concurrent append fail
  * rather than interleave. Every CTE of the statement sees the messages as they were before it.
  */
 export function insertMessagesCte(name: string, sessionId: string, rows: NewMessageRow[], when: Prisma.Sql): Prisma.Sql {
@@ -96,7 +96,7 @@ export function insertMessagesCte(name: string, sessionId: string, rows: NewMess
     FROM (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${sessionId}::uuid) AS last,
          jsonb_populate_recordset(NULL::messages, ${JSON.stringify(rows.map(byColumn))}::jsonb) WITH ORDINALITY AS m
     WHERE ${when}
-    RETURNING seq
+    RETURNING id, seq
   )`;
 }
 
