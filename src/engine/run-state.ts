@@ -69,7 +69,7 @@ const chatMessage = z.custom<ChatMessage>(
 export const CHECKPOINT_VERSION = 1;
 
 /** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
-export const runStateSchema = z.object({
+const runStateSchema = z.object({
   /** The checkpoint's format; checkpoints written before it was versioned are version 1. */
   version: z.literal(CHECKPOINT_VERSION).default(CHECKPOINT_VERSION),
   messages: z.array(chatMessage),
@@ -132,7 +132,7 @@ export interface TurnOverrides extends SamplingOptions {
 }
 
 /** The agent's system prompt, with a caller's suffix for this turn. */
-export function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
+function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
   const prompt = buildSystemPrompt(agent.spec);
   const suffix = overrides?.systemPromptSuffix?.trim();
   return suffix ? `${prompt}\n\n${suffix}` : prompt;
