@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { isAppError, type ErrorCode } from '../errors.js';
 import type { AgentEventBody, UsageTotals } from '../events/agent-event.js';
 import type { TerminalStatus } from '../events/turn-status.js';
-import type { ChatMessage, ChatModel, ToolCall, Usage } from '../llm/chat-model.js';
+import type { ChatModel, ToolCall, Usage } from '../llm/chat-model.js';
 import { estimateUsage } from '../llm/token-count.js';
 import { isAbortError } from '../llm/chat-model.js';
 import { parseToolArguments, type ToolOutcome, type ToolRegistry } from '../tools/registry.js';
 import type { DelegationRequest, DelegationResult, ToolContext } from '../tools/tool.js';
 import { askAgentResult } from '../tools/builtin/ask-agent.js';
 import { ToolPause } from '../tools/tool-pause.js';
-import { buildRequestInstructions } from '../agents/prompt.js';
+import { turnRequest, type RequestScope } from './model-request.js';
 import { checkStructuredOutput, outputSchemaOf, repairInstruction } from './structured-output.js';
 import { ChildEcho } from './child-echo.js';
 import type { ResolvedAgent } from '../agents/registry.js';
@@ -50,7 +50,7 @@ export interface AgentLoopInput {
   state: RunState;
   signal: AbortSignal;
   /** Per-request context for the instructions sent with every model call (never stored). */
-  request: { userId: string | null; sessionId: string | null; addedInstruction: string | null };
+  request: RequestScope;
   /** Tools that need a human decision for this run, whatever the agent declares (inherited from parents). */
   gatedTools: ReadonlySet<string>;
   /** Most tool calls one model response may make; more are refused with a tool error. */
@@ -210,42 +210,16 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   let reported: Usage | null = null;
   let text = '';
   let reasoning = '';
-  let request: string | null = null;
+  let body: string | null = null;
   let held = '';
   const calls: ToolCall[] = [];
   let finishReason: string | null = null;
   const echo = new ChildEcho(state.childOutputs);
-  const messages: ChatMessage[] = [
-    state.messages[0]!,
-    {
-      role: 'system',
-      content: buildRequestInstructions({
-        now: new Date(),
-        userId: input.request.userId,
-        sessionId: input.request.sessionId,
-        agentName: agent.name,
-        addedInstruction: input.request.addedInstruction,
-      }),
-    },
-    ...state.messages.slice(1),
-  ];
-  const offered = input.tools.specsFor(offeredTools(agent, state.overrides));
-  const tools = offered.length ? offered : undefined;
-  const responseFormat = responseFormatFor(agent, state.overrides);
+  const request = turnRequest(agent, state, input.tools, input.request);
   try {
-    for await (const part of model.stream({
-      messages,
-      tools,
-      responseFormat,
-      temperature: state.overrides?.temperature ?? agent.spec.temperature,
-      topP: state.overrides?.topP,
-      maxTokens: state.overrides?.maxTokens ?? agent.spec.maxTokens,
-      stop: state.overrides?.stop,
-      seed: state.overrides?.seed,
-      signal: input.signal,
-    })) {
+    for await (const part of model.stream({ ...request, signal: input.signal })) {
       if (part.type === 'request') {
-        request = part.body;
+        body = part.body;
       } else if (part.type === 'reasoning-delta') {
         reasoning += part.delta;
         emit({ type: 'thought', text: part.delta });
@@ -271,7 +245,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
   } finally {
     if (reasoning) state.rows.push({ type: 'think', content: reasoning, agentName: agent.name });
     // Only a call the provider reported nothing for is counted here (cancelled, failed, or a server without usage).
-    const usage = reported ?? (await estimateUsage(model.id, { messages, tools, responseFormat }, { text: reasoning + text, toolCalls: calls }));
+    const usage = reported ?? (await estimateUsage(model.id, request, { text: reasoning + text, toolCalls: calls }));
     addUsage(state.usage, { ...usage, requests: 1, estimated: !reported });
     await input.ports.modelCalled({
       provider: model.provider,
@@ -283,7 +257,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       latencyMs: Date.now() - started,
       finishReason,
       error: finishReason ? null : 'stream did not finish',
-      request,
+      request: body,
     });
   }
   return { text, calls };

@@ -3,7 +3,7 @@ import type { UsageTotals } from '../events/agent-event.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { contextFor } from './history.js';
-import { freshState } from './run-state.js';
+import { addHistory, freshState } from './run-state.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { HeldTree } from './held-tree.js';
 import { executeRun, type TurnRun } from './turn-run.js';
@@ -37,16 +37,9 @@ export async function delegate(
   deps.hub.open(child, 0);
   tree.turnIds.add(child.id);
   const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
-  const history = (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, userContent: content, withMemory: false })).messages;
-  const run: TurnRun = {
-    turn: child,
-    session: parent.session,
-    agent,
-    model,
-    ctx: parent.ctx,
-    state: freshState(agent, parent.ctx, history, content, gatedFor(deps, parent)),
-    signal: parent.signal,
-  };
+  const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent));
+  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, state, withMemory: false })).messages);
+  const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);
   return { childTurnId: child.id, agent: agent.name, status: result.status, content: result.content, usage: result.usage };

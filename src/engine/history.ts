@@ -1,12 +1,12 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import { readStored, type StoredContext } from './stored-context.js';
-import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
+import type { ChatMessage, ChatModel, ChatRequest } from '../llm/chat-model.js';
 import { requestOverhead, TOKEN_CEILING, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
 import { compressMessage } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
-import { buildRequestInstructions } from '../agents/prompt.js';
-import { offeredTools, responseFormatFor, systemPromptFor, type TurnOverrides } from './run-state.js';
+import type { RunState } from './run-state.js';
+import { turnRequest } from './model-request.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
 export interface TurnContextInput {
@@ -14,7 +14,8 @@ export interface TurnContextInput {
   sessionId: string;
   agent: ResolvedAgent;
   model: ChatModel;
-  userContent: string;
+  /** The turn's fresh state (its system prompt and message, the caller's overrides): the request counted is the one built from it. */
+  state: Pick<RunState, 'messages' | 'overrides'>;
   /** Only messages before this position (the turn's own user message). */
   beforeSeq?: number;
   /**
@@ -24,7 +25,6 @@ export interface TurnContextInput {
   history?: ChatMessage[];
   /** Inject the user's profile and the session's recent moments (top-level turns). */
   withMemory: boolean;
-  overrides?: TurnOverrides;
   /** What the turn's start read already (storedContextColumns), with memory and the whole conversation before the turn. */
   stored?: StoredContext;
 }
@@ -35,6 +35,8 @@ export interface TurnContext {
    * are rebuilt for every turn and never stored (llm_calls keeps each request as sent).
    */
   messages: ChatMessage[];
+  /** The turn's first model request with these messages, as the budget counted it (and the loop will build it). */
+  request: ChatRequest;
 }
 
 /**
@@ -53,8 +55,8 @@ export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'to
   // Most requests are far from every budget: when nothing is left out at the ceiling, the model's
   // tokenizer (which never counts more) would leave nothing out either.
   const bounded = assemble(deps, input, stored, withMemory, TOKEN_CEILING);
-  if (bounded.whole) return { messages: bounded.messages };
-  return { messages: assemble(deps, input, stored, withMemory, await tokenCounterFor(input.model.id)).messages };
+  if (bounded.whole) return bounded;
+  return assemble(deps, input, stored, withMemory, await tokenCounterFor(input.model.id));
 }
 
 /** The context as `counter` counts it, and whether nothing had to be left out or cut for its budgets. */
@@ -64,25 +66,16 @@ function assemble(
   stored: StoredContext,
   withMemory: boolean,
   counter: TokenCounter,
-): { messages: ChatMessage[]; whole: boolean } {
-  const { agent, ctx, sessionId } = input;
+): TurnContext & { whole: boolean } {
+  const { agent, ctx, sessionId, state } = input;
   const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : { blocks: [], whole: true };
   const memoryMessages = memory.blocks.map((content): ChatMessage => ({ role: 'system', content }));
-  const tools = toolRegistry.specsFor(offeredTools(agent, input.overrides));
-  const fixed = requestOverhead(counter, {
-    messages: [
-      { role: 'system', content: systemPromptFor(agent, input.overrides) },
-      {
-        role: 'system',
-        content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, sessionId, agentName: agent.name, addedInstruction: ctx.addedInstruction }),
-      },
-      ...memoryMessages,
-      { role: 'user', content: input.userContent },
-    ],
-    tools: tools.length ? tools : undefined,
-    responseFormat: responseFormatFor(agent, input.overrides),
-  });
-  let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (input.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
+  const scope = { userId: ctx.userId, sessionId, addedInstruction: ctx.addedInstruction };
+  const now = new Date();
+  const [system, ...asked] = state.messages;
+  const requestWith = (context: ChatMessage[]) => turnRequest(agent, { ...state, messages: [system!, ...context, ...asked] }, toolRegistry, scope, now);
+  const fixed = requestOverhead(counter, requestWith(memoryMessages));
+  let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (state.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
   const newestFirst = input.history
     ? input.history.toReversed()
@@ -102,7 +95,8 @@ function assemble(
   const whole = memory.whole && history.length === newestFirst.length;
   // A tool result whose call was cut off would be refused by the provider.
   while (history.at(-1)?.role === 'tool') history.pop();
-  return { messages: [...memoryMessages, ...history.reverse()], whole };
+  const messages = [...memoryMessages, ...history.reverse()];
+  return { messages, request: requestWith(messages), whole };
 }
 
 /**

@@ -1,31 +1,108 @@
+import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
+import { AppError } from '../errors.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
 import type { ChatMessage, ResponseFormat, SamplingOptions } from '../llm/chat-model.js';
 import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
-interface ToolLogEntry {
-  tool: string;
-  toolCallId: string;
-  arguments: unknown;
-  result: unknown;
-  isError: boolean;
-  iteration: number;
-}
+const usageTotals = z.object({ inputTokens: z.number(), outputTokens: z.number(), requests: z.number(), estimated: z.boolean().optional() });
+
+const toolLogEntry = z.object({
+  tool: z.string(),
+  toolCallId: z.string(),
+  arguments: z.unknown(),
+  result: z.unknown(),
+  isError: z.boolean(),
+  iteration: z.number(),
+});
 
 /**
  * A message the turn adds to its session when it ends: the audit trail of its tool calls, the
  * model's reasoning (`think`), and the observations it reported (action tool).
  */
-interface TurnMessage {
-  type: 'tool_call' | 'tool_response' | 'think' | 'observation';
-  content: string | null;
-  toolCalls?: { id: string; name: string; arguments: string }[];
-  toolCallId?: string;
-  toolName?: string;
-  agentName: string;
-}
+const turnMessage = z.object({
+  type: z.enum(['tool_call', 'tool_response', 'think', 'observation']),
+  content: z.string().nullable(),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+  toolCallId: z.string().optional(),
+  toolName: z.string().optional(),
+  agentName: z.string(),
+});
+
+/** A tool call the turn paused on: waiting for a human decision or for a paused child agent. */
+const pendingCall = z.object({
+  toolCallId: z.string(),
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  /** What the model sent: parsed arguments, or the raw text when it was not JSON. */
+  shown: z.unknown(),
+  approvalId: z.string().optional(),
+  childTurnId: z.string().optional(),
+});
+
+export type PendingCall = z.infer<typeof pendingCall>;
+
+const agentContext = z.object({
+  userId: z.string().nullable(),
+  tenantId: z.string(),
+  sessionId: z.string().nullable(),
+  defaultModel: z.string().nullable(),
+  agentSchemaUri: z.string().nullable(),
+  isEval: z.boolean(),
+  clientId: z.string().nullable(),
+  addedInstruction: z.string().nullable(),
+  isAdmin: z.boolean(),
+  authMode: z.enum(['jwt', 'headers']),
+}) satisfies z.ZodType<AgentContext>;
+
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+// Shapes other modules own (the provider's messages, a search result, a caller's overrides) are
+// checked only for their kind here: their fields are theirs to add to.
+const chatMessage = z.custom<ChatMessage>(
+  (m) => isObject(m) && ['system', 'user', 'assistant', 'tool'].includes((m as { role: unknown }).role as string),
+  'is not a chat message',
+);
+
+/** The checkpoint's format: a paused turn written by another version is refused, not misread (see readCheckpoint). */
+export const CHECKPOINT_VERSION = 1;
+
+/** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
+const runStateSchema = z.object({
+  /** The checkpoint's format; checkpoints written before it was versioned are version 1. */
+  version: z.literal(CHECKPOINT_VERSION).default(CHECKPOINT_VERSION),
+  messages: z.array(chatMessage),
+  iterations: z.number().int().min(0),
+  /** The turn's usage, its child agents' included (what the turn cost). */
+  usage: usageTotals,
+  /** The part of `usage` that child agents used: limits apply to the agent's own run only. */
+  delegatedUsage: usageTotals.optional(),
+  text: z.string(),
+  toolLog: z.array(toolLogEntry),
+  rows: z.array(turnMessage),
+  sources: z.array(z.custom<Source>(isObject, 'is not a source')),
+  metadata: z.record(z.string(), z.unknown()),
+  /** Answers of child agents in this turn: the parent does not stream the same text again. */
+  childOutputs: z.array(z.string()),
+  pending: z.array(pendingCall),
+  /** The structured-output repair round was used (one per turn). */
+  repaired: z.boolean().optional(),
+  startedAt: z.number(),
+  /** Who the turn runs for, without the added instruction (kept apart, below). */
+  context: agentContext,
+  /**
+   * The request's added instruction (X-Added-Instruction, or the OpenAI endpoint's system
+   * messages): sent with every model call of the turn, so it lives in the checkpoint to outlast a
+   * pause; it is never stored as a message.
+   */
+  addedInstruction: z.string().nullish(),
+  /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
+  inheritedGates: z.array(z.string()).optional(),
+  overrides: z.custom<TurnOverrides>(isObject, 'is not a set of overrides').optional(),
+});
+
+export type RunState = z.output<typeof runStateSchema>;
 
 /** One model request of the turn, as stored in llm_calls (when it ends). */
 export interface ModelCallRecord {
@@ -43,17 +120,6 @@ export interface ModelCallRecord {
   request: string | null;
 }
 
-/** A tool call the turn paused on: waiting for a human decision or for a paused child agent. */
-export interface PendingCall {
-  toolCallId: string;
-  name: string;
-  args: Record<string, unknown>;
-  /** What the model sent: parsed arguments, or the raw text when it was not JSON. */
-  shown: unknown;
-  approvalId?: string;
-  childTurnId?: string;
-}
-
 export type Resolution =
   { kind: 'approval'; approvalId: string; approved: boolean; reason: string | null } | { kind: 'child'; result: DelegationResult; usage: UsageTotals };
 
@@ -65,40 +131,8 @@ export interface TurnOverrides extends SamplingOptions {
   tools?: string[];
 }
 
-/** Everything a paused run needs to continue on any process: stored as the turn's checkpoint. */
-export interface RunState {
-  messages: ChatMessage[];
-  iterations: number;
-  /** The turn's usage, its child agents' included (what the turn cost). */
-  usage: UsageTotals;
-  /** The part of `usage` that child agents used: limits apply to the agent's own run only. */
-  delegatedUsage?: UsageTotals;
-  text: string;
-  toolLog: ToolLogEntry[];
-  rows: TurnMessage[];
-  sources: Source[];
-  metadata: Record<string, unknown>;
-  /** Answers of child agents in this turn: the parent does not stream the same text again. */
-  childOutputs: string[];
-  pending: PendingCall[];
-  /** The structured-output repair round was used (one per turn). */
-  repaired?: boolean;
-  startedAt: number;
-  /** Who the turn runs for, without the added instruction (kept apart, below). */
-  context: AgentContext;
-  /**
-   * The request's added instruction (X-Added-Instruction, or the OpenAI endpoint's system
-   * messages): sent with every model call of the turn, so it lives in the checkpoint to outlast a
-   * pause; it is never stored as a message.
-   */
-  addedInstruction?: string | null;
-  /** Tools gated for an ancestor agent: they stay gated here whatever this agent declares. */
-  inheritedGates?: string[];
-  overrides?: TurnOverrides;
-}
-
 /** The agent's system prompt, with a caller's suffix for this turn. */
-export function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
+function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
   const prompt = buildSystemPrompt(agent.spec);
   const suffix = overrides?.systemPromptSuffix?.trim();
   return suffix ? `${prompt}\n\n${suffix}` : prompt;
@@ -129,6 +163,7 @@ export function freshState(
   overrides?: TurnOverrides,
 ): RunState {
   return {
+    version: CHECKPOINT_VERSION,
     inheritedGates,
     overrides,
     messages: [{ role: 'system', content: systemPromptFor(agent, overrides) }, ...history, { role: 'user', content: userContent }],
@@ -145,6 +180,11 @@ export function freshState(
     context: { ...ctx, addedInstruction: null },
     addedInstruction: ctx.addedInstruction,
   };
+}
+
+/** Puts the conversation a turn's model reads (memory, then history) between its system prompt and its message. */
+export function addHistory(state: RunState, history: ChatMessage[]): void {
+  state.messages.splice(1, 0, ...history);
 }
 
 export function emptyUsage(): UsageTotals {
@@ -172,4 +212,26 @@ export function addUsage(into: UsageTotals, more: UsageTotals) {
   into.outputTokens += more.outputTokens;
   into.requests += more.requests;
   if (more.estimated) into.estimated = true;
+}
+
+/** A paused turn's checkpoint that this server cannot resume: written by another version, or damaged. */
+export class CheckpointError extends AppError {
+  readonly code = 'INTERNAL';
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/** A stored checkpoint, checked before a run continues from it: CheckpointError when it is of another version or not a run's state. */
+export function readCheckpoint(stored: unknown): RunState {
+  if (!isObject(stored)) throw new CheckpointError('The paused turn has no readable checkpoint');
+  const version = (stored as { version?: unknown }).version ?? CHECKPOINT_VERSION;
+  if (version !== CHECKPOINT_VERSION) {
+    throw new CheckpointError(`The paused turn's checkpoint is of version ${JSON.stringify(version)}; this server resumes version ${CHECKPOINT_VERSION} only`);
+  }
+  const parsed = runStateSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(checkpoint)'}: ${issue.message}`);
+  throw new CheckpointError(`The paused turn's checkpoint could not be read: ${problems.join('; ')}`);
 }

@@ -6,9 +6,8 @@ import type { EngineDeps } from './engine-deps.js';
 import { dropEphemeral } from './ephemeral-turns.js';
 import type { StopReason } from './agent-loop.js';
 import { delegate } from './delegation.js';
-import { announceDecisions, cancelPaused, resumeReady } from './resume.js';
-import { recoverOrphans, retryUnfinished, takeOver } from './recovery.js';
-import type { HeldTree, TreeHost } from './held-tree.js';
+import { staleBefore, unfinishedRoots } from './recovery.js';
+import { HeldTree } from './held-tree.js';
 import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
 
 /**
@@ -16,9 +15,9 @@ import { executeRun, type RunResult, type TurnRun } from './turn-run.js';
  * and the hub's numbering), cancelling, heartbeats, and letting go when nothing is left to run.
  * Everything that changes a tree (a decision announced, a turn resumed, a cancel, letting go) runs
  * under that tree's lock, so a process never races itself; the database lease keeps other processes
- * out. Resume, delegation and recovery live in files named for them.
+ * out. What is done to one tree (resuming, cancelling its paused turns) is the HeldTree's.
  */
-export class Supervisor implements TreeHost {
+export class Supervisor {
   private readonly trees = new Map<string, HeldTree>();
   /** Top-level turns that ended here lately, as their late followers need them: see `endedLately`. */
   private readonly endedTurns = new RecentlyEnded<Turn>(LATE_FOLLOWERS_MS, 1000);
@@ -51,22 +50,14 @@ export class Supervisor implements TreeHost {
 
   /** Starts holding the tree of a new top-level turn (whose row already names this process). */
   adopt(turn: Turn): HeldTree {
-    const tree: HeldTree = {
-      rootId: turn.id,
-      turnIds: new Set([turn.id]),
-      runs: new Set(),
-      controller: new AbortController(),
-      cancelled: false,
-      childTurns: 0,
-      ephemeral: turn.ephemeral,
-    };
+    const tree = this.newTree(turn.id, [turn]);
     this.deps.hub.open(turn, 0);
     this.trees.set(turn.id, tree);
     return tree;
   }
 
-  tree(rootId: string): HeldTree | undefined {
-    return this.trees.get(rootId);
+  private newTree(rootId: string, turns: Pick<Turn, 'id' | 'ephemeral'>[]): HeldTree {
+    return new HeldTree(this.deps, rootId, turns, (tree, run) => this.launch(tree, run));
   }
 
   /**
@@ -93,27 +84,19 @@ export class Supervisor implements TreeHost {
   }
 
   /** Takes a tree that is free (or, with `staleBefore`, whose holder stopped; see TreeLease.acquire) into this process. */
-  async hold(rootId: string, staleBefore?: Date): Promise<HeldTree | undefined> {
+  private async hold(rootId: string, stale?: Date): Promise<HeldTree | undefined> {
     const held = this.trees.get(rootId);
     if (held) return held;
-    if (!(await this.deps.lease.acquire(rootId, staleBefore))) return undefined;
+    if (!(await this.deps.lease.acquire(rootId, stale))) return undefined;
     const turns = await this.deps.lease.turns(rootId);
     for (const turn of turns) this.deps.hub.open(turn, turn.lastSeq);
-    const tree: HeldTree = {
-      rootId,
-      turnIds: new Set(turns.map((t) => t.id)),
-      runs: new Set(),
-      controller: new AbortController(),
-      cancelled: false,
-      childTurns: turns.length - 1,
-      ephemeral: turns[0]?.ephemeral ?? false,
-    };
+    const tree = this.newTree(rootId, turns);
     this.trees.set(rootId, tree);
     return tree;
   }
 
   /** Runs `work` alone with respect to everything else this process does to the tree. */
-  locked<T>(rootId: string, work: () => Promise<T>): Promise<T> {
+  private locked<T>(rootId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(rootId) ?? Promise.resolve();
     const next = previous.then(work, work);
     const settled = next.catch(() => {});
@@ -158,7 +141,7 @@ export class Supervisor implements TreeHost {
           // A run that ended may unblock a paused turn of its tree: a child that finished after its
           // own pause lets its parent continue, and a parent that paused on children which already
           // finished meanwhile (a decision came in while a sibling still ran) continues at once.
-          if (!treeEnded && !tree.cancelled) await resumeReady(this, tree);
+          if (!treeEnded && !tree.cancelled) await tree.resumeReady();
           await this.letGo(tree);
           // The hub kept the events of a turn its session's deletion cancelled: they go too.
           if (deleted || this.deletedSessions.get(run.session.id)) this.forgetEnded(run.session.id);
@@ -178,15 +161,15 @@ export class Supervisor implements TreeHost {
         const tree = await this.hold(rootId);
         if (!tree) return false;
         if (!tree.cancelled) {
-          await announceDecisions(this, tree);
-          await resumeReady(this, tree);
+          await tree.announceDecisions();
+          await tree.resumeReady();
         }
         await this.letGo(tree);
         return true;
       });
       if (handled) return;
       // A holder that died (e.g. killed while the turn paused, before letting go) would never hear a poke.
-      if (await takeOver(this, rootId)) return;
+      if (await this.takeOver(rootId)) return;
       const holder = await this.deps.lease.holder(rootId);
       if (holder) return this.deps.pubsub.publish('tree:poke', { rootId, holder });
       // Let go of between our attempt and the question: try again.
@@ -204,17 +187,22 @@ export class Supervisor implements TreeHost {
       tree.cancelled = true;
       tree.controller.abort('cancelled' satisfies StopReason);
       await Promise.all([...tree.runs].map((r) => r.done));
-      await cancelPaused(this, tree);
+      await tree.cancelPaused();
       await this.letGo(tree);
       await this.ended(tree);
       return true;
     });
   }
 
-  /** Recovery work, at start-up and then periodically (see recovery.ts). */
+  /**
+   * Recovery work, at start-up and then periodically: takes over the trees of processes that
+   * stopped, finishes what a process left undone after a decision (see recovery.ts), drops
+   * ephemeral turns kept long enough.
+   */
   async sweep(): Promise<void> {
-    await recoverOrphans(this);
-    await retryUnfinished(this);
+    const stale = staleBefore(this.deps.settings.heartbeatMs);
+    for (const rootId of await this.deps.lease.orphans(stale)) await this.takeOver(rootId, stale);
+    for (const rootId of await unfinishedRoots(this.deps.prisma)) await this.afterDecision(rootId);
     await dropEphemeral(this.deps.prisma, { endedBefore: new Date(Date.now() - this.deps.settings.ephemeralRetentionMs) });
   }
 
@@ -229,8 +217,27 @@ export class Supervisor implements TreeHost {
     await this.deps.hub.drain([]);
   }
 
+  /**
+   * Takes a tree from a holder that stopped; false when the tree is held here or by a live process,
+   * or free. Its running turns end INTERRUPTED; decisions taken meanwhile are announced, and the
+   * paused turns they (or the interrupted turns) unblock continue.
+   */
+  private async takeOver(rootId: string, stale = staleBefore(this.deps.settings.heartbeatMs)): Promise<boolean> {
+    return this.locked(rootId, async () => {
+      // Held here: not an orphan, whatever its row says (a beat may be late).
+      if (this.trees.has(rootId)) return false;
+      const tree = await this.hold(rootId, stale);
+      if (!tree) return false;
+      await tree.interruptOrphaned();
+      await tree.announceDecisions();
+      await tree.resumeReady();
+      await this.letGo(tree);
+      return true;
+    });
+  }
+
   /** Lets go of a tree with nothing left to run here: its events stored, its turns closed, the lease released. */
-  async letGo(tree: HeldTree): Promise<void> {
+  private async letGo(tree: HeldTree): Promise<void> {
     if (tree.runs.size || this.trees.get(tree.rootId) !== tree) return;
     await this.deps.hub.drain(tree.turnIds);
     this.deps.hub.close(tree.turnIds);

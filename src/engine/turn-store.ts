@@ -15,7 +15,7 @@ import type { TurnWrites } from '../events/event-statements.js';
 import { emptyUsage, type PendingCall, type Resolution, type RunState } from './run-state.js';
 import { storedContextColumns, storedContextOf, type StoredContext, type StoredContextRow } from './stored-context.js';
 import type { Admission, AdmissionFigures } from './quota.js';
-import { newSession, newUserMessage } from './start-rows.js';
+import { insertMessagesCte, insertSessionCte, messageRow, newSession } from '../sessions/rows.js';
 
 /** OpenTelemetry ids of the run that writes (nulls while tracing is off). */
 export interface SpanIds {
@@ -84,21 +84,11 @@ export class TurnStore {
       routedBy: input.routing.routedBy,
       routingRule: input.routing.rule,
     };
-    const messageId = randomUUID();
-    const metadata = JSON.stringify(storable(input.metadata));
-    const content = storable(input.content);
     const { admission } = input;
     const ok = admission?.ok ?? Prisma.sql`TRUE`;
     const admit = admission ? Prisma.sql`${admission.ctes},` : Prisma.empty;
     const figures = admission ? Prisma.sql`, ${admission.columns}` : Prisma.empty;
-    const sessionRow =
-      'id' in input.session
-        ? Prisma.empty
-        : Prisma.sql`session AS (
-            INSERT INTO sessions (id, name, tenant_id, user_id, agent, is_eval, created_at, updated_at)
-            SELECT ${session.id}::uuid, ${storable(session.name)}, ${session.tenantId}, ${session.userId}, ${session.agent}, ${session.isEval}, ${now}, ${now}
-            WHERE ${ok}
-          ),`;
+    const sessionRow = 'id' in input.session ? Prisma.empty : Prisma.sql`${insertSessionCte('session', session, ok)},`;
     const turnRow = Prisma.sql`INSERT INTO turns (id, root_id, session_id, agent, agent_version, routed_by, routing_rule, model, depth, agent_path, runner, heartbeat_at, is_eval, client_id, ephemeral, tenant_id, user_id, started_at)
         SELECT ${turn.id}::uuid, ${turn.rootId}::uuid, ${session.id}::uuid, ${turn.agent}, ${turn.agentVersion}, ${turn.routedBy}::"RoutedBy", ${turn.routingRule}, ${turn.model}, 0, ${turn.agentPath}::text[],
                ${turn.runner}, ${now}, ${turn.isEval}, ${turn.clientId}, ${turn.ephemeral}, ${turn.tenantId}, ${turn.userId}, ${now}
@@ -119,19 +109,17 @@ export class TurnStore {
             RETURNING name
           ),`
         : Prisma.sql`named AS (SELECT NULL::text AS name),`;
+    const message = messageRow(
+      { session, turnId: turn.id, isEval: turn.isEval, now },
+      { type: 'user', content: storable(input.content), metadata: input.metadata as Prisma.JsonObject },
+    );
     const [row] = await this.run<{ seq: number | null; renamed: string | null; admission?: AdmissionFigures } & StoredContextRow>(Prisma.sql`
       WITH ${admit} ${sessionRow} ${naming} turn AS (${turnRow} RETURNING id),
-      message AS (
-        INSERT INTO messages (id, session_id, seq, type, content, turn_id, metadata, is_eval, tenant_id, user_id, created_at)
-        SELECT ${messageId}::uuid, ${session.id}::uuid, COALESCE((SELECT max(seq) FROM messages WHERE session_id = ${session.id}::uuid), 0) + 1,
-               'user', ${content}, turn.id, ${metadata}::jsonb, ${turn.isEval}, ${session.tenantId}, ${session.userId}, ${now}
-        FROM turn
-        RETURNING seq
-      )
+      ${insertMessagesCte('message', session.id, [message], Prisma.sql`EXISTS (SELECT 1 FROM turn)`)}
       SELECT (SELECT seq FROM message) AS seq, (SELECT name FROM named) AS renamed ${figures},
         ${storedContextColumns(input.ctx, session.id, { withMemory: true, withHistory: true })}`);
     if (admission) admission.judge(row!.admission!);
-    const userMessage = newUserMessage({ id: messageId, session, turn, seq: row!.seq!, content, metadata: input.metadata, now });
+    const userMessage: Message = { ...message, seq: row!.seq! };
     return { turn, session: row!.renamed ? { ...session, name: row!.renamed } : session, userMessage, stored: storedContextOf(row!) };
   }
 
@@ -181,52 +169,43 @@ export class TurnStore {
     trace: SpanIds = NO_SPAN,
   ): TurnWrites {
     const content = state.text || null;
-    const answerId = content && !turn.isChild && !turn.ephemeral ? randomUUID() : null;
+    const at = { session: { id: turn.sessionId, tenantId: turn.tenantId, userId: turn.userId }, turnId: turn.id, isEval: turn.isEval, trace, now };
+    const answer =
+      content && !turn.isChild && !turn.ephemeral
+        ? messageRow(at, {
+            type: 'assistant',
+            content,
+            inputTokens: state.usage.inputTokens,
+            outputTokens: state.usage.outputTokens,
+            latencyMs: now.getTime() - state.startedAt,
+            model: turn.model,
+            agentName: turn.agent,
+            metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata as Prisma.JsonObject } : {}) },
+          })
+        : null;
     const rows = turn.ephemeral
       ? []
       : [
-          ...state.rows.map((row) => ({
-            type: row.type,
-            content: row.content,
-            tool_calls: row.toolCalls ?? null,
-            tool_call_id: row.toolCallId ?? null,
-            tool_name: row.toolName ?? null,
-            agent_name: row.agentName,
-          })),
-          ...(answerId
-            ? [
-                {
-                  id: answerId,
-                  type: 'assistant',
-                  content,
-                  input_tokens: state.usage.inputTokens,
-                  output_tokens: state.usage.outputTokens,
-                  latency_ms: now.getTime() - state.startedAt,
-                  model: turn.model,
-                  agent_name: turn.agent,
-                  metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}) },
-                },
-              ]
-            : []),
-        ].map((row, i) => ({ ...row, ord: i + 1 }));
+          ...state.rows.map((row) =>
+            messageRow(at, {
+              type: row.type,
+              content: row.content,
+              toolCalls: row.toolCalls ?? null,
+              toolCallId: row.toolCallId ?? null,
+              toolName: row.toolName ?? null,
+              agentName: row.agentName,
+            }),
+          ),
+          ...(answer ? [answer] : []),
+        ];
     const log = JSON.stringify(storable(state.toolLog));
     const ok = Prisma.sql`(SELECT ok FROM allowed)`;
-    const messages = rows.length
-      ? Prisma.sql`base AS (SELECT COALESCE(max(seq), 0) AS seq FROM messages WHERE session_id = ${turn.sessionId}::uuid),
-      messages_stored AS (
-        INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, turn_id, input_tokens, output_tokens, latency_ms, model, agent_name, metadata, is_eval, trace_id, span_id, tenant_id, user_id, created_at)
-        SELECT COALESCE(m.id, gen_random_uuid()), ${turn.sessionId}::uuid, base.seq + m.ord, m.type::"MessageType", m.content, m.tool_calls, m.tool_call_id, m.tool_name,
-               ${turn.id}::uuid, m.input_tokens, m.output_tokens, m.latency_ms, m.model, m.agent_name, COALESCE(m.metadata, '{}'::jsonb), ${turn.isEval}, ${trace.traceId}, ${trace.spanId}, ${turn.tenantId}, ${turn.userId}, ${now}
-        FROM base, jsonb_to_recordset(${JSON.stringify(storable(rows))}::jsonb) AS m(id uuid, ord int, type text, content text, tool_calls jsonb, tool_call_id text, tool_name text,
-             input_tokens int, output_tokens int, latency_ms int, model text, agent_name text, metadata jsonb)
-        WHERE ${ok}
-      ),`
-      : Prisma.empty;
+    const messages = rows.length ? Prisma.sql`${insertMessagesCte('messages_stored', turn.sessionId, rows, ok)},` : Prisma.empty;
     return {
       allowed: this.holdsTreeOf(turn.id),
       ctes: Prisma.sql`${messages} touched AS (UPDATE sessions SET updated_at = ${now} WHERE id = ${turn.sessionId}::uuid AND ${ok}),`,
       set: Prisma.sql`status = ${status}::"TurnStatus", iterations = ${state.iterations}, tool_calls_log = ${log}::jsonb, usage = ${JSON.stringify(state.usage)}::jsonb,
-        final_message_id = ${answerId}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
+        final_message_id = ${answer?.id ?? null}::uuid, error = ${error ? JSON.stringify(storable(error)) : null}::jsonb, checkpoint = NULL, finished_at = ${now},
         trace_id = ${trace.traceId}, span_id = ${trace.spanId},
         -- A top-level turn that ends lets go of its tree (nothing in it runs any more).
         runner = CASE WHEN parent_id IS NULL THEN NULL ELSE runner END`,

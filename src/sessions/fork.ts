@@ -4,6 +4,7 @@ import { requireIdentity, visibleTo } from '../auth/scope.js';
 import type { Prisma, PrismaClient, Session } from '../db/generated/client.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { RemPubSub } from '../events/pubsub.js';
+import { copyMessages } from './rows.js';
 
 /** Where a fork starts: the source session and its last message to copy (null: none, an empty fork). */
 export interface ForkPoint {
@@ -56,11 +57,7 @@ export async function copySession(prisma: PrismaClient, ctx: AgentContext, { sou
         forkedAtMessageId: at?.id ?? null,
       },
     }),
-    prisma.$executeRaw`
-      INSERT INTO messages (id, session_id, seq, type, content, tool_calls, tool_call_id, tool_name, input_tokens, output_tokens, latency_ms, model, agent_name, trace_id, span_id, metadata, is_eval, tenant_id, user_id, created_at)
-      SELECT gen_random_uuid(), ${id}::uuid, seq, type, content, tool_calls, tool_call_id, tool_name, input_tokens, output_tokens, latency_ms, model, agent_name, trace_id, span_id, metadata, is_eval,
-             ${ctx.tenantId}, ${ctx.userId}, created_at
-      FROM messages WHERE session_id = ${source.id}::uuid AND seq <= ${at?.seq ?? 0}`,
+    prisma.$executeRaw(copyMessages(source.id, id, at?.seq ?? 0, ctx)),
   ]);
   return session;
 }

@@ -1,26 +1,22 @@
-import type { Message, Prisma, PrismaClient } from '../db/generated/client.js';
-
-type Tx = Prisma.TransactionClient | PrismaClient;
-
-export type NewMessage = Omit<Prisma.MessageCreateManyInput, 'sessionId' | 'seq' | 'tenantId' | 'userId'>;
+import { Prisma, type Message, type PrismaClient, type Session } from '../db/generated/client.js';
+import { insertMessagesCte, messageRow } from './rows.js';
 
 /**
- * Appends messages to a session with the next sequence numbers. The (session_id, seq) unique
- * index makes a concurrent append fail rather than interleave.
+ * Appends messages that belong to no turn to a session with the next sequence numbers, in one
+ * statement. The (session_id, seq) unique index makes a concurrent append fail rather than interleave.
  */
-export async function appendMessages(tx: Tx, session: { id: string; tenantId: string; userId: string | null }, rows: NewMessage[]): Promise<Message[]> {
-  if (rows.length === 0) return [];
-  const last = await tx.message.aggregate({ where: { sessionId: session.id }, _max: { seq: true } });
-  const start = (last._max.seq ?? 0) + 1;
-  return tx.message.createManyAndReturn({
-    data: rows.map((row, i) => ({
-      ...row,
-      sessionId: session.id,
-      seq: start + i,
-      tenantId: session.tenantId,
-      userId: session.userId,
-    })),
-  });
+export async function appendMessages(
+  prisma: PrismaClient,
+  session: Pick<Session, 'id' | 'tenantId' | 'userId'>,
+  rows: Pick<Message, 'type' | 'content' | 'agentName' | 'metadata' | 'isEval'>[],
+): Promise<Message[]> {
+  const now = new Date();
+  const built = rows.map((row) => messageRow({ session, turnId: null, isEval: row.isEval, now }, row));
+  const stored = await prisma.$queryRaw<{ id: string; seq: number }[]>(
+    Prisma.sql`WITH ${insertMessagesCte('appended', session.id, built, Prisma.sql`TRUE`)} SELECT id::text AS id, seq FROM appended`,
+  );
+  const seqs = new Map(stored.map((row) => [row.id, row.seq]));
+  return built.map((row) => ({ ...row, seq: seqs.get(row.id)! }));
 }
 
 /** The REM LOOKUP key of a stored session message, followed by truncation hints: `session-<id>-msg-<seq>`. */

@@ -157,7 +157,7 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
         type: row.type,
         content: storable(row.content),
         agentName: row.agentName ?? null,
-        metadata: storable(row.metadata ?? {}) as Prisma.InputJsonObject,
+        metadata: storable(row.metadata ?? {}) as Prisma.JsonObject,
         isEval: ctx.isEval,
       })),
     );

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ValidationError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
-import type { ChatMessage, ChatModel, ChatRequest } from '../llm/chat-model.js';
+import type { ChatModel, ChatRequest } from '../llm/chat-model.js';
 import { estimateUsage } from '../llm/token-count.js';
 import { parseInput } from '../validation.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
@@ -11,6 +11,7 @@ import type { TurnQuota } from '../engine/quota.js';
 import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { JsonSchema } from '../agents/spec.js';
 import { checkStructuredOutput, repairInstruction } from '../engine/structured-output.js';
+import { modelRequest } from '../engine/model-request.js';
 
 const extractInput = z.object({
   agent: z.string().trim().min(1).max(64),
@@ -63,26 +64,20 @@ export async function extract(
     }
   }
   const model = deps.models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
-  const messages: ChatMessage[] = [
-    { role: 'system', content: buildSystemPrompt({ ...agent.spec, structuredOutput: true }) },
-    {
-      role: 'system',
-      content: buildRequestInstructions({ now: new Date(), userId: ctx.userId, agentName: agent.name, addedInstruction: ctx.addedInstruction }),
-    },
-    { role: 'user', content: input.content },
-  ];
-  const request: ChatRequest = {
-    messages,
+  const request = modelRequest({
+    systemPrompt: buildSystemPrompt({ ...agent.spec, structuredOutput: true }),
+    instructions: buildRequestInstructions({ now: new Date(), userId: ctx.userId, agentName: agent.name, addedInstruction: ctx.addedInstruction }),
+    conversation: [{ role: 'user', content: input.content }],
+    tools: [],
     responseFormat: { type: 'json_schema', json_schema: { name: agent.name.replace(/[^a-zA-Z0-9_-]/g, '_'), schema } },
-    temperature: agent.spec.temperature,
-    maxTokens: agent.spec.maxTokens,
-  };
+    sampling: { temperature: agent.spec.temperature, maxTokens: agent.spec.maxTokens },
+  });
   await deps.quota.admitRequest(ctx);
   const usage: UsageTotals = { inputTokens: 0, outputTokens: 0, requests: 0 };
   let text = await reply(model, request, usage);
   let check = checkStructuredOutput(schema, text);
   if (!check.ok) {
-    messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
+    request.messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
     text = await reply(model, request, usage);
     check = checkStructuredOutput(schema, text);
   }

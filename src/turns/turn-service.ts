@@ -11,7 +11,7 @@ import { parseInput } from '../validation.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import { contextFor } from '../engine/history.js';
 import type { StoredContext } from '../engine/stored-context.js';
-import { freshState, type TurnOverrides } from '../engine/run-state.js';
+import { addHistory, freshState, type TurnOverrides } from '../engine/run-state.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { consultsClassifier, type RouteDecision, type Router } from '../routing/router.js';
 import type { Supervisor } from '../engine/supervisor.js';
@@ -200,21 +200,21 @@ export class TurnService {
     const { turn, session, userMessage, stored } = started;
     const { agent, model, overrides, content } = run;
     const tree = this.supervisor.adopt(turn);
-    const turnRun: TurnRun = { turn, session, agent, model, ctx, state: freshState(agent, ctx, [], content, [], overrides), signal: tree.controller.signal };
+    const state = freshState(agent, ctx, [], content, [], overrides);
+    const turnRun: TurnRun = { turn, session, agent, model, ctx, state, signal: tree.controller.signal };
     this.supervisor.launch(tree, turnRun, async () => {
       const context = await contextFor(this.deps, {
         ctx,
         sessionId: session.id,
         agent,
         model,
-        userContent: content,
+        state,
         beforeSeq: userMessage?.seq,
         history: run.history,
         withMemory: true,
-        overrides,
         stored,
       });
-      turnRun.state = freshState(agent, ctx, context.messages, content, [], overrides);
+      addHistory(state, context.messages);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return started;

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, collect, contextOf, errorCode, newUser, wsClient } from '../support/client.js';
 import { getSession } from '../../src/sessions/sessions.js';
+import { columnOf, MESSAGE_COLUMNS } from '../../src/sessions/rows.js';
+import { TURN_COLUMNS } from '../../src/turns/turn-columns.js';
+import { Prisma } from '../../src/db/generated/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   CreateSessionDocument,
@@ -90,6 +93,59 @@ describe('sessions', () => {
     await expect(getSession(server.db, contextOf(newUser(server.url)), id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(getSession(server.db, { ...contextOf(alice), tenantId: 'another-tenant' }, id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(getSession(server.db, { ...contextOf(alice), userId: null }, id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('names the columns of direct statements as the Prisma models name their fields: sessions, messages and turns', async () => {
+    const columns = async (table: string) =>
+      (
+        await server.db.sql.query<{ column_name: string }>(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`,
+          [table],
+        )
+      )
+        .map((c) => c.column_name)
+        .sort();
+    expect(MESSAGE_COLUMNS.toSorted()).toEqual(await columns('messages'));
+    expect(Object.values(Prisma.SessionScalarFieldEnum).map(columnOf).sort()).toEqual(await columns('sessions'));
+    expect(Object.values(Prisma.TurnScalarFieldEnum).map(columnOf).sort()).toEqual(await columns('turns'));
+    // TURN_COLUMNS names every field once.
+    expect([...TURN_COLUMNS.matchAll(/"(\w+)"(?:,|$)/g)].map((m) => m[1])).toEqual(Object.values(Prisma.TurnScalarFieldEnum));
+  });
+
+  it('reads a turn directly (TURN_COLUMNS) as the same row Prisma reads, every field', async () => {
+    const { prisma, sql } = server.db;
+    const session = await prisma.session.create({ data: { name: 'turn columns', tenantId: 'default', userId: 'someone' } });
+    const id = crypto.randomUUID();
+    await prisma.turn.create({
+      data: {
+        id,
+        rootId: id,
+        sessionId: session.id,
+        agent: 'general',
+        agentVersion: 2,
+        routedBy: 'RULE',
+        routingRule: 'r1',
+        model: 'fake:model',
+        status: 'ERROR',
+        agentPath: ['general'],
+        iterations: 3,
+        error: { code: 'INTERNAL', message: 'x' },
+        toolCallsLog: [{ tool: 'search' }],
+        usage: { inputTokens: 1 },
+        checkpoint: { version: 1 },
+        lastSeq: 4,
+        runner: 'p1',
+        heartbeatAt: new Date(),
+        clientId: 'c1',
+        tenantId: 'default',
+        userId: 'someone',
+        finishedAt: new Date(),
+        traceId: 'a'.repeat(32),
+        spanId: 'b'.repeat(16),
+      },
+    });
+    const [direct] = await sql.query(`SELECT ${TURN_COLUMNS} FROM "turns" WHERE "id" = $1::uuid`, [id]);
+    expect(direct).toEqual(await prisma.turn.findUniqueOrThrow({ where: { id } }));
   });
 
   it('pages through the messages of a session in order', async () => {
