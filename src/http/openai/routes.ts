@@ -67,7 +67,7 @@ export function createOpenAIRoutes(deps: OpenAIRoutesDeps): (req: IncomingMessag
 }
 
 async function listModels(deps: OpenAIRoutesDeps, ctx: AgentContext, _req: IncomingMessage, res: ServerResponse) {
-  const agents = await deps.agents.list(ctx);
+  const agents = await deps.agents.list(ctx, null, 'chat');
   sendJson(res, 200, { object: 'list', data: agents.map(modelOf) });
 }
 
