@@ -12,6 +12,7 @@ import { graphiqlOptions } from './graphql/graphiql.js';
 import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
+import { createUIStreamRoutes } from './http/ui-stream/routes.js';
 import { createOriginPolicy } from './http/origin-policy.js';
 import { createRouter } from './http/router.js';
 import { createLogger, type Logger } from './logger.js';
@@ -57,7 +58,7 @@ export async function startApp(
   const routeDeps = { ...services, origins, logger, maxRequestBytes: config.server.maxRequestBytes };
   const httpServer = createServer(
     createRouter({
-      routes: [...(config.server.webApp ? [createChatApp()] : []), createOpenAIRoutes(routeDeps), createMcpRoute(routeDeps)],
+      routes: [...(config.server.webApp ? [createChatApp()] : []), createOpenAIRoutes(routeDeps), createUIStreamRoutes(routeDeps), createMcpRoute(routeDeps)],
       origins,
       readiness: () => readiness(db),
       graphql: yoga,

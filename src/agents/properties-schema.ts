@@ -1,9 +1,10 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { jsonSchemaAjv } from '../json-schema.js';
 import type { FieldIssue } from '../errors.js';
 import type { Locate, Path } from './yaml-located.js';
 
 // Compiling only checks that `properties` is a usable schema; formats are not validated at run time here.
-const ajv = new Ajv({
+const ajvFor = jsonSchemaAjv({
   strict: true,
   allErrors: true,
   validateFormats: false,
@@ -18,7 +19,9 @@ const ajv = new Ajv({
  * validating formats), each issue located at the offending YAML node.
  */
 export function propertiesSchemaIssues(properties: Record<string, unknown>, required: string[], locate: Locate): FieldIssue[] {
-  const schema = { type: 'object', properties, required };
+  const dialect = declaredDialect(properties);
+  const schema = { ...(dialect && { $schema: dialect }), type: 'object', properties, required };
+  const ajv = ajvFor(schema);
   if (!ajv.validateSchema(schema)) {
     const reported = new Set<string>();
     return (ajv.errors ?? []).flatMap((error) => {
@@ -40,6 +43,15 @@ export function propertiesSchemaIssues(properties: Record<string, unknown>, requ
   } finally {
     ajv.removeSchema(schema);
   }
+}
+
+// An agent document has no `$schema` of its own: properties pasted from a draft 2020-12 tool
+// (zod 4's toJSONSchema) declare theirs, and the whole is checked under that draft.
+function declaredDialect(properties: Record<string, unknown>): string | undefined {
+  for (const schema of Object.values(properties)) {
+    if (isRecord(schema) && typeof schema.$schema === 'string') return schema.$schema;
+  }
+  return undefined;
 }
 
 function ajvMessage(error: ErrorObject): string {

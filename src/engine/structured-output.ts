@@ -1,10 +1,11 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../agents/spec.js';
 import type { ResponseFormat } from '../llm/chat-model.js';
+import { jsonSchemaAjv } from '../json-schema.js';
 
 export type StructuredCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajvFor = jsonSchemaAjv({ allErrors: true, strict: false });
 // Schemas are compiled once per schema object (agent specs are cached by the registry, a turn keeps
 // its caller's response_format). Ajv's own registry would keep every caller's schema for good and
 // refuse a second one with the same $id, so each is taken out of it once compiled.
@@ -46,6 +47,7 @@ export function checkStructuredOutput(schema: JsonSchema, text: string): Structu
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
+    const ajv = ajvFor(schema);
     try {
       validate = ajv.compile(schema);
     } finally {

@@ -39,13 +39,19 @@ export async function* turnCompletion(
   // What the agent said with its last tool calls: the answer of a turn stopped at a limit.
   let said = '';
   let error: { code: string; message: string } | null = null;
+  // What one model call said before its tool calls is a paragraph of its own: the next call's text
+  // starts after a blank line instead of glued to it.
+  let separate = false;
   try {
     for await (const event of events) {
       if (event.type === 'content') {
+        if (separate) yield { type: 'delta', text: PARAGRAPH_BREAK };
+        separate = false;
         streamed += event.delta;
         yield { type: 'delta', text: event.delta };
       } else if (event.type === 'tool_call') {
         if (streamed) said = streamed;
+        separate ||= streamed !== '';
         streamed = '';
       } else if (event.type === 'error') {
         error = { code: event.code, message: event.message };
@@ -62,7 +68,10 @@ export async function* turnCompletion(
         if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS' || event.status === 'CANCELLED') {
           const content = event.content ?? streamed;
           const shown = streamed || (event.status === 'MAX_ITERATIONS' ? said : '');
-          if (content.startsWith(shown) && content.length > shown.length) yield { type: 'delta', text: content.slice(shown.length) };
+          if (content.startsWith(shown) && content.length > shown.length) {
+            if (separate && !streamed) yield { type: 'delta', text: PARAGRAPH_BREAK };
+            yield { type: 'delta', text: content.slice(shown.length) };
+          }
           yield { type: 'end', end: { kind: 'answered', status: event.status, content, usage: event.usage } };
         } else {
           const { code, message } = error ?? { code: event.status, message: `The turn ended with status ${event.status}` };
@@ -75,6 +84,8 @@ export async function* turnCompletion(
     await events.return(undefined);
   }
 }
+
+const PARAGRAPH_BREAK = '\n\n';
 
 function innermost(event: AgentEvent): AgentEvent {
   return event.type === 'child' ? innermost(event.event) : event;

@@ -9,7 +9,6 @@ import { getDatamodel } from '../db/generated/pothos-types.js';
 import { ForbiddenError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 import { decodeNodeID, encodeGlobalID } from '../http/global-ids.js';
-import { loadNodes } from './node-loader.js';
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -44,8 +43,9 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     encodeGlobalID,
     decodeGlobalID: decodeNodeID,
-    nodeQueryOptions: { resolve: async (_root, { id }, ctx, info) => (await loadNodes([id], ctx, info))[0] },
-    nodesQueryOptions: { resolve: (_root, { ids }, ctx, info) => loadNodes(ids, ctx, info) },
+    // node and nodes are declared in types/node.ts: an id naming nothing answers null there, not NOT_FOUND.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
   },
   errors: {
     defaultUnionOptions: { name: ({ fieldName }) => `${upperFirst(fieldName)}Result` },

@@ -30,8 +30,13 @@ export function createMaskError(logger: Logger) {
   return (error: unknown, message: string): Error => {
     const appError = findAppError(error);
     if (appError) return toGraphQLError(appError, isGraphQLError(error) ? error : undefined);
-    // GraphQL's own request errors (syntax, validation, variables) carry no original error.
+    // GraphQL's own request errors (syntax, validation, variables) carry no original error, or,
+    // for a variable value its type refuses, the type's error: the client's mistake, not ours.
     if (isGraphQLError(error) && !error.originalError) return error;
+    if (isGraphQLError(error) && !error.path && isGraphQLError(error.originalError)) {
+      logger.info({ clientError: error.message }, 'refused a request: invalid variable value');
+      return error;
+    }
     logger.error({ err: isGraphQLError(error) ? error.originalError : error }, 'unexpected error while executing an operation');
     return yogaMaskError(error, message, false);
   };

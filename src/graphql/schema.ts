@@ -2,6 +2,7 @@ import { builder } from './builder.js';
 import './scalars.js';
 import './types/errors.js';
 import './types/viewer.js';
+import './types/node.js';
 import './types/messages.js';
 import './types/sessions.js';
 import './types/turns.js';

@@ -170,3 +170,15 @@ export async function appendSessionMessages(deps: SessionDeps, ctx: AgentContext
   deps.pubsub.publish('session:updated', sessionId, { session: touched, deleted: false });
   return stored;
 }
+
+/**
+ * The session a chat client names by an id of its own (the AI SDK's `useChat` id): a session id
+ * (UUID or GraphQL ID) is that session; any other id names the caller's session that carries it
+ * as `metadata.chat_id`, created on first use.
+ */
+export async function chatSession(deps: SessionDeps & { sql: SqlClient }, ctx: AgentContext, chatId: string, sessionId: string | null): Promise<Session> {
+  if (sessionId) return getSession(deps, ctx, sessionId);
+  requireIdentity(ctx, 'store messages');
+  const found = await deps.prisma.session.findFirst({ where: { ...ownedBy(ctx), metadata: { path: ['chat_id'], equals: chatId } } });
+  return found ?? createSession(deps, ctx, { metadata: { chat_id: chatId } });
+}

@@ -1,4 +1,3 @@
-import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ValidationError } from '../errors.js';
@@ -10,7 +9,7 @@ import type { EngineDeps } from '../engine/engine-deps.js';
 import type { TurnQuota } from '../engine/quota.js';
 import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { JsonSchema } from '../agents/spec.js';
-import { checkStructuredOutput, repairInstruction } from '../engine/structured-output.js';
+import { checkStructuredOutput, repairInstruction, schemaProblem } from '../engine/structured-output.js';
 import { modelRequest } from '../engine/model-request.js';
 
 const extractInput = z.object({
@@ -30,9 +29,6 @@ export interface ExtractOutcome {
   model: string;
   usage: UsageTotals;
 }
-
-// Only to check that a caller's schema compiles; the validator used is the shared one.
-const schemaChecker = new Ajv({ strict: false });
 
 /**
  * One-shot structured extraction (OpenContracts' `structured_response`): the agent's instructions,
@@ -54,14 +50,9 @@ export async function extract(
       { path: ['input', 'schema'], message: 'required for an agent without structured output' },
     ]);
   }
-  if (input.schema) {
-    try {
-      schemaChecker.compile(input.schema);
-    } catch (error) {
-      throw new ValidationError(`input.schema: not a usable JSON Schema: ${(error as Error).message}`, [
-        { path: ['input', 'schema'], message: (error as Error).message },
-      ]);
-    }
+  const problem = input.schema ? schemaProblem(schema) : null;
+  if (problem) {
+    throw new ValidationError(`input.schema: not a usable JSON Schema: ${problem}`, [{ path: ['input', 'schema'], message: problem }]);
   }
   const model = deps.models.resolve(input.model ?? ctx.defaultModel ?? agent.spec.model ?? null);
   const request = modelRequest({

@@ -1,3 +1,4 @@
+import { Client, fetchExchange } from '@urql/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { newUser } from '../support/client.js';
@@ -105,6 +106,24 @@ describe('CSRF', () => {
     const accepted = await fetch(server.url, { method: 'POST', body: form(), headers: { 'x-graphql-yoga-csrf': '1', 'x-user-id': 'uploader' } });
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toEqual({ data: { viewer: { userId: 'uploader' } } });
+  });
+
+  it('runs a query sent over GET without the header: urql with its defaults (GET within the URL limit)', async () => {
+    const urql = new Client({ url: server.url, exchanges: [fetchExchange], fetchOptions: { headers: { 'x-user-id': 'reader' } } });
+    const result = await urql.query(ViewerDocument, {}).toPromise();
+    expect(result.error).toBeUndefined();
+    expect(result.data?.viewer.userId).toBe('reader');
+    expect(result.operation.context.preferGetMethod).toBe('within-url-limit');
+  });
+
+  it('refuses a mutation or a subscription over GET without the header, storing nothing', async () => {
+    const get = (query: string, accept = 'application/graphql-response+json') =>
+      fetch(`${server.url}?${new URLSearchParams({ query })}`, { headers: { accept, 'x-user-id': 'planter' } });
+    for (const res of [await get(CREATE), await get('subscription { approvalsChanged { __typename } }', 'text/event-stream')]) {
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('x-graphql-yoga-csrf');
+    }
+    expect(await planted()).toBe(0);
   });
 
   it('leaves JSON requests of programs and other users unaffected', async () => {

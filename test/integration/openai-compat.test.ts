@@ -150,8 +150,8 @@ describe('POST /v1/chat/completions', () => {
     const chunks = await streamAll(
       await sdk(user).chat.completions.create({ model: 'boss', messages: [{ role: 'user', content: 'How big is Lisbon?' }], stream: true }),
     );
-    // Text streamed before a tool call is the agent's own, so it stays; the child's text does not.
-    expect(textOf(chunks)).toBe(`Let me check. ${answer}`);
+    // Text streamed before a tool call is the agent's own, so it stays (a paragraph of its own); the child's text does not.
+    expect(textOf(chunks)).toBe(`Let me check. \n\n${answer}`);
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
     expect(chunks.every((c) => c.choices.every((choice) => !choice.delta.tool_calls))).toBe(true);
   });

@@ -37,6 +37,10 @@ export const SourceRef = builder.objectRef<Source>('Source').implement({
 const TurnEventInterface = builder.interfaceRef<AgentEvent>('TurnEvent').implement({
   description: 'Fields every event of a turn carries.',
   fields: (t) => ({
+    id: t.id({
+      description: 'Stable and unique across turns (the turn and seq), so normalized caches keep events apart; not loadable with node().',
+      resolve: (e) => encodeGlobalID('TurnEvent', `${e.turnId}:${e.seq}`),
+    }),
     seq: t.exposeInt('seq', { description: 'Position in the turn’s log: 1, 2, 3… with no gaps.' }),
     turnId: t.id({ resolve: (e) => encodeGlobalID('Turn', e.turnId) }),
     at: t.field({ type: 'DateTime', resolve: (e) => new Date(e.at) }),

@@ -37,6 +37,10 @@ const body = z.object({
   response_format: z.object({ type: z.string() }).passthrough().nullish(),
   tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough().nullish() }).passthrough()).nullish(),
   tool_choice: z.unknown().optional(),
+  // Asked for, they would be silently missing from the answer: refused instead.
+  n: z.literal(1, { error: 'only 1 is supported: a request runs one turn, which gives one answer' }).nullish(),
+  logprobs: z.literal(false, { error: 'log probabilities are not available: the answer comes from an agent’s turn' }).nullish(),
+  top_logprobs: z.null({ error: 'log probabilities are not available: the answer comes from an agent’s turn' }).optional(),
 });
 
 type Overrides = NonNullable<SendMessageInput['overrides']>;
@@ -182,10 +186,14 @@ export function asRequestError(error: ValidationError): ValidationError {
 export function withPaths(error: ValidationError, rename: (path: (string | number)[]) => (string | number)[]): ValidationError {
   const issues = error.issues.map(({ path, message }) => ({ path: rename(path), message }));
   const first = issues[0];
-  return first ? new ValidationError(`${first.path.join('.')}: ${first.message}`, issues) : error;
+  if (!first) return error;
+  // A refusal from below the turn service (the model resolver's) says in full what is wrong and what would do.
+  const message = error.issues[0]!.path[0] === 'input' ? first.message : error.message;
+  return new ValidationError(`${first.path.join('.')}: ${message}`, issues);
 }
 
 function requestPath(path: (string | number)[]): (string | number)[] {
+  if (path[0] !== 'input') return path;
   const [, area, field, ...rest] = path;
   if (area === 'history' || area === 'content') return ['messages'];
   if (area === 'agent' || area === 'model') return ['model'];

@@ -60,7 +60,7 @@ function routeOf(path: string): { method: 'GET' | 'POST'; handle: Handler; name:
 }
 
 async function listModels(deps: OpenAIRoutesDeps, ctx: AgentContext, _req: IncomingMessage, res: ServerResponse) {
-  const agents = await deps.agents.list(ctx);
+  const agents = await deps.agents.list(ctx, null, 'chat');
   sendJson(res, 200, { object: 'list', data: agents.map(modelOf) });
 }
 
