@@ -27,7 +27,7 @@ import { backend } from '../support/server.js';
 //   longest name the field starts with (`experimentProgress(id: "…")` → the latest `experiment`).
 //   So the examples run in that order, each building on the ones before it.
 // Shell blocks run with bash in a scratch directory holding the files the examples name
-// (`handbook.pdf`, `memory.jsonl`) next to the checkout's `examples/`, `bin/` and `node_modules/`, with `remgraph` on
+// (`handbook.pdf`, `memory.jsonl`) next to the checkout's `examples/`, `bin/`, `node_modules/` and `schema.graphql`, with `remgraph` on
 // PATH as after `npm link`, and the server's DATA_DIR (the newcomer's `.data/`) for CLI commands.
 // GraphQL blocks are sent as GraphiQL sends them, as `X-User-Id: local-user` (GraphiQL's prefill);
 // subscriptions over SSE, until they complete.
@@ -68,7 +68,7 @@ describe.skipIf(backend() === 'postgres')('the README walk-through (`npm start` 
     const shims = join(scratch, 'path');
     await mkdir(work);
     await mkdir(shims);
-    for (const entry of ['examples', 'bin', 'node_modules']) await symlink(join(root, entry), join(work, entry));
+    for (const entry of ['examples', 'bin', 'node_modules', 'schema.graphql']) await symlink(join(root, entry), join(work, entry));
     await symlink(join(root, 'bin/remgraph.js'), join(shims, 'remgraph'));
     await writeFile(join(work, 'package.json'), '{ "type": "module", "private": true }\n');
     await writeFile(join(work, 'handbook.pdf'), pdfOf(['Expenses over 500 euros need approval from Sarah Chen', 'Trains are booked second class']));
