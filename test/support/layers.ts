@@ -37,7 +37,7 @@ export const LAYERS: readonly Floor[] = [
   { 'auth/': 'identity (JWT or headers) and scoping' },
   { 'db/': 'Prisma client, PGlite (worker thread) or PostgreSQL, migrations, direct SQL, SQLSTATE names' },
   { 'config/': 'every setting: one zod model per concern, Config inferred from them' },
-  { 'validation.ts': 'parseInput: zod checks whose failures become one ValidationError' },
+  { 'validation.ts': 'parseInput: zod checks whose failures become one ValidationError', 'json-schema.ts': 'the ajv for the JSON Schema draft a schema names' },
   { 'errors.ts': 'error codes (one table, with HTTP statuses) and the AppError classes', 'logger.ts': 'the one logger (pino)' },
 ];
 
