@@ -37,7 +37,7 @@ export const LAYERS: readonly Floor[] = [
   { 'auth/': 'identity (JWT or headers) and scoping' },
   { 'db/': 'Prisma client, PGlite (worker thread) or PostgreSQL, migrations, direct SQL, SQLSTATE names' },
   { 'config/': 'every setting: one zod model per concern, Config inferred from them' },
-  { 'validation.ts': 'parseInput: zod checks whose failures become one ValidationError' },
+  { 'validation.ts': 'parseInput: zod checks whose failures become one ValidationError', 'json-schema.ts': 'the ajv for the JSON Schema draft a schema names' },
   { 'errors.ts': 'error codes (one table, with HTTP statuses) and the AppError classes', 'logger.ts': 'the one logger (pino)' },
 ];
 
@@ -82,6 +82,7 @@ const BLOCK = /(<!-- layers: start[^\n]*-->\n)[\s\S]*?(<!-- layers: end -->)/;
 /** docs/layout.md's text with its layers block printed afresh from LAYERS and WEB_LAYERS. */
 export function withLayersBlock(doc: string): string {
   if (!BLOCK.test(doc)) throw new Error(`${LAYOUT_DOC} has no <!-- layers: start --> … <!-- layers: end --> block`);
-  const block = ['```text', printLayers('src/', LAYERS), '', printLayers('web/src/', WEB_LAYERS), '```', ''].join('\n');
+  // Blank lines around the fence, as prettier keeps markdown.
+  const block = ['', '```text', printLayers('src/', LAYERS), '', printLayers('web/src/', WEB_LAYERS), '```', '', ''].join('\n');
   return doc.replace(BLOCK, (_all, start: string, end: string) => `${start}${block}${end}`);
 }
