@@ -187,8 +187,10 @@ export function withPaths(error: ValidationError, rename: (path: (string | numbe
   const issues = error.issues.map(({ path, message }) => ({ path: rename(path), message }));
   const first = issues[0];
   if (!first) return error;
-  // A refusal from below the turn service (the model resolver's) says in full what is wrong and what would do.
-  const message = error.issues[0]!.path[0] === 'input' ? first.message : error.message;
+  // A refusal already named by its path (one renamed before) keeps its text without the old name; one
+  // from below the turn service (the model resolver's) says in full what is wrong and what would do.
+  const named = `${error.issues[0]!.path.join('.')}: `;
+  const message = error.message.startsWith(named) ? error.message.slice(named.length) : error.issues[0]!.path[0] === 'input' ? first.message : error.message;
   return new ValidationError(`${first.path.join('.')}: ${message}`, issues);
 }
 
