@@ -3,6 +3,10 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleTo } from '../auth/scope.js';
 import type { GraphQLContext } from './context.js';
+import { FILE_CATEGORY } from '../rem/ingest/ingest-file.js';
+
+/** Node types that are some of their model's rows (a Document is a file's resource, not a chunk's). */
+const NODE_ROWS: Partial<Record<string, object>> = { Document: { category: FILE_CATEGORY } };
 
 interface FindMany {
   findMany(args: object): Promise<{ id: string }[]>;
@@ -28,7 +32,7 @@ export async function loadNodes(ids: readonly { typename: string; id: string }[]
       if (!model) return;
       const delegate = (ctx.prisma as unknown as Record<string, FindMany>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
       const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
-      const rows = await delegate.findMany({ ...query, where: { id: { in: [...rowIds] }, ...visibleTo(ctx.viewer) } });
+      const rows = await delegate.findMany({ ...query, where: { id: { in: [...rowIds] }, ...visibleTo(ctx.viewer), ...NODE_ROWS[typename] } });
       for (const row of rows) {
         brandWithType(row, typename as never);
         found.set(`${typename}:${row.id}`, row);
