@@ -204,7 +204,12 @@ export class TurnStore {
                   latency_ms: now.getTime() - state.startedAt,
                   model: turn.model,
                   agent_name: turn.agent,
-                  metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}) },
+                  metadata: {
+                    status,
+                    ...(Object.keys(state.metadata).length ? { notes: state.metadata } : {}),
+                    // A reloaded conversation shows the answer's citations.
+                    ...(state.sources.length ? { sources: state.sources } : {}),
+                  },
                 },
               ]
             : []),

@@ -17,6 +17,7 @@ import { createSaveMemoryTool } from '../../tools/builtin/save-memory.js';
 import { remQueryInput, remResultForModel, remResultOutput } from '../../tools/builtin/search.js';
 import { parseSearchWhere } from '../../rem/search-filter.js';
 import { registerDefinedTools } from './defined-tools.js';
+import { mcpDocumentTools } from './document-tools.js';
 import { readResourceTool, registerResources } from './resources.js';
 import { sessionIdArg, writeTools } from './write-tools.js';
 
@@ -38,7 +39,14 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     { name: 'remgraph', version: '0.1.0' },
     { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
   );
-  const tools = [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps)];
+  const tools = [
+    ...memoryTools(deps),
+    createSaveMemoryTool(deps.rem),
+    askAgentTool(deps),
+    ...writeTools(deps),
+    readResourceTool(deps),
+    ...mcpDocumentTools(deps.rem),
+  ];
   registerDefinedTools(server, tools, deps, ctx);
   registerResources(server, deps, ctx);
   return server;
