@@ -57,6 +57,15 @@ const CreateCorpusInput = builder.inputType('CreateCorpusInput', {
   fields: (t) => ({ name: t.string(), description: t.string({ required: false, description: 'Markdown; its version 1.' }) }),
 });
 
+builder.prismaObjectField('Session', 'corpus', (t) =>
+  t.field({
+    type: CorpusRef,
+    nullable: true,
+    description: 'The corpus the session’s turns are bound to (null when none, or no longer visible to you).',
+    resolve: (session, _args, ctx) => (session.corpusId ? ctx.prisma.corpus.findFirst({ where: { id: session.corpusId, ...corporaWhere(ctx.viewer) } }) : null),
+  }),
+);
+
 builder.queryFields((t) => ({
   corpora: t.prismaConnection({
     type: CorpusRef,

@@ -160,6 +160,16 @@ const AnnotationsPayload = builder.objectRef<Awaited<ReturnType<typeof addAnnota
   fields: (t) => ({ annotations: t.field({ type: [AnnotationRef], resolve: (rows) => rows }) }),
 });
 
+builder.prismaObjectField('Session', 'document', (t) =>
+  t.field({
+    type: DocumentRef,
+    nullable: true,
+    description: 'The document the session’s turns are bound to (null when none, or no longer visible to you).',
+    resolve: (session, _args, ctx) =>
+      session.documentId ? ctx.prisma.resource.findFirst({ where: { id: session.documentId, ...documentsWhere(ctx.viewer) } }) : null,
+  }),
+);
+
 builder.queryFields((t) => ({
   documents: t.prismaConnection({
     type: DocumentRef,

@@ -88,6 +88,10 @@ export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
   agent?: string | null | undefined;
   content: string;
+  /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
+  corpus?: string | null | undefined;
+  /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
+  document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
   ephemeral?: boolean | null | undefined;
   metadata?: unknown;
