@@ -148,7 +148,11 @@ async function createServices(
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
   const documentTools = documentToolsets({ rem });
-  const tools = new ToolRegistry([...builtinTools({ rem }), ...allDocumentTools(documentTools)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
+  const tools = new ToolRegistry(
+    [...builtinTools({ rem }), ...allDocumentTools(documentTools)],
+    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
+    mcp,
+  );
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create(
     {

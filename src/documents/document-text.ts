@@ -2,7 +2,7 @@ import type { PrismaClient, Resource } from '../db/generated/client.js';
 import { CHUNK_CATEGORY } from '../rem/ingest/ingest-file.js';
 
 /** Where a chunk's own text lies in its document's text. */
-export interface TextPiece {
+interface TextPiece {
   start: number;
   end: number;
   page: number | null;

@@ -5,7 +5,7 @@ import { documentTitle, getDocument } from './documents.js';
 import { searchPassages, type SearchDeps } from './search.js';
 
 /** A document this long or shorter is read whole; a longer one (and a corpus) by its most relevant passages. */
-export const WHOLE_DOCUMENT_CHARS = 24_000;
+const WHOLE_DOCUMENT_CHARS = 24_000;
 const PASSAGES = 12;
 
 /** What an extraction reads: the stored text it was given, and how it was chosen. */

@@ -16,7 +16,7 @@ import type { SearchDeps } from '../documents/search.js';
 
 /** Primitive result types (the seed's str, int, float, bool and lists of them), besides a JSON Schema. */
 export const EXTRACT_TYPES = ['STRING', 'INTEGER', 'NUMBER', 'BOOLEAN', 'STRING_LIST', 'INTEGER_LIST', 'NUMBER_LIST', 'BOOLEAN_LIST'] as const;
-export type ExtractType = (typeof EXTRACT_TYPES)[number];
+type ExtractType = (typeof EXTRACT_TYPES)[number];
 
 const extractInput = z.object({
   agent: z.string().trim().min(1).max(64),
@@ -45,7 +45,7 @@ const extractInput = z.object({
  * The seed's default verification behaviour for extraction: read the actual text, no placeholder
  * values, null for what is missing. A caller's `systemPrompt` replaces it.
  */
-export const VERIFICATION_PROMPT = [
+const VERIFICATION_PROMPT = [
   'Extract the requested data from the provided text only. Before answering, verify each value against the text:',
   '- Every value must appear in, or follow directly from, the text. Do not invent or assume values.',
   '- Never use placeholder values such as "N/A", "Not Available", "Unknown", "TBD" or empty strings, unless that exact text appears in the document.',

@@ -16,7 +16,7 @@ import { builder } from '../builder.js';
 import { pageSize } from '../pagination.js';
 import { DocumentRef } from './documents.js';
 
-export const CorpusRef = builder.prismaNode('Corpus', {
+const CorpusRef = builder.prismaNode('Corpus', {
   id: { field: 'id' },
   description: 'A named collection of documents with a markdown description (versioned).',
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),

@@ -74,7 +74,7 @@ const SummaryVersionRef = builder.prismaObject('SummaryVersion', {
   }),
 });
 
-export const NoteRef = builder.prismaNode('DocumentNote', {
+const NoteRef = builder.prismaNode('DocumentNote', {
   name: 'Note',
   id: { field: 'id' },
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
@@ -105,7 +105,7 @@ const NoteRevisionRef = builder.prismaObject('NoteRevision', {
   }),
 });
 
-export const AnnotationRef = builder.prismaNode('Annotation', {
+const AnnotationRef = builder.prismaNode('Annotation', {
   id: { field: 'id' },
   findUnique: (id, ctx) => ({ id, ...visibleTo(ctx.viewer) }),
   nullable: true,

@@ -36,7 +36,7 @@ export const MessageRef = builder.prismaNode('Message', {
     sources: t.field({
       type: [SourceRef],
       description: 'An assistant message’s citations, as its turn found them.',
-      resolve: (message) => ((message.metadata as { sources?: Source[] } | null)?.sources ?? []),
+      resolve: (message) => (message.metadata as { sources?: Source[] } | null)?.sources ?? [],
     }),
   }),
 });

@@ -36,7 +36,9 @@ export function createSearchTool(rem: Pick<RemService, 'query'>) {
       let result;
       try {
         // A turn bound to a document or corpus searches within it.
-        const scope = ctx.binding ? await scopeFilter(ctx.prisma, ctx.agent, ctx.binding.documentId ? { documentId: ctx.binding.documentId } : { corpusId: ctx.binding.corpusId }) : undefined;
+        const scope = ctx.binding
+          ? await scopeFilter(ctx.prisma, ctx.agent, ctx.binding.documentId ? { documentId: ctx.binding.documentId } : { corpusId: ctx.binding.corpusId })
+          : undefined;
         result = await rem.query(ctx.agent, args.query, scope === undefined ? {} : { searchParents: scope?.parents ?? [] });
       } catch (error) {
         if (!isAppError(error)) throw error;

@@ -50,7 +50,8 @@ export function corpusTools() {
   });
   const ask = defineTool({
     name: 'ask_document',
-    description: 'Ask a question about one document of the corpus: an agent bound to that document answers (you receive its answer; the user sees it streamed).',
+    description:
+      'Ask a question about one document of the corpus: an agent bound to that document answers (you receive its answer; the user sees it streamed).',
     input: z.object({ document_id: z.string().uuid().describe('A document id from list_documents.'), question: z.string().min(1).max(10_000) }),
     requiresCorpus: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
