@@ -27,6 +27,7 @@ import { openPubSub, type PubSubHandle, type RemPubSub } from './events/pubsub.j
 import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
 import { builtinTools } from './tools/builtin/builtin-tools.js';
+import { allDocumentTools, documentToolsets } from './tools/documents/bound-tools.js';
 import { ToolRegistry } from './tools/registry.js';
 import { McpToolbox } from './mcp/client/mcp-toolbox.js';
 import type { Logger } from './logger.js';
@@ -146,7 +147,12 @@ async function createServices(
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry(builtinTools({ rem }), (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
+  const documentTools = documentToolsets({ rem });
+  const tools = new ToolRegistry(
+    [...builtinTools({ rem }), ...allDocumentTools(documentTools)],
+    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
+    mcp,
+  );
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create(
     {
@@ -170,6 +176,7 @@ async function createServices(
     agents,
     models,
     tools,
+    documentTools,
     store: new TurnStore(db.prisma, db.sql, processId),
     lease: new TreeLease(
       db.prisma,

@@ -4,7 +4,7 @@ import { CliError, connectionFrom, connectionOptions, followTurn, request, type 
 import { CliCancelTurnDocument, CliDecideApprovalDocument, CliSendMessageDocument } from './generated/graphql.js';
 import { TurnPrinter } from './turn-printer.js';
 
-export const CHAT_USAGE = `remgraph chat [--agent A] [--session S] [--model M] [--debug] [--approve-all | --reject-all]
+export const CHAT_USAGE = `remgraph chat [--agent A] [--session S] [--model M] [--document D] [--corpus C] [--debug] [--approve-all | --reject-all]
 
   On a terminal: a conversation; each line you type is a message. The answer streams as it
   arrives, with thoughts, tool calls and child agents; a gated tool call asks "approve? [y/N]" and
@@ -16,6 +16,9 @@ export const CHAT_USAGE = `remgraph chat [--agent A] [--session S] [--model M] [
   --agent A     the agent to talk to (default: the session's, else the server's default)
   --session S   continue this session (default: a new one, whose id is printed on stderr)
   --model M     provider:model for these turns (default: the agent's, else the server's)
+  --document D  talk about this document (its id): its tools are offered, its title told; the
+                session keeps it
+  --corpus C    talk about this corpus (with --document: the document's corpus)
   --debug       every event on its own line with its seq and timings (ms since sending, since
                 the previous event); the answer is printed once the turn ends`;
 
@@ -27,6 +30,8 @@ type Ask = (question: string) => Promise<string | undefined>;
 interface ChatOptions {
   agent?: string;
   model?: string;
+  document?: string;
+  corpus?: string;
   debug: boolean;
   /** A decision for every approval, given on the command line. */
   decideAll?: boolean;
@@ -40,6 +45,8 @@ export async function chatCommand(args: string[]): Promise<number> {
       agent: { type: 'string' },
       session: { type: 'string' },
       model: { type: 'string' },
+      document: { type: 'string' },
+      corpus: { type: 'string' },
       debug: { type: 'boolean', default: false },
       'approve-all': { type: 'boolean', default: false },
       'reject-all': { type: 'boolean', default: false },
@@ -47,7 +54,11 @@ export async function chatCommand(args: string[]): Promise<number> {
   });
   if (values['approve-all'] && values['reject-all']) throw new CliError('--approve-all and --reject-all: choose one');
   const decideAll = values['approve-all'] ? true : values['reject-all'] ? false : undefined;
-  const chat = new Chat(connectionFrom(values), { agent: values.agent, model: values.model, debug: values.debug, decideAll }, values.session);
+  const chat = new Chat(
+    connectionFrom(values),
+    { agent: values.agent, model: values.model, document: values.document, corpus: values.corpus, debug: values.debug, decideAll },
+    values.session,
+  );
   return process.stdin.isTTY ? chat.onTerminal() : chat.overPipe();
 }
 
@@ -109,9 +120,10 @@ class Chat {
 
   /** Sends one message and shows its turn until it ends; returns how it ended. */
   private async turn(content: string, ask?: Ask): Promise<FinalStatus | undefined> {
-    const { agent, model } = this.options;
+    const { agent, model, document, corpus } = this.options;
     const printer = new TurnPrinter({ stdout: process.stdout, stderr: process.stderr, debug: this.options.debug, color: this.color });
-    const sent = (await request(this.connection, CliSendMessageDocument, { input: { content, sessionId: this.sessionId, agent, model } })).sendMessage;
+    const sent = (await request(this.connection, CliSendMessageDocument, { input: { content, sessionId: this.sessionId, agent, model, document, corpus } }))
+      .sendMessage;
     if (sent.__typename !== 'SendMessagePayload') throw new CliError(`${sent.code}: ${sent.message}`);
     if (!this.sessionId) process.stderr.write(`session ${sent.session.id} (continue it with --session ${sent.session.id})\n`);
     this.sessionId = sent.session.id;

@@ -1,5 +1,7 @@
 import { LimitExceededError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
+import type { DocumentBinding } from '../documents/binding.js';
+import { bindTurn, type TurnBinding } from '../tools/documents/bound-tools.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { ToolPause } from '../tools/tool-pause.js';
 import { contextFor } from './history.js';
@@ -37,12 +39,20 @@ export async function delegate(
   deps.hub.open(child, 0);
   tree.turnIds.add(child.id);
   const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
-  const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent));
+  // A child bound to a document (ask_document) gets its tools and is told what it is about.
+  const overrides = request.binding ? { binding: await bindChild(deps, parent, request.binding) } : undefined;
+  const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent), overrides);
   addHistory(state, (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, state, withMemory: false })).messages);
   const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);
   return { childTurnId: child.id, agent: agent.name, status: result.status, content: result.content, usage: result.usage };
+}
+
+async function bindChild(deps: EngineDeps, parent: TurnRun, binding: DocumentBinding): Promise<TurnBinding> {
+  const bound = await bindTurn(deps.prisma, deps.documentTools, parent.state.context, binding);
+  if (bound.dropped.length) deps.logger.info({ turnId: parent.turn.id, dropped: bound.dropped }, 'corpus tools left out: the child turn has no corpus');
+  return bound.binding;
 }
 
 /** Tools gated for `run`: inherited ones and those its agent (or the registry) gates. */

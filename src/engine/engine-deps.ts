@@ -7,6 +7,7 @@ import type { RemPubSub } from '../events/pubsub.js';
 import type { ModelResolver } from '../llm/resolve-model.js';
 import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { DocumentToolsets } from '../tools/documents/bound-tools.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { TreeLease } from './tree-lease.js';
 import type { TurnStore } from './turn-store.js';
@@ -39,6 +40,8 @@ export interface EngineDeps {
   agents: AgentRegistry;
   models: ModelResolver;
   tools: ToolRegistry;
+  /** The tools a turn bound to a document or corpus gets (registered in `tools` too). */
+  documentTools?: DocumentToolsets;
   store: TurnStore;
   lease: TreeLease;
   settings: EngineSettings;

@@ -6,6 +6,7 @@ import type { ChatMessage, ResponseFormat, SamplingOptions } from '../llm/chat-m
 import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
+import type { TurnBinding } from '../tools/documents/bound-tools.js';
 
 const usageTotals = z.object({ inputTokens: z.number(), outputTokens: z.number(), requests: z.number(), estimated: z.boolean().optional() });
 
@@ -129,19 +130,23 @@ export interface TurnOverrides extends SamplingOptions {
   systemPromptSuffix?: string;
   /** A subset of the agent's tools; the others are not offered (nor run) this turn. */
   tools?: string[];
+  /** The document or corpus the turn is about: its tools are offered besides the agent's, its context told. */
+  binding?: TurnBinding;
 }
 
 /** The agent's system prompt, with a caller's suffix for this turn. */
 function systemPromptFor(agent: ResolvedAgent, overrides?: TurnOverrides): string {
-  const prompt = buildSystemPrompt(agent.spec);
+  const prompt = [buildSystemPrompt(agent.spec), overrides?.binding?.context].filter(Boolean).join('\n\n');
   const suffix = overrides?.systemPromptSuffix?.trim();
   return suffix ? `${prompt}\n\n${suffix}` : prompt;
 }
 
-/** The agent's tools, or the subset a caller chose for this turn. */
+/** The agent's tools, or the subset a caller chose for this turn, and those of the turn's binding. */
 export function offeredTools(agent: ResolvedAgent, overrides?: TurnOverrides): ResolvedAgent['spec']['tools'] {
   const chosen = overrides?.tools;
-  return chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
+  const own = chosen ? agent.spec.tools.filter((tool) => chosen.includes(tool.name)) : agent.spec.tools;
+  const bound = (overrides?.binding?.tools ?? []).filter((name) => !own.some((tool) => tool.name === name));
+  return bound.length ? [...own, ...bound.map((name) => ({ name, requiresApproval: false }))] : own;
 }
 
 /** The agent's output schema, or the format a caller asked a conversational agent for this turn. */

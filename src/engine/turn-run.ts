@@ -77,7 +77,15 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
     ports: {
       emit: (body) => void hub.emit(turn.id, body),
       delegate: (request) => delegate(run, request),
-      toolContext: { agent: state.context, prisma: deps.prisma, turnId: turn.id, sessionId: turn.sessionId, jobId: null, agentName: run.agent.name },
+      toolContext: {
+        agent: state.context,
+        prisma: deps.prisma,
+        turnId: turn.id,
+        sessionId: turn.sessionId,
+        jobId: null,
+        agentName: run.agent.name,
+        ...(state.overrides?.binding ? { binding: state.overrides.binding } : {}),
+      },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
       // Stored with the turn's next events (at the latest its outcome), in the same statement.
       modelCalled: async (call) => hub.recordModelCall(modelCallRow(turn, call)),

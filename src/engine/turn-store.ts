@@ -180,7 +180,12 @@ export class TurnStore {
             latencyMs: now.getTime() - state.startedAt,
             model: turn.model,
             agentName: turn.agent,
-            metadata: { status, ...(Object.keys(state.metadata).length ? { notes: state.metadata as Prisma.JsonObject } : {}) },
+            metadata: {
+              status,
+              ...(Object.keys(state.metadata).length ? { notes: state.metadata as Prisma.JsonObject } : {}),
+              // A reloaded conversation shows the answer's citations.
+              ...(state.sources.length ? { sources: storable(state.sources) as unknown as Prisma.JsonArray } : {}),
+            },
           })
         : null;
     const rows = turn.ephemeral

@@ -14,6 +14,10 @@ export interface Source {
   uri?: string | null;
   /** The page of a PDF chunk; null otherwise. */
   page?: number | null;
+  /** A document's passage: the document (row id), the corpus searched within, the annotation label searched for. */
+  documentId?: string | null;
+  corpusId?: string | null;
+  annotationLabel?: string | null;
 }
 
 export interface UsageTotals {

@@ -3,6 +3,10 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleTo } from '../auth/scope.js';
 import type { GraphQLContext } from './context.js';
+import { FILE_CATEGORY } from '../rem/ingest/ingest-file.js';
+
+/** Node types that are some of their model's rows (a Document is a file's resource, not a chunk's). */
+const NODE_ROWS: Partial<Record<string, object>> = { Document: { category: FILE_CATEGORY } };
 
 /** Brands by any type's name: the typename is only known at run time (prismaModelOf found it in the schema). */
 type ByName = SchemaTypes & { outputShapes: Record<string, unknown> };
@@ -31,7 +35,7 @@ export async function loadNodes(ids: readonly { typename: string; id: string }[]
       if (!model) return;
       const delegate = (ctx.prisma as unknown as Record<string, FindMany>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
       const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
-      const rows = await delegate.findMany({ ...query, where: { id: { in: [...rowIds] }, ...visibleTo(ctx.viewer) } });
+      const rows = await delegate.findMany({ ...query, where: { id: { in: [...rowIds] }, ...visibleTo(ctx.viewer), ...NODE_ROWS[typename] } });
       for (const row of rows) {
         brandWithType<ByName>(row, typename);
         found.set(`${typename}:${row.id}`, row);

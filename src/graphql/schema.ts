@@ -17,6 +17,8 @@ import './types/provenance.js';
 import './types/jobs.js';
 import './types/import.js';
 import './types/evals.js';
+import './types/documents.js';
+import './types/corpora.js';
 
 builder.queryType({});
 builder.mutationType({});

@@ -33,13 +33,17 @@ export function rowId(globalId: string, typename: string, argName = 'id'): strin
 
 /** The types `node(id:)` and `nodes(ids:)` can load (a unit test keeps this in step with the schema). */
 export const NODE_TYPES: ReadonlySet<string> = new Set([
+  'Annotation',
   'Approval',
+  'Corpus',
   'Dataset',
+  'Document',
   'Entity',
   'Experiment',
   'Job',
   'Message',
   'Moment',
+  'Note',
   'Resource',
   'Session',
   'Turn',

@@ -26,6 +26,10 @@ export interface SearchFilter {
   metadata?: Record<string, string | number | boolean>;
   /** Time bounds as ISO 8601 instants (UTC). */
   time?: Partial<Record<TimeBound, string>>;
+  /** Set by code (document scopes), not by WHERE: chunks of these files, each `<user id or empty>:<key>`. */
+  parents?: string[];
+  /** Set by code, not by WHERE: the row's content holds this text (case-insensitive). */
+  contentContains?: string;
 }
 
 const FIELDS = ['tags', 'type', 'category', 'metadata.<key>', 'created_at', 'updated_at'];

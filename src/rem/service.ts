@@ -107,10 +107,14 @@ export class RemService {
     return this.deps.tableStats;
   }
 
-  /** Parses and runs a REM query. @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError */
-  async query(ctx: AgentContext, text: string): Promise<RemResult> {
+  /**
+   * Parses and runs a REM query; `searchParents` keeps a SEARCH to the chunks of those files (a turn
+   * bound to documents; see SearchFilter.parents). @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError
+   */
+  async query(ctx: AgentContext, text: string, options: { searchParents?: string[] } = {}): Promise<RemResult> {
     const started = performance.now();
-    const query = parseRemQuery(text, this.settings.parse);
+    const parsed = parseRemQuery(text, this.settings.parse);
+    const query = parsed.mode === 'SEARCH' && options.searchParents ? { ...parsed, filter: { ...parsed.filter, parents: options.searchParents } } : parsed;
     const result = await this.run(ctx, query, text);
     return { ...result, mode: query.mode, tookMs: +(performance.now() - started).toFixed(3) };
   }

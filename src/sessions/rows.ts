@@ -35,6 +35,8 @@ export function newSession(ctx: AgentContext, asked: { name: string; agent: stri
     dreamedSeq: 0,
     forkedFromId: null,
     forkedAtMessageId: null,
+    documentId: null,
+    corpusId: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -79,6 +79,8 @@ const SESSION_COLUMNS = [
   '"dreamed_seq" AS "dreamedSeq"',
   '"forked_from_id"::text AS "forkedFromId"',
   '"forked_at_message_id"::text AS "forkedAtMessageId"',
+  '"document_id"::text AS "documentId"',
+  '"corpus_id"::text AS "corpusId"',
   '"created_at" AS "createdAt"',
   '"updated_at" AS "updatedAt"',
 ].join(', ');

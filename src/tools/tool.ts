@@ -2,6 +2,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient } from '../db/generated/client.js';
+import type { DocumentBinding } from '../documents/binding.js';
 import type { AgentEventBody } from '../events/agent-event.js';
 
 /** What a tool handler may use while it runs. */
@@ -20,12 +21,16 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Runs another agent as a child of this turn (the ask_agent tool); see engine/delegation.ts. */
   delegate(request: DelegationRequest): Promise<DelegationResult>;
+  /** The document or corpus the turn is bound to (the document tools work on it); absent when none. */
+  binding?: DocumentBinding;
 }
 
 export interface DelegationRequest {
   agentName: string;
   inputText: string;
   inputData?: unknown;
+  /** Binds the child turn to a document or corpus (ask_document). */
+  binding?: DocumentBinding;
 }
 
 export interface DelegationResult {

@@ -23,6 +23,7 @@ import { answeredMessage } from './answered-message.js';
 import { planReplay, type ReplayOverrides } from './replay.js';
 import { copySession } from '../sessions/fork.js';
 import { TURN_COLUMNS } from './turn-columns.js';
+import { bindTurn, type TurnBinding } from '../tools/documents/bound-tools.js';
 
 const text = z.string().max(100_000, 'must be at most 100000 characters');
 const historyMessage = z.discriminatedUnion('role', [
@@ -60,6 +61,9 @@ const sendInput = z.object({
     .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
     .nullish(),
   ephemeral: z.boolean().nullish(),
+  /** Binds the turn and its session to a document (row id) and/or corpus; without them a session's binding holds. */
+  document: z.string().uuid().nullish(),
+  corpus: z.string().uuid().nullish(),
   /** The earlier conversation of a caller that keeps it itself (stateless clients): only for a new session. */
   history: z.array(historyMessage).max(2000).nullish(),
   overrides: z
@@ -120,12 +124,16 @@ export class TurnService {
     // Admission (the quota, a busy session) comes first: a refused send calls no model, not even the
     // routing classifier. Without a classifier to consult, the statement that stores the turn admits it.
     const sessionId = existing?.id ?? null;
+    const binding = await this.binding(ctx, input, existing);
     const quick = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
     const { started, route, agent, model, overrides } = consultsClassifier(quick, existing)
-      ? await this.quota.admit(ctx, () => this.start(ctx, input, existing), sessionId)
-      : await this.quota.admitWithin(ctx, sessionId, (admission) => this.start(ctx, input, existing, { route: quick, admission }));
+      ? await this.quota.admit(ctx, () => this.start(ctx, input, existing, undefined, binding), sessionId)
+      : await this.quota.admitWithin(ctx, sessionId, (admission) => this.start(ctx, input, existing, { route: quick, admission }, binding));
 
-    const session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
+    let session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
+    if (binding && !ephemeral && (session.documentId !== binding.documentId || session.corpusId !== binding.corpusId)) {
+      session = await this.deps.prisma.session.update({ where: { id: session.id }, data: { documentId: binding.documentId, corpusId: binding.corpusId } });
+    }
     return this.launch(ctx, { ...started, session }, { agent, model, overrides, content: route.content, history: input.history ?? undefined });
   }
 
@@ -240,13 +248,15 @@ export class TurnService {
     input: z.output<typeof sendInput>,
     existing: Session | null,
     decided?: { route: RouteDecision; admission: Admission },
+    binding?: TurnBinding,
   ) {
     const { agents, models, store } = this.deps;
     const metadata = input.metadata ?? {};
     const route = decided?.route ?? (await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true }));
     const agent = await agents.load(ctx, route.agent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
-    const overrides = allowedOverrides(agent, input.overrides);
+    const allowed = allowedOverrides(agent, input.overrides);
+    const overrides = binding ? { ...allowed, binding } : allowed;
     const started = await this.stored(existing, () =>
       store.startTurn({
         ctx,
@@ -263,6 +273,21 @@ export class TurnService {
       }),
     );
     return { started, route, agent, model, overrides };
+  }
+
+  /**
+   * The turn's binding: the one asked for, else the session's. Checked for the caller each turn
+   * (NOT_FOUND, VALIDATION_FAILED) before anything is stored; corpus-only tools a document turn
+   * without a corpus cannot use are left out, and logged.
+   */
+  private async binding(ctx: AgentContext, input: z.output<typeof sendInput>, existing: Session | null): Promise<TurnBinding | undefined> {
+    const asked = input.document || input.corpus ? { documentId: input.document ?? null, corpusId: input.corpus ?? null } : null;
+    const kept = existing?.documentId || existing?.corpusId ? { documentId: existing.documentId, corpusId: existing.corpusId } : null;
+    const wanted = asked ?? kept;
+    if (!wanted) return undefined;
+    const { binding, dropped } = await bindTurn(this.deps.prisma, this.deps.documentTools, ctx, wanted);
+    if (dropped.length) this.deps.logger.info({ documentId: binding.documentId, dropped }, 'corpus tools left out: the turn has no corpus');
+    return binding;
   }
 
   /** Which agent `sendMessage` would run for this input, and why, without running or storing anything. */

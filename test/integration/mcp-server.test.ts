@@ -9,6 +9,7 @@ import { mcpTools, type RemgraphMcpDeps } from '../../src/mcp/server/remgraph-se
 import { builtinTools } from '../../src/tools/builtin/builtin-tools.js';
 import { chat, registerAgent, startAgentServer } from '../support/agents.js';
 import { errorCode, newUser, postGraphQL, type Caller } from '../support/client.js';
+import { corpusOf, ingestDocument } from '../support/documents.js';
 import type { FakeOpenAI } from '../support/fake-openai.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EntityProvenanceDocument, TurnDocument, UpsertEntityDocument } from '../generated/graphql.js';
@@ -70,6 +71,27 @@ describe('remgraph as an MCP server (/mcp)', () => {
         'ingest_into_rem',
         'save_agent',
         'read_resource',
+        // The seed's document and corpus tools (docs/documents.md), all but ask_document, which runs in a turn.
+        'similarity_search',
+        'load_md_summary',
+        'load_document_md_summary',
+        'get_md_summary_token_length',
+        'load_document_txt_extract',
+        'get_notes_for_document_corpus',
+        'get_note_content_token_length',
+        'get_partial_note_content',
+        'search_document_notes',
+        'add_document_note',
+        'update_document_note',
+        'duplicate_annotations',
+        'add_exact_string_annotations',
+        'get_document_summary',
+        'get_document_summary_versions',
+        'get_document_summary_diff',
+        'update_document_summary',
+        'get_corpus_description',
+        'update_corpus_description',
+        'list_documents',
       ]);
       const resources = (await client.listResources()).resources.map((r) => r.uri);
       expect(resources).toEqual(['rem://agents', 'rem://schema/entities', `user://profile/${alice.headers['x-user-id']}`]);
@@ -576,6 +598,31 @@ describe('remgraph as an MCP server (/mcp)', () => {
       await client.close();
     } finally {
       await jwtServer.stop();
+    }
+  });
+
+  it('runs the document tools on the document and corpus named in their arguments, as the caller', async () => {
+    const doc = await ingestDocument(server.url, alice, { name: 'mcp-lease.md', bytes: '# Lease\n\nRent is 2000 euros a month.\n' });
+    const corpus = await corpusOf(alice, 'MCP contracts', [doc.id]);
+    const [documentId, corpusId] = [doc.id, corpus].map((id) => Buffer.from(id, 'base64').toString().split(':')[1]!);
+    const [a, b] = await Promise.all([connect(alice), connect(bob)]);
+    try {
+      const extract = await a.callTool({ name: 'load_document_txt_extract', arguments: { document_id: documentId } });
+      expect(textOf(extract)).toContain('Rent is 2000 euros a month.');
+      const added = await a.callTool({
+        name: 'add_document_note',
+        arguments: { document_id: documentId, corpus_id: corpusId, title: 'Rent', content: '2000' },
+      });
+      expect(added.isError).toBeFalsy();
+      expect(textOf(await a.callTool({ name: 'get_notes_for_document_corpus', arguments: { document_id: documentId, corpus_id: corpusId } }))).toContain(
+        '"title":"Rent"',
+      );
+      expect(textOf(await a.callTool({ name: 'list_documents', arguments: { corpus_id: corpusId } }))).toContain('mcp-lease.md');
+      const foreign = await b.callTool({ name: 'load_document_txt_extract', arguments: { document_id: documentId } });
+      expect(foreign.isError).toBe(true);
+      expect(textOf(foreign)).toMatch(/not found/);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

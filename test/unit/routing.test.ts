@@ -56,6 +56,8 @@ const session = (over: Partial<Session>): Session => ({
   dreamedSeq: 0,
   forkedFromId: null,
   forkedAtMessageId: null,
+  documentId: null,
+  corpusId: null,
   isEval: false,
   createdAt: new Date(),
   updatedAt: new Date(),

@@ -24,6 +24,12 @@ export type ChangeOp =
   | 'REMOVED'
   | 'SAME';
 
+export type CreateCorpusInput = {
+  /** Markdown; its version 1. */
+  description?: string | null | undefined;
+  name: string;
+};
+
 /** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
@@ -76,6 +82,10 @@ export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
   agent?: string | null | undefined;
   content: string;
+  /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
+  corpus?: string | null | undefined;
+  /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
+  document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
   ephemeral?: boolean | null | undefined;
   metadata?: unknown;
@@ -339,6 +349,60 @@ export type CliCompareTurnsQueryVariables = Exact<{
 
 
 export type CliCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, b: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean, resultA: unknown, resultB: unknown }>, sources: { added: Array<{ key: string, title: string | null }>, removed: Array<{ key: string, title: string | null }> } } };
+
+export type CliDocumentsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  corpusId?: string | null | undefined;
+}>;
+
+
+export type CliDocumentsQuery = { documents: { totalCount: number, edges: Array<{ node: { id: string, key: string, title: string, pageCount: number | null, length: number } }> } };
+
+export type CliDocumentQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliDocumentQuery = { document: { id: string, key: string, title: string, pageCount: number | null, length: number, summary: string | null, text: string } };
+
+export type CliCorporaQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CliCorporaQuery = { corpora: { edges: Array<{ node: { id: string, name: string, description: string | null, documents: { totalCount: number } } }> } };
+
+export type CliCorpusQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliCorpusQuery = { corpus: { id: string, name: string, description: string | null, documents: { totalCount: number, edges: Array<{ node: { id: string, key: string, title: string } }> } } };
+
+export type CliCreateCorpusMutationVariables = Exact<{
+  input: CreateCorpusInput;
+}>;
+
+
+export type CliCreateCorpusMutation = { createCorpus:
+    | { __typename: 'CreateCorpusSuccess', corpus: { id: string, name: string } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
+
+export type CliAddDocumentsToCorpusMutationVariables = Exact<{
+  corpusId: string;
+  documentIds: Array<string> | string;
+}>;
+
+
+export type CliAddDocumentsToCorpusMutation = { addDocumentsToCorpus:
+    | { __typename: 'AddDocumentsSuccess', corpus: { id: string, name: string, documents: { totalCount: number } } }
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string }
+   };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -853,3 +917,104 @@ export const CliCompareTurnsDocument = new TypedDocumentString(`
   modelCalls
   models
 }`) as unknown as TypedDocumentString<CliCompareTurnsQuery, CliCompareTurnsQueryVariables>;
+export const CliDocumentsDocument = new TypedDocumentString(`
+    query CliDocuments($first: Int, $corpusId: ID) {
+  documents(first: $first, corpusId: $corpusId) {
+    totalCount
+    edges {
+      node {
+        id
+        key
+        title
+        pageCount
+        length
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliDocumentsQuery, CliDocumentsQueryVariables>;
+export const CliDocumentDocument = new TypedDocumentString(`
+    query CliDocument($id: ID!) {
+  document(id: $id) {
+    id
+    key
+    title
+    pageCount
+    length
+    summary
+    text
+  }
+}
+    `) as unknown as TypedDocumentString<CliDocumentQuery, CliDocumentQueryVariables>;
+export const CliCorporaDocument = new TypedDocumentString(`
+    query CliCorpora($first: Int) {
+  corpora(first: $first) {
+    edges {
+      node {
+        id
+        name
+        description
+        documents {
+          totalCount
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliCorporaQuery, CliCorporaQueryVariables>;
+export const CliCorpusDocument = new TypedDocumentString(`
+    query CliCorpus($id: ID!) {
+  corpus(id: $id) {
+    id
+    name
+    description
+    documents(first: 100) {
+      totalCount
+      edges {
+        node {
+          id
+          key
+          title
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliCorpusQuery, CliCorpusQueryVariables>;
+export const CliCreateCorpusDocument = new TypedDocumentString(`
+    mutation CliCreateCorpus($input: CreateCorpusInput!) {
+  createCorpus(input: $input) {
+    __typename
+    ... on CreateCorpusSuccess {
+      corpus {
+        id
+        name
+      }
+    }
+    ... on Error {
+      code
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliCreateCorpusMutation, CliCreateCorpusMutationVariables>;
+export const CliAddDocumentsToCorpusDocument = new TypedDocumentString(`
+    mutation CliAddDocumentsToCorpus($corpusId: ID!, $documentIds: [ID!]!) {
+  addDocumentsToCorpus(corpusId: $corpusId, documentIds: $documentIds) {
+    __typename
+    ... on AddDocumentsSuccess {
+      corpus {
+        id
+        name
+        documents {
+          totalCount
+        }
+      }
+    }
+    ... on Error {
+      code
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliAddDocumentsToCorpusMutation, CliAddDocumentsToCorpusMutationVariables>;

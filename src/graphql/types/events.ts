@@ -31,6 +31,17 @@ export const SourceRef = builder.objectRef<Source>('Source').implement({
     score: t.exposeFloat('score', { nullable: true }),
     uri: t.exposeString('uri', { nullable: true }),
     page: t.int({ nullable: true, description: 'The page of a PDF chunk; null otherwise.', resolve: (s) => s.page ?? null }),
+    document: t.id({
+      nullable: true,
+      description: 'A document’s passage: the Document.',
+      resolve: (s) => (s.documentId ? encodeGlobalID('Document', s.documentId) : null),
+    }),
+    corpus: t.id({
+      nullable: true,
+      description: 'The Corpus the passage was found within.',
+      resolve: (s) => (s.corpusId ? encodeGlobalID('Corpus', s.corpusId) : null),
+    }),
+    annotationLabel: t.string({ nullable: true, description: 'The annotation label the search was narrowed to.', resolve: (s) => s.annotationLabel ?? null }),
   }),
 });
 

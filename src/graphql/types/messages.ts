@@ -4,6 +4,8 @@ import type { Message } from '../../db/generated/client.js';
 import { NotFoundError, SessionBusyError, ValidationError } from '../../errors.js';
 import { appendSessionMessages } from '../../sessions/sessions.js';
 import { builder } from '../builder.js';
+import type { Source } from '../../events/agent-event.js';
+import { SourceRef } from './events.js';
 import { rowId } from '../../http/global-ids.js';
 
 const MessageTypeEnum = builder.enumType(MessageType, { name: 'MessageType' });
@@ -31,6 +33,11 @@ export const MessageRef = builder.prismaNode('Message', {
     isEval: t.exposeBoolean('isEval', { description: 'Written by an evaluation run (X-Is-Eval).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     session: t.relation('session'),
+    sources: t.field({
+      type: [SourceRef],
+      description: 'An assistant message’s citations, as its turn found them.',
+      resolve: (message) => (message.metadata as { sources?: Source[] } | null)?.sources ?? [],
+    }),
   }),
 });
 

@@ -134,6 +134,8 @@ export const SendMessageInput = builder.inputType('SendMessageInput', {
       required: false,
       description: 'Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends.',
     }),
+    document: t.id({ required: false, description: 'Bind the turn (and the session) to this Document: its tools are offered, its title told.' }),
+    corpus: t.id({ required: false, description: 'Bind the turn (and the session) to this Corpus, or give the document’s corpus.' }),
   }),
 });
 
@@ -154,6 +156,8 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
     agent: input.agent,
     model: input.model,
     metadata: input.metadata as Record<string, unknown> | null | undefined,
+    document: input.document ? rowId(String(input.document), 'Document', 'input.document') : null,
+    corpus: input.corpus ? rowId(String(input.corpus), 'Corpus', 'input.corpus') : null,
   };
 }
 

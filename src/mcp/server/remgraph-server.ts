@@ -18,6 +18,7 @@ import { createSaveMemoryTool } from '../../tools/builtin/save-memory.js';
 import { remQueryInput, remResultForModel, remResultOutput } from '../../tools/builtin/search.js';
 import { parseSearchWhere } from '../../rem/search-filter.js';
 import { registerDefinedTools } from './defined-tools.js';
+import { mcpDocumentTools } from './document-tools.js';
 import { readResourceTool, registerResources } from './resources.js';
 import { sessionIdArg, writeTools } from './write-tools.js';
 
@@ -46,7 +47,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
 
 /** The tools remgraph's MCP server offers, in the order it lists them; the agents' save_memory among them. */
 export function mcpTools(deps: RemgraphMcpDeps) {
-  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps)];
+  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps), ...mcpDocumentTools(deps.rem)];
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -7,7 +7,10 @@ export interface Section {
 }
 
 /** A chunk never spans two sections, so it is on its section's page. */
-export type Chunk = Section;
+export interface Chunk extends Section {
+  /** Characters at its start repeated from the previous chunk, with the space after them (absent: none). */
+  overlap?: number;
+}
 
 export interface ChunkOptions {
   /** Longest chunk, in characters. */
@@ -37,7 +40,9 @@ export function chunkSections(sections: Section[], options: ChunkOptions): Chunk
       if (!current) return;
       const lead = previous ? tail(previous, options.overlapChars) : '';
       const text = lead ? `${lead} ${current}` : current;
-      chunks.push(section.page === undefined ? { headings: section.headings, text } : { headings: section.headings, text, page: section.page });
+      const chunk: Chunk = section.page === undefined ? { headings: section.headings, text } : { headings: section.headings, text, page: section.page };
+      if (lead) chunk.overlap = lead.length + 1;
+      chunks.push(chunk);
       previous = current;
       current = '';
     };

@@ -93,7 +93,13 @@ export async function ingestFile(deps: MemoryDeps, ctx: AgentContext, input: Ing
         content: chunk.text,
         tags,
         graphEdges: [{ dst: key, relType: CHUNK_OF }],
-        metadata: { parent: key, index: i + 1, headings: chunk.headings, ...(chunk.page === undefined ? {} : { page: chunk.page }) },
+        metadata: {
+          parent: key,
+          index: i + 1,
+          headings: chunk.headings,
+          ...(chunk.page === undefined ? {} : { page: chunk.page }),
+          ...(chunk.overlap === undefined ? {} : { overlap: chunk.overlap }),
+        },
       },
     })),
   ];

@@ -3,6 +3,7 @@ import { isAppError } from '../../errors.js';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { REM_DIALECT } from '../../rem/dialect.js';
+import { scopeFilter } from '../../documents/search.js';
 import type { RemHit, RemResult, RemService } from '../../rem/service.js';
 
 /** One REM query: the agents' `search` and the MCP server's `rem_query` take the same argument. */
@@ -16,7 +17,8 @@ const CONTENT = 4000;
 /**
  * The agents' `search` tool: runs a REM query as the agent's caller (same scoping as remQuery) and
  * emits the hits as a `sources` event. Query errors go back to the model as a result it can act on
- * (fix the syntax, pick another mode), not as a failure of the turn.
+ * (fix the syntax, pick another mode), not as a failure of the turn. In a turn bound to a document
+ * or corpus, SEARCH finds only its documents' chunks.
  */
 export function createSearchTool(rem: Pick<RemService, 'query'>) {
   return defineTool({
@@ -27,7 +29,11 @@ export function createSearchTool(rem: Pick<RemService, 'query'>) {
     async handler(args, ctx) {
       let result;
       try {
-        result = await rem.query(ctx.agent, args.query);
+        // A turn bound to a document or corpus searches within it.
+        const scope = ctx.binding
+          ? await scopeFilter(ctx.prisma, ctx.agent, ctx.binding.documentId ? { documentId: ctx.binding.documentId } : { corpusId: ctx.binding.corpusId })
+          : undefined;
+        result = await rem.query(ctx.agent, args.query, scope === undefined ? {} : { searchParents: scope?.parents ?? [] });
       } catch (error) {
         if (!isAppError(error)) throw error;
         const { code, message } = error;

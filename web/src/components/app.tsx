@@ -22,6 +22,7 @@ import { Inbox, usePendingApprovals } from './inbox.js';
 import { Inspector } from './inspector.js';
 import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
+import { DocumentsPanel, type ChatBinding } from './documents.js';
 import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.js';
 import { SessionList } from './sessions.js';
 
@@ -42,6 +43,9 @@ export function App() {
   const [memoryQuery, setMemoryQuery] = useState<string | null>(null);
   // On narrow screens the sessions and memory panels are drawers; at most one is open.
   const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
+  const [documentsOpen, setDocumentsOpen] = useState(false);
+  // "Chat about this": the next conversation's document or corpus (the server keeps it on the session).
+  const [binding, setBinding] = useState<ChatBinding | null>(null);
   const [theme, toggleTheme] = useTheme();
   const [inspecting, setInspecting] = useState<string | null>(null);
   const [draft, setDraft] = useState<{ text: string } | null>(null);
@@ -146,7 +150,7 @@ export function App() {
     setProblem(null);
     try {
       const data = await request(WebSendMessageDocument, {
-        input: { content, sessionId, agent: agent || undefined, model: model || undefined },
+        input: { content, sessionId, agent: agent || undefined, model: model || undefined, document: binding?.document, corpus: binding?.corpus },
       });
       const result = data.sendMessage;
       if (result.__typename !== 'SendMessagePayload') return setProblem(result.message);
@@ -247,6 +251,9 @@ export function App() {
             </span>
           )}
         </button>
+        <button class="icon inbox-toggle" title="Documents and corpora" onClick={() => setDocumentsOpen(!documentsOpen)} data-testid="documents-toggle">
+          Documents
+        </button>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">
           GraphiQL
@@ -283,6 +290,14 @@ export function App() {
           startUploads([...(e.dataTransfer?.files ?? [])]);
         }}
       >
+        {binding && (
+          <div class="meta binding" data-testid="binding">
+            About: {binding.title}{' '}
+            <button class="icon" title="Stop talking about it" onClick={() => setBinding(null)}>
+              ✕
+            </button>
+          </div>
+        )}
         {problem && (
           <div class="problem" role="alert">
             {problem}
@@ -315,6 +330,16 @@ export function App() {
         />
       </main>
       <MemoryPanel query={memoryQuery} />
+      {documentsOpen && (
+        <DocumentsPanel
+          onClose={() => setDocumentsOpen(false)}
+          onChat={(chosen) => {
+            setBinding(chosen);
+            setDocumentsOpen(false);
+            openSession(null);
+          }}
+        />
+      )}
       {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
       {replay && 'turnId' in replay && (
         <ReplayForm

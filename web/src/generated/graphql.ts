@@ -88,6 +88,10 @@ export type SendMessageInput = {
   /** Agent name; defaults to the session’s agent, then X-Agent-Schema, then DEFAULT_AGENT. */
   agent?: string | null | undefined;
   content: string;
+  /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
+  corpus?: string | null | undefined;
+  /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
+  document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
   ephemeral?: boolean | null | undefined;
   metadata?: unknown;
@@ -654,6 +658,29 @@ export type WebCompareTurnsQueryVariables = Exact<{
 
 
 export type WebCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, b: { text: string | null, latencyMs: number | null, modelCalls: number, models: Array<string>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean }, turn: { id: string, agent: string, status: TurnStatus, session: { id: string } } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }>, sources: { added: Array<{ key: string }>, removed: Array<{ key: string }> } } };
+
+export type WebLibraryQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebLibraryQuery = { corpora: { edges: Array<{ node: { id: string, name: string, description: string | null, documents: { edges: Array<{ node: { id: string, title: string } }> } } }> }, documents: { edges: Array<{ node: { id: string, title: string } }> } };
+
+export type WebDocumentQueryVariables = Exact<{
+  id: string;
+  corpusId: string;
+  withCorpus: boolean;
+}>;
+
+
+export type WebDocumentQuery = { document: { id: string, title: string, pageCount: number | null, text: string, summary: string | null, summaryVersions: Array<{ version: number, authorId: string | null, agentName: string | null, createdAt: string }>, annotations?: Array<{ id: string, label: string, start: number, end: number }>, notes?: Array<{ id: string, title: string, content: string, revisions: Array<{ version: number, content: string }> }> } };
+
+export type WebSummaryDiffQueryVariables = Exact<{
+  id: string;
+  from: number;
+  to: number;
+}>;
+
+
+export type WebSummaryDiffQuery = { document: { summaryDiff: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1890,3 +1917,71 @@ export const WebCompareTurnsDocument = new TypedDocumentString(`
     }
   }
 }`) as unknown as TypedDocumentString<WebCompareTurnsQuery, WebCompareTurnsQueryVariables>;
+export const WebLibraryDocument = new TypedDocumentString(`
+    query WebLibrary {
+  corpora(first: 50) {
+    edges {
+      node {
+        id
+        name
+        description
+        documents(first: 100) {
+          edges {
+            node {
+              id
+              title
+            }
+          }
+        }
+      }
+    }
+  }
+  documents(first: 100) {
+    edges {
+      node {
+        id
+        title
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebLibraryQuery, WebLibraryQueryVariables>;
+export const WebDocumentDocument = new TypedDocumentString(`
+    query WebDocument($id: ID!, $corpusId: ID!, $withCorpus: Boolean!) {
+  document(id: $id) {
+    id
+    title
+    pageCount
+    text
+    summary
+    summaryVersions {
+      version
+      authorId
+      agentName
+      createdAt
+    }
+    annotations(corpusId: $corpusId) @include(if: $withCorpus) {
+      id
+      label
+      start
+      end
+    }
+    notes(corpusId: $corpusId) @include(if: $withCorpus) {
+      id
+      title
+      content
+      revisions {
+        version
+        content
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebDocumentQuery, WebDocumentQueryVariables>;
+export const WebSummaryDiffDocument = new TypedDocumentString(`
+    query WebSummaryDiff($id: ID!, $from: Int!, $to: Int!) {
+  document(id: $id) {
+    summaryDiff(from: $from, to: $to)
+  }
+}
+    `) as unknown as TypedDocumentString<WebSummaryDiffQuery, WebSummaryDiffQueryVariables>;
