@@ -26,11 +26,9 @@ import { localRelay, logOnlyRelay, openRedisRelay, type EventRelay } from './eve
 import { openPubSub, type PubSubHandle, type RemPubSub } from './events/pubsub.js';
 import type { AppServices } from './graphql/context.js';
 import { createModelResolver } from './llm/resolve-model.js';
-import { builtinTools } from './tools/builtin/index.js';
+import { builtinTools } from './tools/builtin/builtin-tools.js';
 import { ToolRegistry } from './tools/registry.js';
 import { McpToolbox } from './mcp/client/mcp-toolbox.js';
-import { createSearchTool } from './tools/builtin/search.js';
-import { createSaveMemoryTool } from './tools/builtin/save-memory.js';
 import type { Logger } from './logger.js';
 import { createEmbeddingProvider } from './rem/embeddings/create.js';
 import { RemService } from './rem/service.js';
@@ -148,11 +146,7 @@ async function createServices(
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry(
-    [...builtinTools, createSearchTool(rem), createSaveMemoryTool(rem)],
-    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
-    mcp,
-  );
+  const tools = new ToolRegistry(builtinTools({ rem }), (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create(
     {

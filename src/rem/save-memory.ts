@@ -3,6 +3,7 @@
  * by key, with graph edges merged into the row's existing ones, recording who wrote it. Used by
  * the `save_memory` tool; a plain domain function, so any transport can offer it.
  */
+import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Entity, Moment } from '../db/generated/client.js';
@@ -11,20 +12,27 @@ import type { MemorySource, StoredEdge } from './memory/inputs.js';
 import type { MemoryDeps } from './memory/kinds.js';
 import { upsertEntity, upsertMoment } from './memory/upsert.js';
 
-export interface SaveMemoryInput {
-  kind: 'entity' | 'moment';
-  key: string;
-  name?: string;
-  summary?: string;
-  content?: string;
-  /** Entities: person, project, organization, ... */
-  entity_type?: string;
-  tags?: string[];
-  /** Moments: ISO 8601 times. */
-  starts_at?: string;
-  ends_at?: string;
-  edges?: { dst: string; rel_type: string; weight?: number }[];
-}
+const edge = z.strictObject({
+  dst: z.string().min(1).max(300).describe('Key of the related entity, e.g. "sarah-chen".'),
+  rel_type: z.string().min(1).max(100).describe('Snake-case relation, e.g. works_on, reports_to.'),
+  weight: z.number().min(0).max(1).optional(),
+});
+
+/** One row to save, as the `save_memory` tool takes it (its JSON Schema is derived from this). */
+export const saveMemoryInput = z.object({
+  kind: z.enum(['entity', 'moment']),
+  key: z.string().min(1).max(300).describe('Stable key, e.g. "sarah-chen" or "q3-budget-review-2026-02".'),
+  name: z.string().max(500).optional(),
+  summary: z.string().max(10000).optional(),
+  content: z.string().max(100000).optional(),
+  entity_type: z.string().max(500).optional().describe('Entities only.'),
+  tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+  starts_at: z.string().max(64).optional().describe('Moments only (ISO 8601).'),
+  ends_at: z.string().max(64).optional().describe('Moments only (ISO 8601).'),
+  edges: z.array(edge).max(100).optional(),
+});
+
+export type SaveMemoryInput = z.output<typeof saveMemoryInput>;
 
 export interface SaveMemoryOutcome {
   kind: 'entity' | 'moment';

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolRef } from '../agents/spec.js';
 import { isAppError } from '../errors.js';
 import type { ToolSpec } from '../llm/chat-model.js';
+import { parseToolInput } from './define-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { ToolPause } from './tool-pause.js';
 import { inSpan } from '../telemetry/tracing.js';
@@ -115,12 +116,10 @@ export class ToolRegistry {
       const error = ref?.server ? `Tool "${name}" is not available from MCP server ${ref.server}` : `Unknown tool "${name}"`;
       return { result: { error }, isError: true };
     }
-    if (tool.validate && !tool.validate(args)) {
-      const problems = (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`);
-      return { result: { error: `Invalid arguments for ${name}: ${problems.join('; ')}` }, isError: true };
-    }
+    const checked = this.check(tool, args);
+    if (!checked.ok) return { result: { error: `Invalid arguments for ${name}: ${checked.problems.join('; ')}` }, isError: true };
     try {
-      return { result: (await tool.def.handler(args, ctx)) ?? null, isError: false };
+      return { result: (await tool.def.handler(checked.args, ctx)) ?? null, isError: false };
     } catch (error) {
       if (error instanceof ToolPause) throw error;
       // Expected failures explain themselves; anything else may carry internals (SQL, hosts, paths).
@@ -130,10 +129,17 @@ export class ToolRegistry {
     }
   }
 
-  private localTool(name: string): { def: ToolDefinition; validate: ValidateFunction } | undefined {
+  /** Our tools' arguments are parsed with their zod input (defaults applied); others' are checked against their JSON Schema. */
+  private check(tool: { def: ToolDefinition; validate?: ValidateFunction | null }, args: Record<string, unknown>) {
+    if (tool.def.input) return parseToolInput(tool.def.input, args);
+    if (!tool.validate || tool.validate(args)) return { ok: true as const, args };
+    return { ok: false as const, problems: (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`) };
+  }
+
+  private localTool(name: string): { def: ToolDefinition; validate?: ValidateFunction } | undefined {
     const tool = this.tools.get(name);
-    if (tool) tool.validate ??= this.ajv.compile(tool.def.parameters);
-    return tool as { def: ToolDefinition; validate: ValidateFunction } | undefined;
+    if (tool && !tool.def.input) tool.validate ??= this.ajv.compile(tool.def.parameters);
+    return tool;
   }
 
   private remoteTool(server: string, name: string): { def: ToolDefinition; validate: ValidateFunction | null } | undefined {

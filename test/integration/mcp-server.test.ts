@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { mcpTools, type RemgraphMcpDeps } from '../../src/mcp/server/remgraph-server.js';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools.js';
 import { chat, registerAgent, startAgentServer } from '../support/agents.js';
 import { errorCode, newUser, postGraphQL, type Caller } from '../support/client.js';
 import type { FakeOpenAI } from '../support/fake-openai.js';
@@ -73,6 +76,73 @@ describe('remgraph as an MCP server (/mcp)', () => {
       expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['user://profile/{user_id}', 'rem://resources/{key}']);
     } finally {
       await client.close();
+    }
+  });
+
+  it('lists each tool from its one definition: the JSON Schema agents get, an output schema and annotations', async () => {
+    // Only the definitions are read: no handler runs.
+    const definitions = mcpTools({} as RemgraphMcpDeps);
+    const client = await connect(alice);
+    try {
+      const listed = (await client.listTools()).tools;
+      expect(listed.map((t) => t.name)).toEqual(definitions.map((d) => d.name));
+      for (const [i, tool] of listed.entries()) {
+        const def = definitions[i]!;
+        const { $schema: _input, ...input } = tool.inputSchema;
+        expect(input, tool.name).toEqual(def.parameters);
+        expect(input, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
+        const { $schema: _output, ...output } = z.toJSONSchema(def.output!, { target: 'draft-7', io: 'output' });
+        expect(tool.outputSchema, tool.name).toMatchObject(output);
+        expect(tool.annotations, tool.name).toEqual({
+          readOnlyHint: expect.any(Boolean),
+          destructiveHint: expect.any(Boolean),
+          idempotentHint: expect.any(Boolean),
+          openWorldHint: expect.any(Boolean),
+        });
+        expect(tool.annotations, tool.name).toEqual(def.annotations);
+      }
+      expect(listed.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name)).toEqual(['rem_query', 'lookup', 'search', 'read_resource']);
+      expect(listed.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual([
+        'save_memory',
+        'ask_agent',
+        'register_metadata',
+        'ingest_into_rem',
+      ]);
+      // The agents' save_memory, offered as it is.
+      const agentsSaveMemory = builtinTools({ rem: {} as RemgraphMcpDeps['rem'] }).find((t) => t.name === 'save_memory')!;
+      const { $schema: _draft, ...saveMemory } = listed.find((t) => t.name === 'save_memory')!.inputSchema;
+      expect(saveMemory).toEqual(agentsSaveMemory.parameters);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a missing resource with the MCP spec’s -32002 and its uri, the message said once', async () => {
+    const client = await connect(bob);
+    try {
+      const uri = 'rem://resources/no-such-report';
+      const error = await client.readResource({ uri }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: -32002, data: { uri }, message: 'MCP error -32002: NOT_FOUND: Resource "no-such-report" not found' });
+      const badEncoding = await client.readResource({ uri: 'rem://resources/%E0%A4%A' }).catch((e: unknown) => e);
+      expect(badEncoding).toMatchObject({ code: -32602, message: 'MCP error -32602: VALIDATION_FAILED: uri: bad percent-encoding' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells an anonymous caller who writes memory how to identify, and stores nothing', async () => {
+    const anonymous = new Client({ name: 'remgraph-test', version: '1.0.0' });
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(mcpUrl()), { requestInit: { headers: { 'x-tenant-id': tenant } } }));
+    try {
+      const refused = await anonymous.callTool({ name: 'save_memory', arguments: { kind: 'entity', key: 'anonymous-note', summary: 'x' } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toBe(
+        'FORBIDDEN: Anonymous callers cannot write memory: identify yourself with a bearer token (or X-User-Id where identity headers are accepted)',
+      );
+      expect(structured(await anonymous.callTool({ name: 'lookup', arguments: { keys: ['anonymous-note'] } })).hits).toEqual([]);
+    } finally {
+      await anonymous.close();
     }
   });
 

@@ -181,7 +181,7 @@ describe('a chat turn', () => {
     const { events, turn } = await chat(env.server.url, user, { content: 'go', agent: 'tool-agent' });
     expect(shape(events)).toEqual(['tool_call', 'tool_result', 'content*', 'final']);
     expect(events[0]).toMatchObject({ arguments: '{"type": "obs' });
-    expect((events[1] as any).result.error).toMatch(/Invalid arguments for action: .*must have required property 'type'/);
+    expect((events[1] as any).result.error).toBe('Invalid arguments for action: type: Invalid input: expected string, received undefined');
     expect(turn.status).toBe('COMPLETED');
   });
 

@@ -4,7 +4,9 @@ import type { ResolvedAgent } from '../../src/agents/registry.js';
 import { freshState, type ModelCallRecord, type Resolution, type RunState } from '../../src/engine/run-state.js';
 import { agentContentHash, parseAgentYaml } from '../../src/agents/spec.js';
 import type { AgentEventBody } from '../../src/events/agent-event.js';
-import { builtinTools } from '../../src/tools/builtin/index.js';
+import { actionTool } from '../../src/tools/builtin/action.js';
+import { askAgentTool } from '../../src/tools/builtin/ask-agent.js';
+import { registerMetadataTool } from '../../src/tools/builtin/register-metadata.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { ToolPause } from '../../src/tools/tool-pause.js';
 import type { DelegationRequest } from '../../src/tools/tool.js';
@@ -77,7 +79,7 @@ function harness(yaml: string, script: ScriptedResponse[], options: { delegate?:
       runAgentLoop({
         agent,
         model,
-        tools: new ToolRegistry(builtinTools),
+        tools: new ToolRegistry([actionTool, registerMetadataTool, askAgentTool]),
         state,
         signal: new AbortController().signal,
         request: { userId: 'u1', sessionId: 's1', addedInstruction: 'Answer in French.' },

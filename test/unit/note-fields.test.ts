@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEventBody } from '../../src/events/agent-event.js';
-import { builtinTools } from '../../src/tools/builtin/index.js';
+import { actionTool } from '../../src/tools/builtin/action.js';
 import { RISK_LEVELS } from '../../src/tools/builtin/note-fields.js';
+import { registerMetadataTool } from '../../src/tools/builtin/register-metadata.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 
 function run(name: string, args: Record<string, unknown>) {
   const emitted: AgentEventBody[] = [];
   const ctx = { emit: (event: AgentEventBody) => emitted.push(event) } as unknown as ToolContext;
-  return new ToolRegistry(builtinTools).execute(name, args, ctx).then((outcome) => ({ outcome, emitted }));
+  return new ToolRegistry([actionTool, registerMetadataTool]).execute(name, args, ctx).then((outcome) => ({ outcome, emitted }));
 }
 
 const riskLevels = (name: string) => {
-  const parameters = builtinTools.find((t) => t.name === name)!.parameters as any;
+  const parameters = [actionTool, registerMetadataTool].find((t) => t.name === name)!.parameters as any;
   return (parameters.properties.risk_level ?? parameters.properties.payload.properties.risk_level).enum;
 };
 
@@ -47,8 +48,8 @@ describe('agents’ notes (register_metadata and action observations)', () => {
   it('rejects a level outside the scale with the accepted ones', async () => {
     const { outcome, emitted } = await run('register_metadata', { risk_level: 'purple' });
     expect(outcome.isError).toBe(true);
-    expect((outcome.result as { error: string }).error).toMatch(
-      /Invalid arguments for register_metadata: \/risk_level must be equal to one of the allowed values/,
+    expect((outcome.result as { error: string }).error).toBe(
+      'Invalid arguments for register_metadata: risk_level: Invalid option: expected one of "low"|"moderate"|"high"|"critical"|"medium"|"green"',
     );
     expect(emitted).toEqual([]);
   });

@@ -2,7 +2,9 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { ToolRef } from '../../src/agents/spec.js';
 import { ValidationError } from '../../src/errors.js';
-import { builtinTools } from '../../src/tools/builtin/index.js';
+import { z } from 'zod';
+import type { RemService } from '../../src/rem/service.js';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool.js';
 
@@ -37,9 +39,23 @@ describe('tool failures', () => {
 });
 
 describe('built-in tools', () => {
+  // Only the definitions are read: no handler runs.
+  const tools = builtinTools({ rem: {} as RemService });
+
   it('have parameter schemas that compile (the registry compiles each on the tool’s first call)', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
-    for (const def of builtinTools) expect(() => ajv.compile(def.parameters), def.name).not.toThrow();
+    for (const def of tools) expect(() => ajv.compile(def.parameters), def.name).not.toThrow();
+  });
+
+  it('are each written once, with defineTool: the model’s JSON Schema is derived from the zod input', () => {
+    expect(tools.map((t) => t.name).sort()).toEqual(['action', 'ask_agent', 'register_metadata', 'save_memory', 'search']);
+    for (const def of tools) {
+      expect(def.input, def.name).toBeInstanceOf(z.ZodObject);
+      const { $schema: _draft, ...derived } = z.toJSONSchema(def.input!, { target: 'draft-7', io: 'input' });
+      expect(def.parameters, def.name).toEqual(derived);
+      expect(def.parameters, def.name).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(def.parameters, def.name).not.toHaveProperty('$schema');
+    }
   });
 });
 

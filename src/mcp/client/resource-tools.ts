@@ -1,4 +1,6 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { defineTool } from '../../tools/define-tool.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 
 /** Most resources and templates `list_resources` gives the model (the first pages of each). */
@@ -22,15 +24,11 @@ export interface ResourcePort {
  * under the same name is used instead.
  */
 export function resourceTools(server: string, port: ResourcePort): ToolDefinition[] {
-  const read: ToolDefinition<{ uri: string }> = {
+  const read = defineTool({
     name: 'read_resource',
     description: `Read a resource of the ${server} MCP server by its URI (see list_resources), with its content.`,
-    parameters: {
-      type: 'object',
-      properties: { uri: { type: 'string', minLength: 1, maxLength: 2000, description: 'The resource’s URI' } },
-      required: ['uri'],
-      additionalProperties: false,
-    },
+    input: z.object({ uri: z.string().min(1).max(2000).describe('The resource’s URI') }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: async ({ uri }, ctx) => {
       const { contents } = await port.read(uri, ctx.signal);
       const parts = contents.map((part) =>
@@ -40,11 +38,12 @@ export function resourceTools(server: string, port: ResourcePort): ToolDefinitio
       );
       return parts.length === 1 && 'text' in parts[0]! ? parts[0].text : parts;
     },
-  };
-  const list: ToolDefinition<Record<string, never>> = {
+  });
+  const list = defineTool({
     name: 'list_resources',
     description: `List the resources of the ${server} MCP server (URIs to read with read_resource) and its URI templates.`,
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    input: z.object({}),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: async (_args, ctx) => {
       const [resources, templates] = await Promise.all([all(port, 'resources', ctx.signal), all(port, 'templates', ctx.signal)]);
       return {
@@ -52,7 +51,7 @@ export function resourceTools(server: string, port: ResourcePort): ToolDefinitio
         templates: templates.map((t) => pick(t, ['uriTemplate', 'name', 'description', 'mimeType'])),
       };
     },
-  };
+  });
   return [read, list] as ToolDefinition[];
 }
 

@@ -12,14 +12,14 @@ import type { IngestFileInput, IngestFileResult } from '../../rem/ingest/ingest-
 import { REM_DIALECT } from '../../rem/dialect.js';
 import { normalizeKey } from '../../rem/keys.js';
 import { REM_TABLES } from '../../rem/parser.js';
-import { saveMemory, type SaveMemoryInput } from '../../rem/save-memory.js';
 import type { RemService } from '../../rem/service.js';
-import { createSaveMemoryTool, savedMemoryReport } from '../../tools/builtin/save-memory.js';
-import { remResultForModel } from '../../tools/builtin/search.js';
+import { defineTool } from '../../tools/define-tool.js';
+import { createSaveMemoryTool } from '../../tools/builtin/save-memory.js';
+import { remQueryInput, remResultForModel, remResultOutput } from '../../tools/builtin/search.js';
 import { parseSearchWhere } from '../../rem/search-filter.js';
-import { toolResult } from './mcp-results.js';
-import { registerResources } from './resources.js';
-import { registerWriteTools, sessionIdArg } from './write-tools.js';
+import { registerDefinedTools } from './defined-tools.js';
+import { readResourceTool, registerResources } from './resources.js';
+import { sessionIdArg, writeTools } from './write-tools.js';
 
 export interface RemgraphMcpDeps extends TurnEventsDeps {
   rem: RemService;
@@ -39,70 +39,90 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
     { name: 'remgraph', version: '0.1.0' },
     { instructions: 'REM memory (resources, entities, moments) and the agents of remgraph. Start with rem://schema/entities and rem://agents.' },
   );
-  const tool = toolResult(deps.logger);
+  registerDefinedTools(server, mcpTools(deps), deps, ctx);
+  registerResources(server, deps, ctx);
+  return server;
+}
 
-  server.registerTool(
-    'rem_query',
-    {
-      description: REM_DIALECT,
-      inputSchema: { query: z.string().min(1).max(4000).describe('e.g. LOOKUP "sarah-chen"') },
-    },
-    tool(async ({ query }: { query: string }) => remResultForModel(await deps.rem.query(ctx, query))),
-  );
-  server.registerTool(
-    'lookup',
-    {
-      description: 'Fetch memory rows by key (a natural-language name works: "Sarah Chen" is looked up as sarah-chen), with their full content.',
-      inputSchema: { keys: z.array(z.string().min(1).max(500)).min(1).max(50).describe('One or more keys') },
-    },
-    tool(async ({ keys }: { keys: string[] }) => {
+/** The tools remgraph's MCP server offers, in the order it lists them; the agents' save_memory among them. */
+export function mcpTools(deps: RemgraphMcpDeps) {
+  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps)];
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Reading memory: a REM query, rows by key, similar content. */
+function memoryTools(deps: RemgraphMcpDeps) {
+  const remQuery = defineTool({
+    name: 'rem_query',
+    description: REM_DIALECT,
+    input: remQueryInput,
+    output: remResultOutput,
+    annotations: READ_ONLY,
+    handler: async ({ query }, ctx) => remResultForModel(await deps.rem.query(ctx.agent, query)),
+  });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Fetch memory rows by key (a natural-language name works: "Sarah Chen" is looked up as sarah-chen), with their full content.',
+    input: z.object({ keys: z.array(z.string().min(1).max(500)).min(1).max(50).describe('One or more keys') }),
+    output: remResultOutput,
+    annotations: READ_ONLY,
+    async handler({ keys }, ctx) {
       const normalised = [...new Set(keys.map(normalizeKey).filter(Boolean))];
       if (!normalised.length) throw new ValidationError('keys: no key has letters or digits', [{ path: ['keys'], message: 'no usable key' }]);
-      return remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'LOOKUP', keys: normalised })), mode: 'LOOKUP', tookMs: 0 });
-    }),
-  );
-  server.registerTool(
-    'search',
-    {
-      description: 'Find memory rows whose content is similar to a text (vector search), best first.',
-      inputSchema: {
-        text: z.string().min(1).max(4000),
-        table: z.enum(REM_TABLES).optional().describe('Only this table; all three by default'),
-        limit: z.number().int().min(1).max(100).default(10),
-        where: z
-          .string()
-          .max(4000)
-          .optional()
-          .describe("Only rows passing these conditions, e.g. tags CONTAINS 'x' AND type = 'y' AND metadata.k = 'v' AND created_at > '2026-01-01'"),
-      },
+      return remResultForModel({ ...(await deps.rem.run(ctx.agent, { mode: 'LOOKUP', keys: normalised })), mode: 'LOOKUP', tookMs: 0 });
     },
-    tool(async ({ text, table, limit, where }: { text: string; table?: (typeof REM_TABLES)[number]; limit: number; where?: string }) => {
+  });
+  const search = defineTool({
+    name: 'search',
+    description: 'Find memory rows whose content is similar to a text (vector search), best first.',
+    input: z.object({
+      text: z.string().min(1).max(4000),
+      table: z.enum(REM_TABLES).optional().describe('Only this table; all three by default'),
+      limit: z.number().int().min(1).max(100).default(10),
+      where: z
+        .string()
+        .max(4000)
+        .optional()
+        .describe("Only rows passing these conditions, e.g. tags CONTAINS 'x' AND type = 'y' AND metadata.k = 'v' AND created_at > '2026-01-01'"),
+    }),
+    output: remResultOutput,
+    annotations: READ_ONLY,
+    async handler({ text, table, limit, where }, ctx) {
       const filter = where?.trim() ? parseSearchWhere(where) : undefined;
-      return remResultForModel({ ...(await deps.rem.run(ctx, { mode: 'SEARCH', text, table, limit, filter })), mode: 'SEARCH', tookMs: 0 });
-    }),
-  );
-  // The agents' tool, offered as is: its description and JSON Schema (as zod, which the SDK checks
-  // arguments against); the row records no turn or job, as for any write a person makes.
-  const saveMemoryTool = createSaveMemoryTool(deps.rem);
-  server.registerTool(
-    saveMemoryTool.name,
-    { description: saveMemoryTool.description, inputSchema: z.fromJSONSchema(saveMemoryTool.parameters) as z.ZodType<SaveMemoryInput> },
-    tool(async (input: SaveMemoryInput) => savedMemoryReport(await saveMemory({ prisma: deps.prisma, embedder: deps.rem.embedder }, ctx, input, {}))),
-  );
-  server.registerTool(
-    'ask_agent',
-    {
-      description:
-        'Ask one of remgraph’s agents (see rem://agents) and get its answer. The exchange is kept in a session: pass session_id to continue one. A turn that needs a human decision returns status AWAITING_APPROVAL with the approvals to decide in remgraph.',
-      inputSchema: {
-        agent_name: z.string().min(1).max(64),
-        input_text: z.string().min(1).max(100_000),
-        session_id: z.string().max(200).optional().describe('Session to continue (from an earlier answer)'),
-      },
+      return remResultForModel({ ...(await deps.rem.run(ctx.agent, { mode: 'SEARCH', text, table, limit, filter })), mode: 'SEARCH', tookMs: 0 });
     },
-    tool(async ({ agent_name, input_text, session_id }: { agent_name: string; input_text: string; session_id?: string }) => {
+  });
+  return [remQuery, lookup, search];
+}
+
+const askAgentOutput = z.object({
+  agent: z.string(),
+  status: z.string(),
+  answer: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  approvals: z.array(z.object({ id: z.string(), tool: z.string(), arguments: z.unknown(), agent_path: z.array(z.string()) })).optional(),
+  session_id: z.string(),
+  turn_id: z.string(),
+});
+
+/** A whole turn of one of remgraph's agents, in a session kept for the caller. */
+function askAgentTool(deps: RemgraphMcpDeps) {
+  return defineTool({
+    name: 'ask_agent',
+    description:
+      'Ask one of remgraph’s agents (see rem://agents) and get its answer. The exchange is kept in a session: pass session_id to continue one. A turn that needs a human decision returns status AWAITING_APPROVAL with the approvals to decide in remgraph.',
+    input: z.object({
+      agent_name: z.string().min(1).max(64),
+      input_text: z.string().min(1).max(100_000),
+      session_id: z.string().max(200).optional().describe('Session to continue (from an earlier answer)'),
+    }),
+    output: askAgentOutput,
+    // The agent's own tools may write memory; each ask is a new turn.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    async handler({ agent_name, input_text, session_id }, ctx) {
       const sessionId = session_id === undefined ? null : sessionIdArg(session_id);
-      const { turn, session } = await deps.turns.sendMessage(ctx, { sessionId, content: input_text, agent: agent_name, metadata: { via: 'mcp' } });
+      const { turn, session } = await deps.turns.sendMessage(ctx.agent, { sessionId, content: input_text, agent: agent_name, metadata: { via: 'mcp' } });
       const ids = { session_id: encodeGlobalID('Session', session.id), turn_id: encodeGlobalID('Turn', turn.id) };
       for await (const part of turnCompletion(deps, turn)) {
         if (part.type !== 'end') continue;
@@ -117,10 +137,6 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
         };
       }
       throw new Error(`turn ${turn.id} ended without a final event`);
-    }),
-  );
-
-  registerWriteTools(server, deps, ctx);
-  registerResources(server, deps, ctx);
-  return server;
+    },
+  });
 }

@@ -8,7 +8,8 @@ import type { Logger } from '../../logger.js';
 import { memorySchema } from '../../rem/memory-schema.js';
 import { readResource, recentResources } from '../../rem/read-resource.js';
 import { userProfile } from '../../sessions/user-profile.js';
-import { resourceResult, toolResult } from './mcp-results.js';
+import { defineTool } from '../../tools/define-tool.js';
+import { resourceResult } from './mcp-results.js';
 
 /** Most REM resources `resources/list` names (newest first); any other is read by its URI all the same. */
 const LISTED_RESOURCES = 100;
@@ -21,20 +22,23 @@ interface ResourceDeps {
   logger: Logger;
 }
 
+/** The agents the caller can ask, with their tools. */
+async function agentList(deps: ResourceDeps, ctx: AgentContext) {
+  return (await deps.agents.list(ctx)).map((a) => ({
+    name: a.name,
+    kind: a.spec.kind,
+    description: a.spec.description,
+    version: a.version,
+    tools: a.spec.tools.map((t) => ({ name: t.name, ...(t.server ? { server: t.server } : {}), requiresApproval: t.requiresApproval })),
+  }));
+}
+
 /**
  * remgraph's MCP resources, read as the caller: its agents, the memory's shape, the caller's
- * profile and REM resources by key; and `read_resource`, the same reads as a tool (the REM seed's
- * "tools and resources as callable functions"), which also takes a resource's key or stored uri.
+ * profile and REM resources by key.
  */
 export function registerResources(server: McpServer, deps: ResourceDeps, ctx: AgentContext): void {
-  const agents = async () =>
-    (await deps.agents.list(ctx)).map((a) => ({
-      name: a.name,
-      kind: a.spec.kind,
-      description: a.spec.description,
-      version: a.version,
-      tools: a.spec.tools.map((t) => ({ name: t.name, ...(t.server ? { server: t.server } : {}), requiresApproval: t.requiresApproval })),
-    }));
+  const agents = () => agentList(deps, ctx);
   const schema = () => memorySchema(deps.prisma, ctx);
   const profile = (userId: string) => userProfile(deps.prisma, ctx, userId);
   const remResource = (key: string) => readResource(deps.prisma, ctx, key);
@@ -79,22 +83,28 @@ export function registerResources(server: McpServer, deps: ResourceDeps, ctx: Ag
     { description: 'A REM resource of the caller’s memory by key, with its content (an ingested file with its chunks).', mimeType: 'application/json' },
     resource((_uri, variables: Record<string, string | string[]>) => remResource(decoded(String(variables.key)))),
   );
+}
 
-  server.registerTool(
-    'read_resource',
-    {
-      description:
-        'Read a resource as the caller: rem://agents, rem://schema/entities, user://profile/<your user id>, rem://resources/<key>, or a REM resource’s key or stored uri (e.g. "q3-report" or "file:report.md"), with its content.',
-      inputSchema: { uri: z.string().min(1).max(2000).describe('e.g. rem://resources/q3-report') },
-    },
-    toolResult(deps.logger)(async ({ uri }: { uri: string }) => {
-      if (uri === 'rem://agents') return { uri, data: await agents() };
-      if (uri === 'rem://schema/entities') return { uri, data: await schema() };
-      if (uri.startsWith(PROFILE)) return { uri, data: await profile(decoded(uri.slice(PROFILE.length))) };
-      const data = await remResource(uri.startsWith(REM_RESOURCE) ? decoded(uri.slice(REM_RESOURCE.length)) : uri);
+/**
+ * `read_resource`: the resources' reads as a tool (the REM seed's "tools and resources as callable
+ * functions"), which also takes a resource's key or stored uri.
+ */
+export function readResourceTool(deps: ResourceDeps) {
+  return defineTool({
+    name: 'read_resource',
+    description:
+      'Read a resource as the caller: rem://agents, rem://schema/entities, user://profile/<your user id>, rem://resources/<key>, or a REM resource’s key or stored uri (e.g. "q3-report" or "file:report.md"), with its content.',
+    input: z.object({ uri: z.string().min(1).max(2000).describe('e.g. rem://resources/q3-report') }),
+    output: z.object({ uri: z.string(), data: z.unknown() }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler({ uri }, { agent: ctx }) {
+      if (uri === 'rem://agents') return { uri, data: await agentList(deps, ctx) };
+      if (uri === 'rem://schema/entities') return { uri, data: await memorySchema(deps.prisma, ctx) };
+      if (uri.startsWith(PROFILE)) return { uri, data: await userProfile(deps.prisma, ctx, decoded(uri.slice(PROFILE.length))) };
+      const data = await readResource(deps.prisma, ctx, uri.startsWith(REM_RESOURCE) ? decoded(uri.slice(REM_RESOURCE.length)) : uri);
       return { uri: `${REM_RESOURCE}${encodeURIComponent(data.key)}`, data };
-    }),
-  );
+    },
+  });
 }
 
 function decoded(part: string): string {

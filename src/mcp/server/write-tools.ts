@@ -1,4 +1,3 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry.js';
 import type { AgentContext } from '../../auth/agent-context.js';
@@ -8,9 +7,8 @@ import { encodeGlobalID, rowIdOrUuid } from '../../http/global-ids.js';
 import type { Logger } from '../../logger.js';
 import type { IngestFileInput, IngestFileResult } from '../../rem/ingest/ingest-file.js';
 import { noteLatestAnswer } from '../../sessions/answer-notes.js';
-import { withRiskLevel, type NoteArgs } from '../../tools/builtin/note-fields.js';
-import { registerMetadataTool } from '../../tools/builtin/register-metadata.js';
-import { toolResult } from './mcp-results.js';
+import { defineTool } from '../../tools/define-tool.js';
+import { METADATA_FIELDS, withRiskLevel } from '../../tools/builtin/note-fields.js';
 
 interface WriteDeps {
   prisma: PrismaClient;
@@ -18,8 +16,6 @@ interface WriteDeps {
   logger: Logger;
   ingestFile: (ctx: AgentContext, input: IngestFileInput) => Promise<IngestFileResult>;
 }
-
-type MetadataArgs = NoteArgs & { session_id: string; notes?: string };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -35,46 +31,47 @@ export function sessionIdArg(value: string): string {
  * into memory (`ingest_into_rem`) and an agent from YAML (`save_agent`). Each calls the domain
  * code GraphQL calls, so the rules (validation, scoping, versions) are the same.
  */
-export function registerWriteTools(server: McpServer, deps: WriteDeps, ctx: AgentContext): void {
-  const tool = toolResult(deps.logger);
-  const metadata = registerMetadataTool.parameters as { properties: Record<string, unknown> };
-  server.registerTool(
-    'register_metadata',
-    {
-      description:
-        'Record structured notes about the latest answer of one of your sessions (e.g. from ask_agent): confidence (0-1), sources, references, flags, risk_level, notes, extra. They are merged into that answer’s notes, as an agent’s own register_metadata does.',
-      inputSchema: z.fromJSONSchema({
-        ...metadata,
-        properties: {
-          session_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Session whose latest answer the notes are about' },
-          ...metadata.properties,
-        },
-        required: ['session_id'],
-      }) as z.ZodType<MetadataArgs>,
-    },
-    tool(async ({ session_id, ...notes }: MetadataArgs) => {
-      const sessionId = sessionIdArg(session_id);
-      const noted = await noteLatestAnswer(deps.prisma, ctx, sessionId, withRiskLevel(notes));
-      return { recorded: true, session_id: encodeGlobalID('Session', sessionId), message_seq: noted.seq, notes: noted.notes };
+export function writeTools(deps: WriteDeps) {
+  const registerMetadata = defineTool({
+    name: 'register_metadata',
+    description:
+      'Record structured notes about the latest answer of one of your sessions (e.g. from ask_agent): confidence (0-1), sources, references, flags, risk_level, notes, extra. They are merged into that answer’s notes, as an agent’s own register_metadata does.',
+    input: z.object({
+      session_id: z.string().min(1).max(200).describe('Session whose latest answer the notes are about'),
+      ...METADATA_FIELDS,
     }),
-  );
-
-  server.registerTool(
-    'ingest_into_rem',
-    {
-      description:
-        'Ingest a text, Markdown, HTML or PDF file into your memory as chunked, searchable resources (read it back with read_resource). Give its text as content, or its bytes as content_base64. The same key with new content replaces the chunks; with the same content nothing changes.',
-      inputSchema: {
-        filename: z.string().min(1).max(300).describe('e.g. q3-report.md; its extension tells the format'),
-        content: z.string().max(1_000_000).optional().describe('The file’s text'),
-        content_base64: z.string().max(1_400_000).optional().describe('The file’s bytes, base64 (PDF)'),
-        content_type: z.string().max(200).optional(),
-        key: z.string().min(1).max(300).optional().describe('Resource key; defaults to the file name'),
-        tags: z.array(z.string().min(1).max(100)).max(50).optional(),
-      },
+    output: z.object({ recorded: z.literal(true), session_id: z.string(), message_seq: z.number().int(), notes: z.record(z.string(), z.unknown()) }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler({ session_id, ...notes }, ctx) {
+      const sessionId = sessionIdArg(session_id);
+      const noted = await noteLatestAnswer(deps.prisma, ctx.agent, sessionId, withRiskLevel(notes));
+      return { recorded: true as const, session_id: encodeGlobalID('Session', sessionId), message_seq: noted.seq, notes: noted.notes };
     },
-    tool(async (args: { filename: string; content?: string; content_base64?: string; content_type?: string; key?: string; tags?: string[] }) => {
-      const result = await deps.ingestFile(ctx, {
+  });
+
+  const ingest = defineTool({
+    name: 'ingest_into_rem',
+    description:
+      'Ingest a text, Markdown, HTML or PDF file into your memory as chunked, searchable resources (read it back with read_resource). Give its text as content, or its bytes as content_base64. The same key with new content replaces the chunks; with the same content nothing changes.',
+    input: z.object({
+      filename: z.string().min(1).max(300).describe('e.g. q3-report.md; its extension tells the format'),
+      content: z.string().max(1_000_000).optional().describe('The file’s text'),
+      content_base64: z.string().max(1_400_000).optional().describe('The file’s bytes, base64 (PDF)'),
+      content_type: z.string().max(200).optional(),
+      key: z.string().min(1).max(300).optional().describe('Resource key; defaults to the file name'),
+      tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+    }),
+    output: z.object({
+      key: z.string(),
+      name: z.string().nullable(),
+      uri: z.string(),
+      chunks: z.number().int(),
+      unchanged: z.boolean(),
+      content_hash: z.string(),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const result = await deps.ingestFile(ctx.agent, {
         filename: args.filename,
         contentType: args.content_type ?? null,
         bytes: fileBytes(args.content, args.content_base64),
@@ -90,18 +87,26 @@ export function registerWriteTools(server: McpServer, deps: WriteDeps, ctx: Agen
         unchanged: result.unchanged,
         content_hash: result.contentHash,
       };
-    }),
-  );
-
-  server.registerTool(
-    'save_agent',
-    {
-      description:
-        'Register an agent from its YAML (name, description, properties, tools…), as registerAgent does: the same content as the latest version returns it, new content is the next version. shared: true makes it the tenant’s (admins only).',
-      inputSchema: { yaml: z.string().min(1).describe('The agent’s YAML document'), shared: z.boolean().default(false) },
     },
-    tool(async ({ yaml, shared }: { yaml: string; shared: boolean }) => {
-      const { agent, created } = await deps.agents.register(ctx, yaml, { shared });
+  });
+
+  const saveAgent = defineTool({
+    name: 'save_agent',
+    description:
+      'Register an agent from its YAML (name, description, properties, tools…), as registerAgent does: the same content as the latest version returns it, new content is the next version. shared: true makes it the tenant’s (admins only).',
+    input: z.object({ yaml: z.string().min(1).describe('The agent’s YAML document'), shared: z.boolean().default(false) }),
+    output: z.object({
+      name: z.string(),
+      version: z.number().int().nullable(),
+      created: z.boolean(),
+      shared: z.boolean(),
+      kind: z.string(),
+      tools: z.array(z.string()),
+    }),
+    // A new version never replaces an earlier one.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler({ yaml, shared }, ctx) {
+      const { agent, created } = await deps.agents.register(ctx.agent, yaml, { shared });
       return {
         name: agent.name,
         version: agent.version,
@@ -110,8 +115,9 @@ export function registerWriteTools(server: McpServer, deps: WriteDeps, ctx: Agen
         kind: agent.spec.kind,
         tools: agent.spec.tools.map((t) => t.name),
       };
-    }),
-  );
+    },
+  });
+  return [registerMetadata, ingest, saveAgent];
 }
 
 function fileBytes(content: string | undefined, base64: string | undefined): Uint8Array {

@@ -105,6 +105,9 @@ export interface MemorySource {
   jobId?: string | null;
 }
 
+/** What an anonymous caller is told when it writes memory. */
+const ANONYMOUS_WRITE = 'Anonymous callers cannot write memory: identify yourself with a bearer token (or X-User-Id where identity headers are accepted)';
+
 /** Validates one item and decides its owner: shared rows (no user) are for admins only. */
 export function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, path: (string | number)[], source: MemorySource, maxEdges = MAX_EDGES): Prepared {
   const parsed = parseInput(SCHEMAS[kind], input, path) as Record<string, unknown> & { key: string; shared?: boolean | null };
@@ -114,6 +117,8 @@ export function prepare(ctx: AgentContext, kind: MemoryKind, input: unknown, pat
   }
   const shared = parsed.shared === true || ctx.userId === null;
   if (shared && !ctx.isAdmin) {
+    // An anonymous caller's rows would be shared ones: what it lacks is an identity, not a role.
+    if (ctx.userId === null) throw new ForbiddenError(ANONYMOUS_WRITE);
     throw new ForbiddenError(`${[...path, 'shared'].join('.')}: only admins write shared memory`);
   }
   const { key, shared: _shared, graphEdges, ...rest } = parsed;

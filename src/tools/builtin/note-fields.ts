@@ -1,7 +1,8 @@
 /**
- * The fields of an agent's notes about its answer, defined once for both tools that take them:
- * `register_metadata` and the payload of an `action` (an observation).
+ * The fields of an agent's notes about its answer, defined once for the tools that take them:
+ * `register_metadata` (the agents' and the MCP server's) and the payload of an `action` (an observation).
  */
+import { z } from 'zod';
 
 /** REMLight's risk scale, lowest first: what the notes carry downstream (stream, messages). */
 export const RISK_LEVELS = ['low', 'moderate', 'high', 'critical'] as const;
@@ -16,24 +17,18 @@ const RISK_LEVEL_ALIASES = new Map<string, RiskLevel>([
   ['green', 'low'],
 ]);
 
-/** JSON Schema properties of the shared fields. */
+/** The shared fields, as a zod shape to spread into a tool's input. */
 export const NOTE_FIELDS = {
-  confidence: { type: 'number', minimum: 0, maximum: 1 },
-  sources: { type: 'array', items: { type: 'string' }, maxItems: 50, description: 'Entity keys used.' },
-  references: { type: 'array', items: { type: 'string' }, maxItems: 50, description: 'Links to documents.' },
-  flags: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-  risk_level: { type: 'string', enum: [...RISK_LEVELS, ...RISK_LEVEL_ALIASES.keys()] },
-  extra: { type: 'object', description: 'Extension fields.' },
-} as const;
+  confidence: z.number().min(0).max(1).optional(),
+  sources: z.array(z.string()).max(50).optional().describe('Entity keys used.'),
+  references: z.array(z.string()).max(50).optional().describe('Links to documents.'),
+  flags: z.array(z.string()).max(50).optional(),
+  risk_level: z.enum([...RISK_LEVELS, ...RISK_LEVEL_ALIASES.keys()]).optional(),
+  extra: z.record(z.string(), z.unknown()).optional().describe('Extension fields.'),
+};
 
-export interface NoteArgs {
-  confidence?: number;
-  sources?: string[];
-  references?: string[];
-  flags?: string[];
-  risk_level?: string;
-  extra?: Record<string, unknown>;
-}
+/** `register_metadata`'s own arguments: the shared fields and free-text notes. */
+export const METADATA_FIELDS = { ...NOTE_FIELDS, notes: z.string().max(4000).optional() };
 
 /** The notes with `risk_level` on the one scale (an alias becomes its level). */
 export function withRiskLevel<T extends { risk_level?: unknown }>(notes: T): T {

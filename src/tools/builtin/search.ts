@@ -1,12 +1,14 @@
 import type { Source } from '../../events/agent-event.js';
 import { isAppError } from '../../errors.js';
-import type { ToolDefinition } from '../tool.js';
+import { z } from 'zod';
+import { defineTool } from '../define-tool.js';
 import { REM_DIALECT } from '../../rem/dialect.js';
 import type { RemHit, RemResult, RemService } from '../../rem/service.js';
 
-interface SearchArgs {
-  query: string;
-}
+/** One REM query: the agents' `search` and the MCP server's `rem_query` take the same argument. */
+export const remQueryInput = z.object({
+  query: z.string().min(1).max(4000).describe('One REM query, e.g. LOOKUP "sarah-chen".'),
+});
 
 const SNIPPET = 300;
 const CONTENT = 4000;
@@ -16,18 +18,12 @@ const CONTENT = 4000;
  * emits the hits as a `sources` event. Query errors go back to the model as a result it can act on
  * (fix the syntax, pick another mode), not as a failure of the turn.
  */
-export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
-  return {
+export function createSearchTool(rem: Pick<RemService, 'query'>) {
+  return defineTool({
     name: 'search',
     description: REM_DIALECT,
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', minLength: 1, maxLength: 4000, description: 'One REM query, e.g. LOOKUP "sarah-chen".' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    input: remQueryInput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler(args, ctx) {
       let result;
       try {
@@ -40,11 +36,32 @@ export function createSearchTool(rem: RemService): ToolDefinition<SearchArgs> {
       if (result.hits.length > 0) ctx.emit({ type: 'sources', sources: result.hits.map(toSource) });
       return remResultForModel(result);
     },
-  };
+  });
 }
 
+const remHitOutput = z.object({
+  key: z.string(),
+  entityType: z.string(),
+  name: z.string().optional(),
+  summary: z.string().nullable(),
+  content: z.string().optional(),
+  score: z.number().nullable(),
+  edges: z.array(z.object({ dst: z.string(), rel_type: z.string(), weight: z.number() })).optional(),
+  path: z.array(z.string()).optional(),
+  rel_type: z.string().nullable().optional(),
+  page: z.number().optional(),
+});
+
+/** What a REM query answers an agent or an MCP client: the MCP tools' output schema. */
+export const remResultOutput = z.object({
+  mode: z.string(),
+  hits: z.array(remHitOutput),
+  rows: z.array(z.record(z.string(), z.unknown())).optional(),
+  truncated: z.boolean().optional(),
+});
+
 /** A REM result as agents and MCP clients get it: hits without row ids, long content cut. */
-export function remResultForModel(result: RemResult) {
+export function remResultForModel(result: RemResult): z.input<typeof remResultOutput> {
   return {
     mode: result.mode,
     hits: result.hits.map((hit) => ({
