@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createIdentify, type Identify } from './auth/identify.js';
 import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
@@ -13,6 +14,7 @@ import { TurnService } from './turns/turn-service.js';
 import { TurnQuota } from './engine/quota.js';
 import { loadRoutingFile } from './routing/routing-file.js';
 import { Router } from './routing/router.js';
+import { profileAgents } from './routing/profile-agents.js';
 import { runDetached } from './engine/detached-run.js';
 import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
 import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
@@ -179,9 +181,10 @@ async function createServices(
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
+  const routing = await routingFile(config, { agents, tools, mcp });
   const router = new Router(
     { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) },
-    await routingRules(config),
+    routing.rules,
     { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent },
   );
   const quota = new TurnQuota(db.sql, config.security.quotas);
@@ -245,11 +248,25 @@ function startDreamSchedule(services: Services, intervalMs: number, logger: Logg
   return timer;
 }
 
-/** routing.yaml's rules; a file that is missing or invalid stops start-up with its located problems. */
-async function routingRules(config: Config) {
+/**
+ * routing.yaml's rules, with its profiles defined as agents; a file that is missing or invalid
+ * (a tool no one provides, a missing prompt file, an unknown profile) stops start-up with its
+ * located problems. A profile's tools may be an MCP server's, so the servers connect first (and
+ * are closed again when the file is refused).
+ */
+async function routingFile(config: Config, deps: { agents: AgentRegistry; tools: ToolRegistry; mcp: McpToolbox }) {
+  if (!config.workflow.routingFile) return { rules: [], profiles: [] };
+  await deps.mcp.connect();
   try {
-    return await loadRoutingFile(config.workflow.routingFile);
+    const file = await loadRoutingFile(config.workflow.routingFile, {
+      promptExists: (path) => existsSync(path),
+      toolExists: (name) => deps.tools.has(name) || deps.mcp.serverOf(name) !== undefined,
+      agentExists: (name) => deps.agents.hasFile(name),
+    });
+    deps.agents.define(await profileAgents(file.profiles, (name) => (deps.tools.has(name) ? undefined : deps.mcp.serverOf(name))));
+    return file;
   } catch (error) {
+    await deps.mcp.close();
     const problems =
       error instanceof ValidationError
         ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`)

@@ -27,21 +27,24 @@ routing:
         header_match:
           X-Priority: "^(1|high)$"
           X-Mailer: "outlook"
+      route: agent
       profile: urgent
     - name: pharmacy
       match: { forwarded_from: info@pharmacy.example }
       preprocessor: email
+      route: agent
       profile: pharmacy
     - name: acme-rest
       match: { sender_domain: acme.com }
       route: pipeline
     - name: catch-all
       match: { all: true }
+      route: agent
       profile: general
 `;
 
 function router(yaml = RULES) {
-  return new Router({} as never, parseRoutingYaml(yaml), { defaultAgent: 'general', classifierAgent: 'router' });
+  return new Router({} as never, parseRoutingYaml(yaml).rules, { defaultAgent: 'general', classifierAgent: 'router' });
 }
 
 const session = (over: Partial<Session>): Session => ({
@@ -69,7 +72,7 @@ async function route(metadata: Record<string, unknown>, content = 'hello', s: Se
 
 describe('routing rules', () => {
   it('parse in the seed shape, in order', () => {
-    const rules = parseRoutingYaml(RULES);
+    const { rules } = parseRoutingYaml(RULES);
     expect(rules.map((r) => [r.name, r.route, r.profile, r.preprocessor])).toEqual([
       ['ceo', 'agent', 'vip', 'passthrough'],
       ['acme-invoices', 'agent', 'billing', 'passthrough'],
@@ -134,12 +137,14 @@ describe('routing rules', () => {
   rules:
     - name: a
       match: { sender_email: not-an-address }
+      route: agent
       profile: billing
     - name: b
       match: {}
       route: agent
     - name: c
       match: { header_match: { X-Priority: "(" } }
+      route: agent
       profile: urgent
       colour: red
 `;
@@ -153,14 +158,14 @@ describe('routing rules', () => {
     expect(error!.issues.map((i) => [i.path.join('.'), i.line, i.column])).toEqual([
       ['routing.rules.0.match.sender_email', 4, 30],
       // A missing field is reported where its rule starts.
-      ['routing.rules.1.profile', 6, 7],
-      ['routing.rules.1.match', 7, 14],
-      ['routing.rules.2.colour', 12, 7],
+      ['routing.rules.1.profile', 7, 7],
+      ['routing.rules.1.match', 8, 14],
+      ['routing.rules.2.colour', 14, 7],
     ]);
     expect(error!.message).toMatch(
       /^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/,
     );
-    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      profile: u\n`)).toThrow(
+    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      route: agent\n      profile: u\n`)).toThrow(
       /header_match\.X-P: not a valid regular expression.*line 4, column 37/,
     );
     expect(() => parseRoutingYaml('routing: [')).toThrow(/YAML syntax/);
