@@ -37,6 +37,13 @@ import { RemService } from './rem/service.js';
 import { TableStats } from './rem/table-stats.js';
 import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
 import type { AgentContext } from './auth/agent-context.js';
+import type { InboundEmail } from './db/generated/client.js';
+import { agentProcessHandler, followAfterDecision } from './inbound/agent-process.js';
+import { emailTools } from './inbound/email-tools.js';
+import type { InboundMessage } from './inbound/inbound-message.js';
+import { AGENT_PROCESS_JOB, intake } from './inbound/intake.js';
+import { createMailer } from './inbound/mailer.js';
+import { pipelineHandlers } from './inbound/pipeline.js';
 
 /** The app's services plus the parts only the app itself handles (identity, shutdown). */
 interface Services extends AppServices {
@@ -46,6 +53,8 @@ interface Services extends AppServices {
   /** Connections to the MCP servers agents take tools from. */
   mcp: McpToolbox;
   worker: JobWorker;
+  /** Stores an inbound email and queues its job (POST /inbound/email). */
+  intakeEmail(message: InboundMessage): Promise<{ email: InboundEmail; duplicate: boolean }>;
 }
 
 export interface OpenServices {
@@ -148,7 +157,11 @@ async function createServices(
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry(builtinTools({ rem }), (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
+  const tools = new ToolRegistry(
+    [...builtinTools({ rem }), ...emailTools(createMailer(config.inbound))],
+    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
+    mcp,
+  );
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create(
     {
@@ -183,23 +196,26 @@ async function createServices(
   const supervisor = new Supervisor(engine);
   const routing = await routingFile(config, { agents, tools, mcp });
   const router = new Router(
-    { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) },
+    { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, { ...input, callType: 'router' }) },
     routing.rules,
     { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent },
   );
   const quota = new TurnQuota(db.sql, config.security.quotas);
   const turns = new TurnService(engine, supervisor, quota, router);
+  const queue = new JobQueue(db.prisma, processId, pubsub);
   const approvals = new ApprovalService({
     prisma: db.prisma,
     pubsub,
     logger,
-    afterDecision: (rootId) => supervisor.afterDecision(rootId),
+    afterDecision: async (rootId) => {
+      await supervisor.afterDecision(rootId);
+      await followAfterDecision(db.prisma, queue, rootId);
+    },
     settings: config.agents,
   });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  const queue = new JobQueue(db.prisma, processId, pubsub);
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
   const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {
@@ -207,6 +223,8 @@ async function createServices(
     [EXPERIMENT_JOB]: experimentHandler(evals),
     [REEMBED_JOB]: reembedHandler({ ...memory, stats: rem.tableStats, queue, batchSize: config.rem.reembedBatchSize }),
     [IMPORT_JOB]: importHandler({ ...memory, sql: db.sql, backend: db.backend, queue, settings: config.rem.import }),
+    [AGENT_PROCESS_JOB]: agentProcessHandler({ prisma: db.prisma, turns, rules: routing.rules }),
+    ...pipelineHandlers({ ...engine, queue, classifierAgent: 'email-classifier', drafterAgent: 'email-drafter' }),
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
@@ -233,6 +251,7 @@ async function createServices(
     evals,
     ingestFile: files,
     importFile: (ctx, file) => requestImport(queue, ctx, file, config.ingest.maxBytes),
+    intakeEmail: (message) => intake({ prisma: db.prisma, queue, router, tenantId: config.inbound.tenantId }, message),
   };
 }
 
