@@ -7,8 +7,14 @@ export const inboundSettings = z
       .string()
       .min(16, 'must be at least 16 characters')
       .optional()
-      .describe('shared secret of `POST /inbound/email`: each request carries `X-Signature-256: sha256=<HMAC-SHA256 of the body, hex>`; unset, the route is off (404)'),
-    INBOUND_EMAIL_TENANT: z.string().min(1).default('default').describe('tenant whose shared inbox inbound email lands in: its admins see it and decide its approvals'),
+      .describe(
+        'shared secret of `POST /inbound/email`: each request carries `X-Signature-256: sha256=<HMAC-SHA256 of the body, hex>`; unset, the route is off (404)',
+      ),
+    INBOUND_EMAIL_TENANT: z
+      .string()
+      .min(1)
+      .default('default')
+      .describe('tenant whose shared inbox inbound email lands in: its admins see it and decide its approvals'),
     INBOUND_EMAIL_MAX_BYTES: z.coerce
       .number()
       .int()

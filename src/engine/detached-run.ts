@@ -70,7 +70,9 @@ export async function runDetached(
 
 async function recordCall(prisma: EngineDeps['prisma'], ctx: AgentContext, callType: string, call: ModelCallRecord): Promise<void> {
   const { request, ...rest } = call;
-  await prisma.llmCall.create({ data: { ...rest, request: request === null ? null : storable(request), callType, tenantId: ctx.tenantId, userId: ctx.userId } });
+  await prisma.llmCall.create({
+    data: { ...rest, request: request === null ? null : storable(request), callType, tenantId: ctx.tenantId, userId: ctx.userId },
+  });
 }
 
 /** A structured agent's answer as the object its properties describe (the loop has checked it). */

@@ -56,12 +56,21 @@ export function agentProcessHandler(deps: AgentProcessDeps) {
 export async function followAfterDecision(prisma: PrismaClient, queue: JobQueue, rootTurnId: string): Promise<void> {
   const email = await prisma.inboundEmail.findFirst({ where: { turnId: rootTurnId } });
   if (!email) return;
-  await queue.enqueue({ kind: AGENT_PROCESS_JOB, tenantId: email.tenantId, userId: null, payload: { emailId: email.id }, dedupeKey: `${AGENT_PROCESS_JOB}:${email.id}` });
+  await queue.enqueue({
+    kind: AGENT_PROCESS_JOB,
+    tenantId: email.tenantId,
+    userId: null,
+    payload: { emailId: email.id },
+    dedupeKey: `${AGENT_PROCESS_JOB}:${email.id}`,
+  });
 }
 
 /** The turn an earlier run of the job started, if it died before storing it on the email. */
 async function startedTurn(prisma: PrismaClient, email: InboundEmail): Promise<string | null> {
-  const message = await prisma.message.findFirst({ where: { tenantId: email.tenantId, metadata: { path: [EMAIL_KEY], equals: email.id } }, select: { turnId: true, sessionId: true } });
+  const message = await prisma.message.findFirst({
+    where: { tenantId: email.tenantId, metadata: { path: [EMAIL_KEY], equals: email.id } },
+    select: { turnId: true, sessionId: true },
+  });
   if (!message?.turnId) return null;
   await prisma.inboundEmail.update({ where: { id: email.id }, data: { turnId: message.turnId, sessionId: message.sessionId, status: 'PROCESSING' } });
   return message.turnId;

@@ -18,9 +18,7 @@ const reply = z.object({
  */
 async function emailOf(ctx: ToolContext): Promise<InboundEmail> {
   const { prisma } = ctx;
-  const asked = ctx.turnId
-    ? await prisma.message.findFirst({ where: { turnId: ctx.turnId, type: 'user' }, select: { metadata: true } })
-    : null;
+  const asked = ctx.turnId ? await prisma.message.findFirst({ where: { turnId: ctx.turnId, type: 'user' }, select: { metadata: true } }) : null;
   const id = (asked?.metadata as { inbound_email_id?: string } | undefined)?.inbound_email_id;
   const email = id
     ? await prisma.inboundEmail.findUnique({ where: { id } })
@@ -60,7 +58,9 @@ export function emailTools(mailer: Mailer) {
       const email = await emailOf(ctx);
       const { messageId } = await mailer.send({ ...args, inReplyTo: email.messageId, references: email.references });
       await ctx.prisma.$transaction(async (tx) => {
-        await tx.sentReply.create({ data: { emailId: email.id, ...args, messageId, inReplyTo: email.messageId, references: [...email.references, email.messageId] } });
+        await tx.sentReply.create({
+          data: { emailId: email.id, ...args, messageId, inReplyTo: email.messageId, references: [...email.references, email.messageId] },
+        });
         await emailEvent(tx, email.id, 'sent', { to: args.to, messageId });
       });
       return { status: 'sent', messageId };

@@ -117,7 +117,10 @@ function fromFields(
   const fromText = fields.from ?? headers.from ?? '';
   const address = /[^\s<>"]+@[^\s<>"]+/.exec(fromText)?.[0];
   if (!address) throw notMime('it has no From address');
-  const name = fromText.replace(/<[^>]*>/, '').replace(/"/g, '').trim();
+  const name = fromText
+    .replace(/<[^>]*>/, '')
+    .replace(/"/g, '')
+    .trim();
   const text = fields.text ?? '';
   const messageId = fields.messageId ?? headers['message-id'] ?? madeId(`${fromText}\n${fields.subject ?? ''}\n${text}`);
   return {
@@ -176,5 +179,9 @@ function fromPostmark(body: Record<string, unknown>): InboundMessage {
   if (text('From') === null) throw notMime('the JSON is not a Postmark inbound message (no From)');
   const fromName = text('FromName');
   const from = fromName ? `${fromName} <${text('From')}>` : text('From');
-  return fromFields({ from, to: text('To'), subject: text('Subject'), text: text('TextBody') ?? text('HtmlBody')?.replace(/<[^>]+>/g, ' ') ?? '' }, lowerKeys(pairs), 'postmark');
+  return fromFields(
+    { from, to: text('To'), subject: text('Subject'), text: text('TextBody') ?? text('HtmlBody')?.replace(/<[^>]+>/g, ' ') ?? '' },
+    lowerKeys(pairs),
+    'postmark',
+  );
 }

@@ -87,7 +87,8 @@ const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
  * (a MIME message's parts and encodings are mailparser's to undo, not the preprocessors').
  */
 export function routingContent(message: Pick<InboundMessage, 'fromAddress' | 'subject' | 'headers' | 'text'>): string {
-  const headers = { from: message.fromAddress, ...(message.subject ? { subject: message.subject } : {}), ...message.headers };
+  // The decoded From and Subject, not the headers' encoded words.
+  const headers = { ...message.headers, from: message.fromAddress, ...(message.subject ? { subject: message.subject } : {}) };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${oneLine(value)}`);
   return `${lines.join('\r\n')}\r\n\r\n${message.text}`;
 }

@@ -43,7 +43,13 @@ function classifyHandler(deps: PipelineDeps) {
     }
     await emailEvent(deps.prisma, email.id, 'job_finished', { job: CLASSIFY_JOB });
     if (classification.needs_reply) {
-      await deps.queue.enqueue({ kind: DRAFT_JOB, tenantId: email.tenantId, userId: null, payload: { emailId: email.id }, dedupeKey: `${DRAFT_JOB}:${email.id}` });
+      await deps.queue.enqueue({
+        kind: DRAFT_JOB,
+        tenantId: email.tenantId,
+        userId: null,
+        payload: { emailId: email.id },
+        dedupeKey: `${DRAFT_JOB}:${email.id}`,
+      });
     } else {
       await deps.prisma.inboundEmail.update({ where: { id: email.id }, data: { status: 'DONE' } });
     }
@@ -64,7 +70,9 @@ function draftHandler(deps: PipelineDeps) {
     const { output } = await runDetached(deps, { agent, ctx, content, jobId: job.id, signal, callType: 'draft' });
     const reply = output as { subject: string; body: string };
     const draft = await deps.prisma.$transaction(async (tx) => {
-      const created = await tx.emailDraft.create({ data: { emailId: email.id, to: email.fromAddress, subject: reply.subject, body: reply.body, author: deps.drafterAgent } });
+      const created = await tx.emailDraft.create({
+        data: { emailId: email.id, to: email.fromAddress, subject: reply.subject, body: reply.body, author: deps.drafterAgent },
+      });
       await emailEvent(tx, email.id, 'drafted', { draftId: created.id, author: deps.drafterAgent });
       await tx.inboundEmail.update({ where: { id: email.id }, data: { status: 'DONE' } });
       await emailEvent(tx, email.id, 'job_finished', { job: DRAFT_JOB });

@@ -15,7 +15,8 @@ export interface CrispInquiry {
   originalMessage: string;
 }
 
-const FROM_LINE = /^\s*(?:new message from|new conversation from|message from|nová zpráva od|nová konverzace od|zpráva od)\s+(.+?)\s*[(<]\s*([^\s()<>@]+@[^\s()<>]+)\s*[)>]\s*:?\s*$/i;
+const FROM_LINE =
+  /^\s*(?:new message from|new conversation from|message from|nová zpráva od|nová konverzace od|zpráva od)\s+(.+?)\s*[(<]\s*([^\s()<>@]+@[^\s()<>]+)\s*[)>]\s*:?\s*$/i;
 const NAME_LINE = /^\s*(?:name|jméno|jmeno)\s*:\s*(.+?)\s*$/i;
 const EMAIL_LINE = /^\s*(?:e-?mail)\s*:\s*<?([^\s<>@]+@[^\s<>]+?)>?\s*$/i;
 const MESSAGE_LINE = /^\s*(?:message|zpráva|zprava)\s*:\s*(.*)$/i;

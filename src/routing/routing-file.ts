@@ -161,7 +161,15 @@ export function parseRoutingYaml(source: string, checks?: RoutingChecks): Routin
     p.tools.forEach((tool, i) => {
       if (checks && !checks.toolExists(tool)) at(['agent', 'profiles', name, 'tools', i], `no tool "${tool}" (not built in, and no MCP server lists it)`);
     });
-    return { name, model: p.model ?? null, maxTokens: p.max_tokens, temperature: p.temperature, maxIterations: p.max_iterations, systemPromptFile, tools: p.tools };
+    return {
+      name,
+      model: p.model ?? null,
+      maxTokens: p.max_tokens,
+      temperature: p.temperature,
+      maxIterations: p.max_iterations,
+      systemPromptFile,
+      tools: p.tools,
+    };
   });
   rules.forEach((rule, i) => {
     if (checks && rule.profile && !profiles.some((p) => p.name === rule.profile) && !checks.agentExists(rule.profile))

@@ -165,9 +165,9 @@ describe('routing rules', () => {
     expect(error!.message).toMatch(
       /^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/,
     );
-    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      route: agent\n      profile: u\n`)).toThrow(
-      /header_match\.X-P: not a valid regular expression.*line 4, column 37/,
-    );
+    expect(() =>
+      parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      route: agent\n      profile: u\n`),
+    ).toThrow(/header_match\.X-P: not a valid regular expression.*line 4, column 37/);
     expect(() => parseRoutingYaml('routing: [')).toThrow(/YAML syntax/);
   });
 });
