@@ -35,21 +35,29 @@ export function agentProcessHandler(deps: AgentProcessDeps) {
     const turnId = email.turnId ?? (await startedTurn(prisma, email)) ?? (await start(deps, email));
     const turn = await untilSettled(prisma, turnId, signal, deps.pollMs ?? 200);
     const current = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: email.id } });
-    let status = current.status;
-    if (turn.status === 'AWAITING_APPROVAL') {
-      const pending = await prisma.approval.findMany({ where: { sessionId: turn.sessionId, status: 'PENDING' }, orderBy: { createdAt: 'asc' } });
-      for (const approval of pending) await emailEvent(prisma, email.id, 'approval_asked', { approvalId: approval.id, tool: approval.toolName });
-      status = 'AWAITING_APPROVAL';
-    } else if (turn.status === 'COMPLETED' || turn.status === 'MAX_ITERATIONS') {
-      status = current.status === 'ESCALATED' ? 'ESCALATED' : 'DONE';
-    } else {
-      await emailEvent(prisma, email.id, 'failed', { turnId, turnStatus: turn.status });
-      status = 'FAILED';
-    }
+    const status = await settledStatus(prisma, email.id, turnId, turn, current.status);
     await prisma.inboundEmail.update({ where: { id: email.id }, data: { status } });
     await emailEvent(prisma, email.id, 'job_finished', { job: AGENT_PROCESS_JOB, turnId, turnStatus: turn.status });
     return { turnId, turnStatus: turn.status, status };
   };
+}
+
+/** The email's status once its turn settled, recording what a person is asked or what failed. */
+async function settledStatus(
+  prisma: PrismaClient,
+  emailId: string,
+  turnId: string,
+  turn: { status: string; sessionId: string },
+  current: InboundEmail['status'],
+): Promise<InboundEmail['status']> {
+  if (turn.status === 'AWAITING_APPROVAL') {
+    const pending = await prisma.approval.findMany({ where: { sessionId: turn.sessionId, status: 'PENDING' }, orderBy: { createdAt: 'asc' } });
+    for (const approval of pending) await emailEvent(prisma, emailId, 'approval_asked', { approvalId: approval.id, tool: approval.toolName });
+    return 'AWAITING_APPROVAL';
+  }
+  if (turn.status === 'COMPLETED' || turn.status === 'MAX_ITERATIONS') return current === 'ESCALATED' ? 'ESCALATED' : 'DONE';
+  await emailEvent(prisma, emailId, 'failed', { turnId, turnStatus: turn.status });
+  return 'FAILED';
 }
 
 /** After a person decided one of a turn's approvals: follow the email's turn again. */

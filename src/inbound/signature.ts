@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** `sha256=<hex>` of the HMAC-SHA256 of `body` with `secret`: the X-Signature-256 header's value. */
-export function signBody(secret: string, body: Buffer | string): string {
+export function signBody(secret: string, body: Uint8Array | string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { contextOf } from '../support/client.js';
 import { parseRoutingYaml } from '../../src/routing/routing-file.js';
@@ -200,5 +203,82 @@ describe('the email preprocessor', () => {
       content: 'just text: with a colon\n\nbody',
       fields: { sender: 'a@b.example' },
     });
+  });
+});
+
+describe('the seed file (agent: profiles:)', () => {
+  const seed = readFileSync(new URL('../../examples/pharmacy/routing.yaml', import.meta.url), 'utf8');
+  const dir = fileURLToPath(new URL('../../examples/pharmacy/', import.meta.url));
+  const known = new Set(['search_drugs', 'manage_reservation', 'web_search', 'send_reply', 'create_draft', 'escalate']);
+  const checks = { dir, promptExists: existsSync, toolExists: (name: string) => known.has(name), agentExists: () => false };
+
+  it('loads verbatim: the rule without a preprocessor, the pipeline default, the profile with its prompt file resolved relative to the file', () => {
+    const { rules, profiles } = parseRoutingYaml(seed, checks);
+    expect(rules.map((r) => [r.name, r.route, r.profile])).toEqual([
+      ['pharmacy_support', 'agent', 'pharmacy'],
+      ['default', 'pipeline', null],
+    ]);
+    expect(profiles).toEqual([
+      {
+        name: 'pharmacy',
+        model: 'gemini/gemini-2.5-pro',
+        maxTokens: 4096,
+        temperature: 0.3,
+        maxIterations: 10,
+        systemPromptFile: join(dir, 'config/prompts/pharmacy.txt'),
+        tools: ['search_drugs', 'manage_reservation', 'web_search', 'send_reply', 'create_draft', 'escalate'],
+      },
+    ]);
+  });
+
+  it("gives a profile the seed's defaults and makes a rule without route a pipeline rule", () => {
+    const { rules, profiles } = parseRoutingYaml(
+      'routing:\n  rules:\n    - name: r\n      match: { all: true }\nagent:\n  profiles:\n    p:\n      system_prompt_file: config/prompts/pharmacy.txt\n      tools: []\n',
+      checks,
+    );
+    expect(rules[0]).toMatchObject({ route: 'pipeline', profile: null });
+    expect(profiles[0]).toMatchObject({ model: null, maxTokens: 4096, temperature: 0.3, maxIterations: 10 });
+    expect(() => parseRoutingYaml('routing:\n  rules:\n    - name: r\n      match: { all: true }\n      profile: p\n')).toThrow(
+      /routing\.rules\[0\]\.profile: a profile is only for route: agent \(a rule without route is pipeline; add route: agent\) \(line 5, column 16\)/,
+    );
+  });
+
+  it('refuses an unknown tool, a missing prompt file and an unknown profile, each at its line', () => {
+    const bad = seed
+      .replace('        - web_search\n', '        - web_search\n        - teleport\n')
+      .replace('config/prompts/pharmacy.txt', 'config/prompts/missing.txt')
+      .replace('profile: pharmacy', 'profile: pharmacist');
+    let error: ValidationError | undefined;
+    try {
+      parseRoutingYaml(bad, checks);
+    } catch (e) {
+      error = e as ValidationError;
+    }
+    expect(error!.issues.map((i) => [i.path.join('.'), i.message.replace(dir, '<dir>/'), i.line])).toEqual([
+      ['routing.rules.0.profile', 'unknown profile "pharmacist" (not under agent.profiles, and no agent file has that name)', 10],
+      ['agent.profiles.pharmacy.system_prompt_file', 'no such file: <dir>/config/prompts/missing.txt', 23],
+      ['agent.profiles.pharmacy.tools.3', 'no tool "teleport" (not built in, and no MCP server lists it)', 28],
+    ]);
+    expect(error!.message).toMatch(
+      /^Invalid routing file: routing\.rules\[0\]\.profile: unknown profile "pharmacist" .*\(line 10, column 16\) \(and 2 more\)$/,
+    );
+  });
+});
+
+describe('the crisp preprocessor', () => {
+  it('reads Czech and English Crisp forwards into the seed prompt and passes other mail on as email does', () => {
+    const czech = PREPROCESSORS.crisp(
+      'From: info@dostupnost-leku.cz\nSubject: Dotaz\n\nNová zpráva od Jana Nováková (Jana.Novakova@example.cz)\n\nZpráva:\nMáte Paralen?\nDěkuji\n\n--\nOdesláno přes Crisp',
+      {},
+    );
+    expect(czech.content).toBe('New support inquiry from Jana Nováková (jana.novakova@example.cz):\nSubject: Dotaz\n\nMáte Paralen?\nDěkuji');
+    expect(czech.extracted).toEqual({ patient_name: 'Jana Nováková', patient_email: 'jana.novakova@example.cz', original_message: 'Máte Paralen?\nDěkuji' });
+    const english = PREPROCESSORS.crisp(
+      'From: desk@example.com\nSubject: Stock\n\nName: John Smith\nEmail: john@example.com\nMessage: Is Ventolin in stock?\nReply to this email to answer the customer.',
+      {},
+    );
+    expect(english.extracted).toEqual({ patient_name: 'John Smith', patient_email: 'john@example.com', original_message: 'Is Ventolin in stock?' });
+    const plain = PREPROCESSORS.crisp('From: a@b.example\nSubject: Hi\n\nJust a note.', {});
+    expect(plain).toEqual(PREPROCESSORS.email('From: a@b.example\nSubject: Hi\n\nJust a note.', {}));
   });
 });
