@@ -40,6 +40,7 @@ import type { AgentContext } from './auth/agent-context.js';
 import type { InboundEmail } from './db/generated/client.js';
 import { agentProcessHandler, followAfterDecision } from './inbound/agent-process.js';
 import { emailTools } from './inbound/email-tools.js';
+import { EmailDrafts } from './inbound/drafts.js';
 import type { InboundMessage } from './inbound/inbound-message.js';
 import { AGENT_PROCESS_JOB, intake } from './inbound/intake.js';
 import { createMailer } from './inbound/mailer.js';
@@ -157,11 +158,8 @@ async function createServices(
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const tools = new ToolRegistry(
-    [...builtinTools({ rem }), ...emailTools(createMailer(config.inbound))],
-    (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
-    mcp,
-  );
+  const mailer = createMailer(config.inbound);
+  const tools = new ToolRegistry([...builtinTools({ rem }), ...emailTools(mailer)], (error, tool) => logger.error({ err: error, tool }, 'tool failed'), mcp);
   const models = createModelResolver(config.llm);
   const agents = await AgentRegistry.create(
     {
@@ -251,6 +249,7 @@ async function createServices(
     evals,
     ingestFile: files,
     importFile: (ctx, file) => requestImport(queue, ctx, file, config.ingest.maxBytes),
+    emailDrafts: new EmailDrafts({ prisma: db.prisma, mailer }),
     intakeEmail: (message) => intake({ prisma: db.prisma, queue, router, tenantId: config.inbound.tenantId }, message),
   };
 }

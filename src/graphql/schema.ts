@@ -16,6 +16,7 @@ import './types/provenance.js';
 import './types/jobs.js';
 import './types/import.js';
 import './types/evals.js';
+import './types/inbound-emails.js';
 
 builder.queryType({});
 builder.mutationType({});

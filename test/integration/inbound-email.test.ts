@@ -7,7 +7,7 @@ import { caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { ApprovalsDocument, DecideApprovalDocument } from '../generated/graphql.js';
+import { ApprovalsDocument, DecideApprovalDocument, InboundEmailDocument, InboundEmailsDocument, SendEmailDraftDocument } from '../generated/graphql.js';
 
 const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
 const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
@@ -91,6 +91,10 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 const emailRow = (messageId: string) => server.db.prisma.inboundEmail.findFirst({ where: { tenantId: TENANT, messageId } });
+const emailId = async (messageId: string) => {
+  const row = await emailRow(messageId);
+  return row && Buffer.from(`InboundEmail:${row.id}`).toString('base64');
+};
 const eventsOf = async (emailId: string) => (await server.db.prisma.emailEvent.findMany({ where: { emailId }, orderBy: { id: 'asc' } })).map((e) => e.kind);
 
 describe('inbound email', () => {
@@ -163,10 +167,20 @@ describe('inbound email', () => {
       () => emailRow(messageId),
       (e) => e?.status === 'DONE',
     );
-    expect(await server.db.prisma.sentReply.findMany({ where: { emailId: done!.id } })).toMatchObject([
-      { inReplyTo: messageId, to: 'jana.novakova@example.cz' },
-    ]);
-    expect(await eventsOf(done!.id)).toEqual([
+    // The audit, as the tenant's admins read it.
+    const { inboundEmail } = await admin().data(InboundEmailDocument, { id: delivered.body.id! });
+    expect(inboundEmail).toMatchObject({
+      messageId,
+      from: 'info@dostupnost-leku.cz',
+      subject: 'Dotaz na Ibalgin',
+      route: 'agent',
+      rule: 'pharmacy_support',
+      profile: 'pharmacy',
+      status: 'DONE',
+      drafts: [{ to: 'jana.novakova@example.cz', status: 'PENDING', author: 'pharmacy' }],
+      replies: [{ to: 'jana.novakova@example.cz', inReplyTo: messageId, messageId: mail!.messageId }],
+    });
+    expect(inboundEmail!.events.map((e) => e.kind)).toEqual([
       'received',
       'routed',
       'job_started',
@@ -177,6 +191,13 @@ describe('inbound email', () => {
       'sent',
       'job_finished',
     ]);
+    expect(inboundEmail!.events[1]!.detail).toEqual({ route: 'agent', rule: 'pharmacy_support', profile: 'pharmacy' });
+    // Other members of the tenant do not see the shared inbox.
+    const member = caller(server.url, { 'x-user-id': 'member', 'x-tenant-id': TENANT });
+    expect((await member.data(InboundEmailsDocument, {})).inboundEmails).toMatchObject({ __typename: 'ForbiddenError' });
+    expect((await admin().data(InboundEmailsDocument, { status: 'DONE' })).inboundEmails).toMatchObject({
+      data: { edges: [{ node: { messageId, status: 'DONE' } }] },
+    });
     // Every model call of the turn is in llm_calls as an agent call.
     const calls = await server.db.prisma.llmCall.findMany({ where: { turnId: done!.turnId! } });
     expect(calls.map((c) => c.callType)).toEqual(['agent', 'agent', 'agent']);
@@ -202,6 +223,14 @@ describe('inbound email', () => {
     const calls = await server.db.prisma.llmCall.findMany({ where: { tenantId: TENANT, turnId: null }, orderBy: { createdAt: 'asc' } });
     expect(calls.map((c) => c.callType)).toEqual(['classify', 'draft']);
     expect(fake.chatRequests[0]!.body.messages.at(-1).content).toContain('When are you open?');
+
+    // A person sends the draft: it goes out threaded on the email, once.
+    const draftId = (await admin().data(InboundEmailDocument, { id: (await emailId(messageId))! })).inboundEmail!.drafts[0]!.id;
+    expect((await admin().data(SendEmailDraftDocument, { id: draftId })).sendEmailDraft).toMatchObject({ draft: { status: 'SENT' } });
+    expect((await admin().data(SendEmailDraftDocument, { id: draftId })).sendEmailDraft).toMatchObject({ __typename: 'ValidationError' });
+    const sent = (await smtp.received(2)).at(-1)!;
+    expect(sent).toMatchObject({ subject: 'Re: Opening hours', inReplyTo: messageId });
+    expect(sent.text?.trim()).toBe('We are open 8–18 on weekdays.');
   });
 
   it('takes the same Message-ID once, and refuses unsigned, wrongly signed, broken and oversized requests without storing anything', async () => {
