@@ -2,6 +2,7 @@ import { agentsCommand, AGENTS_USAGE } from './agents.js';
 import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
 import { chatCommand, CHAT_USAGE } from './chat.js';
 import { CliError } from './client.js';
+import { intakeCommand, INTAKE_USAGE } from './intake.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   sessions: { run: sessionsCommand, usage: SESSIONS_USAGE },
   approvals: { run: approvalsCommand, usage: APPROVALS_USAGE },
   replay: { run: replayCommand, usage: REPLAY_USAGE },
+  intake: { run: intakeCommand, usage: INTAKE_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { intakeCommand } from '../../src/cli/intake.js';
 import { signBody } from '../../src/inbound/signature.js';
 import { caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
@@ -292,5 +296,26 @@ describe('inbound email', () => {
       );
       expect(row).toMatchObject({ fromAddress: from, subject, text, source });
     }
+  });
+
+  it('takes an .eml file from remgraph intake, signed like a webhook', async () => {
+    fake.enqueue({ json: { category: 'other', priority: 'low', needs_reply: false, summary: 'x' } });
+    const messageId = `<${randomUUID()}@cli.example>`;
+    const file = join(await mkdtemp(join(tmpdir(), 'intake-')), 'mail.eml');
+    writeFileSync(file, ['From: cli@cli.example', 'Subject: From a file', `Message-ID: ${messageId}`, '', 'Hello from disk.'].join('\r\n'));
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    try {
+      expect(await intakeCommand([file, '--url', server.url, '--secret', SECRET])).toBe(0);
+      await expect(intakeCommand([file, '--url', server.url, '--secret', 'a-wrong-secret-0123456789'])).rejects.toThrow(/UNAUTHENTICATED/);
+    } finally {
+      write.mockRestore();
+    }
+    expect(written.join('')).toMatch(/^\S+ pipeline\n$/);
+    const row = await until(
+      () => emailRow(messageId),
+      (e) => e?.status === 'DONE',
+    );
+    expect(row).toMatchObject({ fromAddress: 'cli@cli.example', subject: 'From a file', text: 'Hello from disk.', source: 'rfc822' });
   });
 });
