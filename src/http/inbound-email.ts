@@ -8,7 +8,7 @@ import { encodeGlobalID } from './global-ids.js';
 import { sendJson } from './json-body.js';
 import { readBodyWithin } from './request-body.js';
 
-export const INBOUND_EMAIL_PATH = '/inbound/email';
+const INBOUND_EMAIL_PATH = '/inbound/email';
 
 export interface InboundEmailRouteDeps {
   settings: { secret: string | undefined; maxBytes: number };

@@ -58,7 +58,7 @@ export async function readInbound(contentType: string, body: Buffer): Promise<In
 }
 
 /** An RFC 822 message (from a file or a webhook's raw field). */
-export async function parseRaw(raw: string, source: InboundMessage['source']): Promise<InboundMessage> {
+async function parseRaw(raw: string, source: InboundMessage['source']): Promise<InboundMessage> {
   if (!HEADER_LINE.test(raw)) throw notMime('it does not start with a header block');
   let mail: ParsedMail;
   try {

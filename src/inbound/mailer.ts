@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createTransport, type Transporter } from 'nodemailer';
 import { ToolFailedError, ValidationError } from '../errors.js';
 
-export interface OutgoingReply {
+interface OutgoingReply {
   to: string;
   subject: string;
   body: string;
