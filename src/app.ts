@@ -17,6 +17,7 @@ import { createOriginPolicy } from './http/origin-policy.js';
 import { createRouter } from './http/router.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMcpRoute } from './mcp/server/route.js';
+import { createInboundEmailRoute } from './http/inbound-email.js';
 import { openServices } from './services.js';
 import { startTracing } from './telemetry/tracing.js';
 
@@ -58,7 +59,13 @@ export async function startApp(
   const routeDeps = { ...services, origins, logger, maxRequestBytes: config.server.maxRequestBytes };
   const httpServer = createServer(
     createRouter({
-      routes: [...(config.server.webApp ? [createChatApp()] : []), createOpenAIRoutes(routeDeps), createUIStreamRoutes(routeDeps), createMcpRoute(routeDeps)],
+      routes: [
+        ...(config.server.webApp ? [createChatApp()] : []),
+        createOpenAIRoutes(routeDeps),
+        createUIStreamRoutes(routeDeps),
+        createMcpRoute(routeDeps),
+        createInboundEmailRoute({ settings: config.inbound, intake: services.intakeEmail, logger }),
+      ],
       origins,
       readiness: () => readiness(db),
       graphql: yoga,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createIdentify, type Identify } from './auth/identify.js';
 import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
@@ -13,6 +14,7 @@ import { TurnService } from './turns/turn-service.js';
 import { TurnQuota } from './engine/quota.js';
 import { loadRoutingFile } from './routing/routing-file.js';
 import { Router } from './routing/router.js';
+import { profileAgents } from './routing/profile-agents.js';
 import { runDetached } from './engine/detached-run.js';
 import { DREAM_JOB, dreamHandler, scheduleDreams } from './dreaming/dream.js';
 import { EXPERIMENT_JOB, experimentHandler } from './evals/experiments.js';
@@ -36,6 +38,14 @@ import { RemService } from './rem/service.js';
 import { TableStats } from './rem/table-stats.js';
 import { ingestFile, type IngestFileInput } from './rem/ingest/ingest-file.js';
 import type { AgentContext } from './auth/agent-context.js';
+import type { InboundEmail } from './db/generated/client.js';
+import { agentProcessHandler, followAfterDecision } from './inbound/agent-process.js';
+import { emailTools } from './inbound/email-tools.js';
+import { EmailDrafts } from './inbound/drafts.js';
+import type { InboundMessage } from './inbound/inbound-message.js';
+import { AGENT_PROCESS_JOB, intake } from './inbound/intake.js';
+import { createMailer } from './inbound/mailer.js';
+import { pipelineHandlers } from './inbound/pipeline.js';
 
 /** The app's services plus the parts only the app itself handles (identity, shutdown). */
 interface Services extends AppServices {
@@ -45,6 +55,8 @@ interface Services extends AppServices {
   /** Connections to the MCP servers agents take tools from. */
   mcp: McpToolbox;
   worker: JobWorker;
+  /** Stores an inbound email and queues its job (POST /inbound/email). */
+  intakeEmail(message: InboundMessage): Promise<{ email: InboundEmail; duplicate: boolean }>;
 }
 
 export interface OpenServices {
@@ -148,8 +160,9 @@ async function createServices(
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
   const documentTools = documentToolsets({ rem });
+  const mailer = createMailer(config.inbound);
   const tools = new ToolRegistry(
-    [...builtinTools({ rem }), ...allDocumentTools(documentTools)],
+    [...builtinTools({ rem }), ...allDocumentTools(documentTools), ...emailTools(mailer)],
     (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
     mcp,
   );
@@ -186,24 +199,28 @@ async function createServices(
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
+  const routing = await routingFile(config, { agents, tools, mcp });
   const router = new Router(
-    { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, input) },
-    await routingRules(config),
+    { agents: engine.agents, logger: engine.logger, runClassifier: (input) => runDetached(engine, { ...input, callType: 'router' }) },
+    routing.rules,
     { defaultAgent: config.agents.defaultAgent, classifierAgent: config.workflow.classifierAgent },
   );
   const quota = new TurnQuota(db.sql, config.security.quotas);
   const turns = new TurnService(engine, supervisor, quota, router);
+  const queue = new JobQueue(db.prisma, processId, pubsub);
   const approvals = new ApprovalService({
     prisma: db.prisma,
     pubsub,
     logger,
-    afterDecision: (rootId) => supervisor.afterDecision(rootId),
+    afterDecision: async (rootId) => {
+      await supervisor.afterDecision(rootId);
+      await followAfterDecision(db.prisma, queue, rootId);
+    },
     settings: config.agents,
   });
   if (models.defaultModelId === 'demo') {
     logger.warn('No model provider configured: agents answer with the offline demo model (set OPENAI_API_KEY)');
   }
-  const queue = new JobQueue(db.prisma, processId, pubsub);
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
   const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {
@@ -211,6 +228,8 @@ async function createServices(
     [EXPERIMENT_JOB]: experimentHandler(evals),
     [REEMBED_JOB]: reembedHandler({ ...memory, stats: rem.tableStats, queue, batchSize: config.rem.reembedBatchSize }),
     [IMPORT_JOB]: importHandler({ ...memory, sql: db.sql, backend: db.backend, queue, settings: config.rem.import }),
+    [AGENT_PROCESS_JOB]: agentProcessHandler({ prisma: db.prisma, turns, rules: routing.rules }),
+    ...pipelineHandlers({ ...engine, queue, classifierAgent: 'email-classifier', drafterAgent: 'email-drafter' }),
   };
   const worker = new JobWorker(queue, pick(handlers, config.workflow.jobs.kinds), config.workflow.jobs, logger);
   queue.onEnqueued = () => worker.wake();
@@ -237,6 +256,8 @@ async function createServices(
     evals,
     ingestFile: files,
     importFile: (ctx, file) => requestImport(queue, ctx, file, config.ingest.maxBytes),
+    emailDrafts: new EmailDrafts({ prisma: db.prisma, mailer }),
+    intakeEmail: (message) => intake({ prisma: db.prisma, queue, router, tenantId: config.inbound.tenantId }, message),
   };
 }
 
@@ -252,11 +273,25 @@ function startDreamSchedule(services: Services, intervalMs: number, logger: Logg
   return timer;
 }
 
-/** routing.yaml's rules; a file that is missing or invalid stops start-up with its located problems. */
-async function routingRules(config: Config) {
+/**
+ * routing.yaml's rules, with its profiles defined as agents; a file that is missing or invalid
+ * (a tool no one provides, a missing prompt file, an unknown profile) stops start-up with its
+ * located problems. A profile's tools may be an MCP server's, so the servers connect first (and
+ * are closed again when the file is refused).
+ */
+async function routingFile(config: Config, deps: { agents: AgentRegistry; tools: ToolRegistry; mcp: McpToolbox }) {
+  if (!config.workflow.routingFile) return { rules: [], profiles: [] };
+  await deps.mcp.connect();
   try {
-    return await loadRoutingFile(config.workflow.routingFile);
+    const file = await loadRoutingFile(config.workflow.routingFile, {
+      promptExists: (path) => existsSync(path),
+      toolExists: (name) => deps.tools.has(name) || deps.mcp.serverOf(name) !== undefined,
+      agentExists: (name) => deps.agents.hasFile(name),
+    });
+    deps.agents.define(await profileAgents(file.profiles, (name) => (deps.tools.has(name) ? undefined : deps.mcp.serverOf(name))));
+    return file;
   } catch (error) {
+    await deps.mcp.close();
     const problems =
       error instanceof ValidationError
         ? error.issues.map((i) => `${i.path.join('.')}: ${i.message} (line ${i.line ?? '?'}, column ${i.column ?? '?'})`)

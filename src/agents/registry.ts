@@ -77,6 +77,16 @@ export class AgentRegistry {
     return registry;
   }
 
+  /** Adds agents the server defines from configuration (the routing file's profiles); they take the place of agent files of the same name. */
+  define(agents: ResolvedAgent[]): void {
+    for (const agent of agents) this.files.set(agent.name, agent);
+  }
+
+  /** An agent file (or defined agent) of that name exists. */
+  hasFile(name: string): boolean {
+    return this.files.has(name);
+  }
+
   private async followChanges() {
     for await (const change of this.deps.pubsub.subscribe('agents:changed')) {
       this.changes += 1;

@@ -3,6 +3,7 @@ import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
 import { chatCommand, CHAT_USAGE } from './chat.js';
 import { CliError } from './client.js';
 import { corpusCommand, CORPUS_USAGE, documentsCommand, DOCUMENTS_USAGE } from './documents.js';
+import { intakeCommand, INTAKE_USAGE } from './intake.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   replay: { run: replayCommand, usage: REPLAY_USAGE },
   documents: { run: documentsCommand, usage: DOCUMENTS_USAGE },
   corpus: { run: corpusCommand, usage: CORPUS_USAGE },
+  intake: { run: intakeCommand, usage: INTAKE_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

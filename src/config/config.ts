@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentSettings } from './agents.js';
 import { authSettings } from './auth.js';
 import { databaseSettings } from './database.js';
+import { inboundSettings } from './inbound.js';
 import { ingestSettings } from './ingest.js';
 import { llmSettings } from './llm.js';
 import { mcpSettings } from './mcp.js';
@@ -32,6 +33,7 @@ export const configSections = {
   mcp: mcpSettings,
   telemetry: telemetrySettings,
   ingest: ingestSettings,
+  inbound: inboundSettings,
   workers: workerSettings,
 };
 

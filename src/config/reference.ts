@@ -18,6 +18,7 @@ const SECTIONS = {
   workflow: ['Routing and background jobs', '[Agents](agents.md#routing), [REM](rem.md#dreaming)'],
   rem: ['REM memory', '[REM](rem.md)'],
   ingest: ['File ingestion', '[REM](rem.md#file-ingestion)'],
+  inbound: ['Inbound email', '[Email](email.md)'],
   mcp: ['MCP servers', '[Protocols](protocols.md#mcp-tools-for-agents)'],
   telemetry: ['Tracing', '[Protocols](protocols.md#opentelemetry)'],
 } satisfies Record<SectionName, [heading: string, more: string]>;

@@ -17,16 +17,17 @@ export const workflowSettings = z
       .describe('structured agent (`{agent, reason}`) that picks the active agent of sessions created with `routing: true`'),
     JOB_KINDS: z
       .string()
-      .default('dream,experiment,reembed,import')
+      .default('dream,experiment,reembed,import,agent_process,classify,draft')
       .transform((v) =>
         v
           .split(',')
           .map((k) => k.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed', 'import'])))
+      .pipe(z.array(z.enum(['dream', 'experiment', 'reembed', 'import', 'agent_process', 'classify', 'draft'])))
       .meta({
-        description: 'background jobs this process runs, comma-separated (`dream`, `experiment`, `reembed`, `import`); empty makes an API-only instance',
+        description:
+          'background jobs this process runs, comma-separated (`dream`, `experiment`, `reembed`, `import`, and inbound email’s `agent_process`, `classify`, `draft`); empty makes an API-only instance',
         shownType: 'list',
       }),
     JOB_POLL_MS: z.coerce

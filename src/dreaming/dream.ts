@@ -122,7 +122,7 @@ async function dreamSession(
     '',
     transcript,
   ].join('\n');
-  const { output } = await runDetached(deps, { agent, ctx, content, jobId });
+  const { output } = await runDetached(deps, { agent, ctx, content, jobId, callType: 'dreaming' });
   const dream = output as unknown as DreamOutput;
   const items = await memoryItems(deps, ctx, dream, { startsAt: first.createdAt, endsAt: upTo.createdAt, ...range });
   await ingest(deps.memory, ctx, items, { source: { jobId }, afterWrite: advance });

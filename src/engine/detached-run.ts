@@ -7,7 +7,8 @@ import { runAgentLoop } from './agent-loop.js';
 import { structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { checkStructuredOutput } from './structured-output.js';
-import { freshState } from './run-state.js';
+import { freshState, type ModelCallRecord } from './run-state.js';
+import { storable } from '../events/storable.js';
 
 export interface DetachedRunInput {
   agent: ResolvedAgent;
@@ -17,6 +18,8 @@ export interface DetachedRunInput {
   content: string;
   /** The background job this run belongs to: memory its tools write records it as the source. */
   jobId?: string | null;
+  /** What each model call is recorded as in llm_calls (router, dreaming, evaluator, classify, draft). */
+  callType: string;
   signal?: AbortSignal;
 }
 
@@ -56,13 +59,20 @@ export async function runDetached(
       delegate: () => Promise.reject(new LimitExceededError('ask_agent is not available to background runs')),
       toolContext: { agent: state.context, prisma: deps.prisma, turnId: null, sessionId: null, jobId: input.jobId ?? null, agentName: agent.name },
       onUnexpected: (error) => deps.logger.error({ err: error, agent: agent.name }, 'background agent run failed'),
-      // No turn to record model calls on: the caller stores the usage where it belongs.
-      modelCalled: async () => {},
+      // No turn to record model calls on: each is a row of its own, named by what it was for.
+      modelCalled: (call) => recordCall(deps.prisma, ctx, input.callType, call),
     },
   });
   if (outcome.kind === 'paused') throw new ModelError(`${agent.name} asked for a tool that needs a human decision, which background runs cannot get`);
   if (outcome.status !== 'COMPLETED') throw new ModelError(`${agent.name} did not finish: ${outcome.error?.message ?? outcome.status}`);
   return { text: state.text, output: agent.spec.structuredOutput ? structuredOutput(agent, state.text) : null, usage: state.usage, model: model.id };
+}
+
+async function recordCall(prisma: EngineDeps['prisma'], ctx: AgentContext, callType: string, call: ModelCallRecord): Promise<void> {
+  const { request, ...rest } = call;
+  await prisma.llmCall.create({
+    data: { ...rest, request: request === null ? null : storable(request), callType, tenantId: ctx.tenantId, userId: ctx.userId },
+  });
 }
 
 /** A structured agent's answer as the object its properties describe (the loop has checked it). */

@@ -170,7 +170,12 @@ async function runExample(
     output = answer.text;
     const scores: Record<string, unknown> = {};
     for (const evaluator of run.evaluators) {
-      const judged = await runDetached(deps, { agent: evaluator, ctx: { ...ctx, isEval: true }, content: judgeInput(example, answer.text) });
+      const judged = await runDetached(deps, {
+        agent: evaluator,
+        ctx: { ...ctx, isEval: true },
+        content: judgeInput(example, answer.text),
+        callType: 'evaluator',
+      });
       scores[evaluator.name] = judged.output;
       usage.evaluators[evaluator.name] = judged.usage;
     }

@@ -1,3 +1,4 @@
+import type { EmailDrafts } from '../inbound/drafts.js';
 import type { ApprovalService } from '../turns/approvals.js';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { TurnService } from '../turns/turn-service.js';
@@ -46,4 +47,6 @@ export interface AppServices {
   queue: JobQueue;
   /** What experiments need: agents, models, tools, the job queue. */
   evals: ExperimentDeps;
+  /** People's edits, sends and discards of inbound email drafts. */
+  emailDrafts: EmailDrafts;
 }

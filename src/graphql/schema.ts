@@ -19,6 +19,7 @@ import './types/import.js';
 import './types/evals.js';
 import './types/documents.js';
 import './types/corpora.js';
+import './types/inbound-emails.js';
 
 builder.queryType({});
 builder.mutationType({});

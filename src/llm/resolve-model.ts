@@ -83,7 +83,7 @@ function defaultProviderOf(settings: ModelSettings): string {
 function parseModelString(value: string, providers: string[], defaultProvider: string): { provider: string; model: string } {
   if (value === 'demo' || value.startsWith('demo:')) return { provider: 'demo', model: 'demo' };
   const colon = value.indexOf(':');
-  if (colon < 0) return { provider: defaultProvider, model: value };
+  if (colon < 0) return litellmForm(value, providers) ?? { provider: defaultProvider, model: value };
   const provider = value.slice(0, colon);
   const model = value.slice(colon + 1).trim();
   if (!providers.includes(provider)) {
@@ -96,4 +96,16 @@ function parseModelString(value: string, providers: string[], defaultProvider: s
   }
   if (!model) throw new ValidationError(`Model string "${value}" names no model after "${provider}:"`, [{ path: ['model'], message: 'model name missing' }]);
   return { provider, model };
+}
+
+/**
+ * LiteLLM's `provider/model` (`gemini/gemini-2.5-pro`, as the routing seed writes models) when the
+ * part before the first "/" is a configured provider; other slashed names stay bare model names
+ * (`openrouter:openai/gpt-4o` names a slashed model of another provider).
+ */
+function litellmForm(value: string, providers: string[]): { provider: string; model: string } | null {
+  const slash = value.indexOf('/');
+  const provider = value.slice(0, slash);
+  const model = value.slice(slash + 1).trim();
+  return slash > 0 && model && providers.includes(provider) ? { provider, model } : null;
 }

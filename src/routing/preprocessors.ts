@@ -1,3 +1,5 @@
+import { crispPrompt, parseCrisp } from './crisp.js';
+
 /**
  * Input preprocessors (the routing seed's): they turn a message's content and metadata into the
  * fields routing rules look at, and into the text the chosen agent reads. A rule names the one
@@ -18,9 +20,11 @@ export interface Preprocessed {
   fields: MessageFields;
   /** What the agent receives as the user's message. */
   content: string;
+  /** Fields only this preprocessor reads (Crisp's patient_name, patient_email, original_message). */
+  extracted?: Record<string, string>;
 }
 
-export type PreprocessorName = 'passthrough' | 'email';
+export type PreprocessorName = 'passthrough' | 'email' | 'crisp';
 
 export const PREPROCESSORS: Record<PreprocessorName, (content: string, metadata: Record<string, unknown>) => Preprocessed> = {
   /** The content unchanged; fields from `metadata` (sender, subject, headers, forwarded_from). */
@@ -44,6 +48,21 @@ export const PREPROCESSORS: Record<PreprocessorName, (content: string, metadata:
     };
     const summary = [`From: ${headers.from ?? fields.sender ?? 'unknown'}`, ...(fields.subject ? [`Subject: ${fields.subject}`] : [])];
     return { fields, content: `${summary.join('\n')}\n\n${parsed.body}` };
+  },
+  /**
+   * An email (as `email` reads it) forwarded by the Crisp helpdesk: the agent reads the seed's
+   * "New support inquiry from {name} ({email})" prompt with the customer's own message. Mail not
+   * in Crisp's format is read as `email` reads it.
+   */
+  crisp: (content, metadata) => {
+    const mail = PREPROCESSORS.email(content, metadata);
+    const inquiry = parseCrisp(mail.fields.body);
+    if (!inquiry) return mail;
+    return {
+      fields: mail.fields,
+      content: crispPrompt(inquiry, mail.fields.subject),
+      extracted: { patient_name: inquiry.patientName, patient_email: inquiry.patientEmail, original_message: inquiry.originalMessage },
+    };
   },
 };
 

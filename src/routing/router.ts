@@ -85,7 +85,7 @@ export class Router {
       const extracted =
         rule.preprocessor === 'passthrough'
           ? null
-          : { sender: pre.fields.sender, subject: pre.fields.subject, headers: pre.fields.headers, forwarded_from: pre.fields.forwardedFrom };
+          : { sender: pre.fields.sender, subject: pre.fields.subject, headers: pre.fields.headers, forwarded_from: pre.fields.forwardedFrom, ...pre.extracted };
       const agent = rule.profile ?? session?.activeAgent ?? session?.agent ?? this.settings.defaultAgent;
       return { agent, routedBy: 'RULE', rule: rule.name, model: rule.model, content: pre.content, fields: pre.fields, extracted, newActiveAgent: null };
     }
@@ -99,8 +99,8 @@ export class Router {
     return sessionAgent ? plain(sessionAgent, 'SESSION') : plain(this.settings.defaultAgent, 'DEFAULT');
   }
 
-  /** The first rule whose conditions hold for the message as its preprocessor sees it. */
-  private match(content: string, metadata: Record<string, unknown>): { rule: RoutingRule; pre: Preprocessed } | null {
+  /** The first rule whose conditions hold for the message as its preprocessor sees it (inbound email is routed by this alone). */
+  match(content: string, metadata: Record<string, unknown>): { rule: RoutingRule; pre: Preprocessed } | null {
     const seen = new Map<PreprocessorName, Preprocessed>();
     for (const rule of this.rules) {
       let pre = seen.get(rule.preprocessor);

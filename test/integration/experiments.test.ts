@@ -145,6 +145,10 @@ describe('experiments', () => {
     await untilGone(() => server.db.prisma.turn.count({ where: { userId } }));
     expect(await server.db.prisma.session.count({ where: { userId } })).toBe(0);
     expect(await server.db.prisma.message.count({ where: { userId } })).toBe(0);
+    // The evaluator's calls, outside any turn, are recorded too, as evaluator calls.
+    const evaluatorCalls = await server.db.prisma.llmCall.findMany({ where: { userId, turnId: null } });
+    expect(evaluatorCalls.length).toBeGreaterThan(0);
+    expect(new Set(evaluatorCalls.map((c) => c.callType))).toEqual(new Set(['evaluator']));
     fake.reset();
   });
 

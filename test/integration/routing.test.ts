@@ -35,14 +35,19 @@ writeFileSync(
     - name: urgent
       match:
         header_match: { X-Priority: "^(1|high)$" }
+      route: agent
       profile: support
     - name: pharmacy-mail
       match: { forwarded_from: info@pharmacy.example }
       preprocessor: email
+      route: agent
       profile: pharmacy
 `,
 );
-writeFileSync(join(dir, 'bad-routing.yaml'), 'routing:\n  rules:\n    - name: x\n      match: { sender_domain: "not a domain" }\n      profile: billing\n');
+writeFileSync(
+  join(dir, 'bad-routing.yaml'),
+  'routing:\n  rules:\n    - name: x\n      match: { sender_domain: "not a domain" }\n      route: agent\n      profile: billing\n',
+);
 
 const env = useAgentServer({ ROUTING_FILE: join(dir, 'routing.yaml'), AGENTS_DIR: join(dir, 'agents') });
 

@@ -16,7 +16,7 @@ describe('configuration', () => {
   });
 
   it('runs every job kind by default, and none with JOB_KINDS empty (an API-only instance)', () => {
-    expect(loadConfig({}).workflow.jobs.kinds).toEqual(['dream', 'experiment', 'reembed', 'import']);
+    expect(loadConfig({}).workflow.jobs.kinds).toEqual(['dream', 'experiment', 'reembed', 'import', 'agent_process', 'classify', 'draft']);
     expect(loadConfig({ JOB_KINDS: '' }).workflow.jobs.kinds).toEqual([]);
   });
 

@@ -147,4 +147,13 @@ describe('model resolver', () => {
     expect(text).toBe('{"ok":true}');
     expect(fake.chatRequests[0]!.body.tool_choice).toEqual({ type: 'function', function: { name: 'final_result' } });
   });
+
+  it("resolves LiteLLM's provider/model like provider:model when the provider is configured; other slashed names stay bare", () => {
+    const resolver = createModelResolver(
+      settings({ OPENAI_API_KEY: 'sk-test', LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' } }) }),
+    );
+    expect(resolver.resolve('gemini/gemini-2.5-pro')).toMatchObject({ id: 'gemini:gemini-2.5-pro', provider: 'gemini', model: 'gemini-2.5-pro' });
+    expect(resolver.resolve('meta-llama/llama-3')).toMatchObject({ provider: 'openai', model: 'meta-llama/llama-3' });
+    expect(resolver.resolve('gemini:org/model')).toMatchObject({ provider: 'gemini', model: 'org/model' });
+  });
 });

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { contextOf } from '../support/client.js';
 import { parseRoutingYaml } from '../../src/routing/routing-file.js';
@@ -27,21 +30,24 @@ routing:
         header_match:
           X-Priority: "^(1|high)$"
           X-Mailer: "outlook"
+      route: agent
       profile: urgent
     - name: pharmacy
       match: { forwarded_from: info@pharmacy.example }
       preprocessor: email
+      route: agent
       profile: pharmacy
     - name: acme-rest
       match: { sender_domain: acme.com }
       route: pipeline
     - name: catch-all
       match: { all: true }
+      route: agent
       profile: general
 `;
 
 function router(yaml = RULES) {
-  return new Router({} as never, parseRoutingYaml(yaml), { defaultAgent: 'general', classifierAgent: 'router' });
+  return new Router({} as never, parseRoutingYaml(yaml).rules, { defaultAgent: 'general', classifierAgent: 'router' });
 }
 
 const session = (over: Partial<Session>): Session => ({
@@ -71,7 +77,7 @@ async function route(metadata: Record<string, unknown>, content = 'hello', s: Se
 
 describe('routing rules', () => {
   it('parse in the seed shape, in order', () => {
-    const rules = parseRoutingYaml(RULES);
+    const { rules } = parseRoutingYaml(RULES);
     expect(rules.map((r) => [r.name, r.route, r.profile, r.preprocessor])).toEqual([
       ['ceo', 'agent', 'vip', 'passthrough'],
       ['acme-invoices', 'agent', 'billing', 'passthrough'],
@@ -136,12 +142,14 @@ describe('routing rules', () => {
   rules:
     - name: a
       match: { sender_email: not-an-address }
+      route: agent
       profile: billing
     - name: b
       match: {}
       route: agent
     - name: c
       match: { header_match: { X-Priority: "(" } }
+      route: agent
       profile: urgent
       colour: red
 `;
@@ -155,16 +163,16 @@ describe('routing rules', () => {
     expect(error!.issues.map((i) => [i.path.join('.'), i.line, i.column])).toEqual([
       ['routing.rules.0.match.sender_email', 4, 30],
       // A missing field is reported where its rule starts.
-      ['routing.rules.1.profile', 6, 7],
-      ['routing.rules.1.match', 7, 14],
-      ['routing.rules.2.colour', 12, 7],
+      ['routing.rules.1.profile', 7, 7],
+      ['routing.rules.1.match', 8, 14],
+      ['routing.rules.2.colour', 14, 7],
     ]);
     expect(error!.message).toMatch(
       /^Invalid routing file: routing\.rules\[0\]\.match\.sender_email: must be an email address \(line 4, column 30\) \(and 3 more\)/,
     );
-    expect(() => parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      profile: u\n`)).toThrow(
-      /header_match\.X-P: not a valid regular expression.*line 4, column 37/,
-    );
+    expect(() =>
+      parseRoutingYaml(`routing:\n  rules:\n    - name: c\n      match: { header_match: { X-P: "(" } }\n      route: agent\n      profile: u\n`),
+    ).toThrow(/header_match\.X-P: not a valid regular expression.*line 4, column 37/);
     expect(() => parseRoutingYaml('routing: [')).toThrow(/YAML syntax/);
   });
 });
@@ -197,5 +205,82 @@ describe('the email preprocessor', () => {
       content: 'just text: with a colon\n\nbody',
       fields: { sender: 'a@b.example' },
     });
+  });
+});
+
+describe('the seed file (agent: profiles:)', () => {
+  const seed = readFileSync(new URL('../../examples/pharmacy/routing.yaml', import.meta.url), 'utf8');
+  const dir = fileURLToPath(new URL('../../examples/pharmacy/', import.meta.url));
+  const known = new Set(['search_drugs', 'manage_reservation', 'web_search', 'send_reply', 'create_draft', 'escalate']);
+  const checks = { dir, promptExists: existsSync, toolExists: (name: string) => known.has(name), agentExists: () => false };
+
+  it('loads verbatim: the rule without a preprocessor, the pipeline default, the profile with its prompt file resolved relative to the file', () => {
+    const { rules, profiles } = parseRoutingYaml(seed, checks);
+    expect(rules.map((r) => [r.name, r.route, r.profile])).toEqual([
+      ['pharmacy_support', 'agent', 'pharmacy'],
+      ['default', 'pipeline', null],
+    ]);
+    expect(profiles).toEqual([
+      {
+        name: 'pharmacy',
+        model: 'gemini/gemini-2.5-pro',
+        maxTokens: 4096,
+        temperature: 0.3,
+        maxIterations: 10,
+        systemPromptFile: join(dir, 'config/prompts/pharmacy.txt'),
+        tools: ['search_drugs', 'manage_reservation', 'web_search', 'send_reply', 'create_draft', 'escalate'],
+      },
+    ]);
+  });
+
+  it("gives a profile the seed's defaults and makes a rule without route a pipeline rule", () => {
+    const { rules, profiles } = parseRoutingYaml(
+      'routing:\n  rules:\n    - name: r\n      match: { all: true }\nagent:\n  profiles:\n    p:\n      system_prompt_file: config/prompts/pharmacy.txt\n      tools: []\n',
+      checks,
+    );
+    expect(rules[0]).toMatchObject({ route: 'pipeline', profile: null });
+    expect(profiles[0]).toMatchObject({ model: null, maxTokens: 4096, temperature: 0.3, maxIterations: 10 });
+    expect(() => parseRoutingYaml('routing:\n  rules:\n    - name: r\n      match: { all: true }\n      profile: p\n')).toThrow(
+      /routing\.rules\[0\]\.profile: a profile is only for route: agent \(a rule without route is pipeline; add route: agent\) \(line 5, column 16\)/,
+    );
+  });
+
+  it('refuses an unknown tool, a missing prompt file and an unknown profile, each at its line', () => {
+    const bad = seed
+      .replace('        - web_search\n', '        - web_search\n        - teleport\n')
+      .replace('config/prompts/pharmacy.txt', 'config/prompts/missing.txt')
+      .replace('profile: pharmacy', 'profile: pharmacist');
+    let error: ValidationError | undefined;
+    try {
+      parseRoutingYaml(bad, checks);
+    } catch (e) {
+      error = e as ValidationError;
+    }
+    expect(error!.issues.map((i) => [i.path.join('.'), i.message.replace(dir, '<dir>/'), i.line])).toEqual([
+      ['routing.rules.0.profile', 'unknown profile "pharmacist" (not under agent.profiles, and no agent file has that name)', 10],
+      ['agent.profiles.pharmacy.system_prompt_file', 'no such file: <dir>/config/prompts/missing.txt', 23],
+      ['agent.profiles.pharmacy.tools.3', 'no tool "teleport" (not built in, and no MCP server lists it)', 28],
+    ]);
+    expect(error!.message).toMatch(
+      /^Invalid routing file: routing\.rules\[0\]\.profile: unknown profile "pharmacist" .*\(line 10, column 16\) \(and 2 more\)$/,
+    );
+  });
+});
+
+describe('the crisp preprocessor', () => {
+  it('reads Czech and English Crisp forwards into the seed prompt and passes other mail on as email does', () => {
+    const czech = PREPROCESSORS.crisp(
+      'From: info@dostupnost-leku.cz\nSubject: Dotaz\n\nNová zpráva od Jana Nováková (Jana.Novakova@example.cz)\n\nZpráva:\nMáte Paralen?\nDěkuji\n\n--\nOdesláno přes Crisp',
+      {},
+    );
+    expect(czech.content).toBe('New support inquiry from Jana Nováková (jana.novakova@example.cz):\nSubject: Dotaz\n\nMáte Paralen?\nDěkuji');
+    expect(czech.extracted).toEqual({ patient_name: 'Jana Nováková', patient_email: 'jana.novakova@example.cz', original_message: 'Máte Paralen?\nDěkuji' });
+    const english = PREPROCESSORS.crisp(
+      'From: desk@example.com\nSubject: Stock\n\nName: John Smith\nEmail: john@example.com\nMessage: Is Ventolin in stock?\nReply to this email to answer the customer.',
+      {},
+    );
+    expect(english.extracted).toEqual({ patient_name: 'John Smith', patient_email: 'john@example.com', original_message: 'Is Ventolin in stock?' });
+    const plain = PREPROCESSORS.crisp('From: a@b.example\nSubject: Hi\n\nJust a note.', {});
+    expect(plain).toEqual(PREPROCESSORS.email('From: a@b.example\nSubject: Hi\n\nJust a note.', {}));
   });
 });

@@ -60,6 +60,12 @@ export class McpToolbox {
     return connection?.tools.get(name);
   }
 
+  /** The first server (in configuration order) listing a tool of that name: where a bare tool name of a routing profile comes from. */
+  serverOf(name: string): string | undefined {
+    for (const [server, connection] of this.servers) if (connection.tools.has(name)) return server;
+    return undefined;
+  }
+
   /** Connects every server and lists its tools (again); a server that cannot be reached is logged and tried again by its next call. */
   async connect(): Promise<void> {
     await Promise.all([...this.servers.values()].map((server) => server.connect().catch(() => {})));
