@@ -32,7 +32,7 @@ const USAGE = `remgraph <command>
                            user's rows (shared ones without --user), with a progress bar; a failure
                            prints the line to resume from (as the importFile mutation does)
 
-  chat | query | agents | sessions | approvals | replay
+  chat | query | agents | sessions | approvals | replay | datasets | regress
                            clients of a running server (see docs/protocols.md, or
                            remgraph <command> --help)
 `;

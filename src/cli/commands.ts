@@ -2,7 +2,9 @@ import { agentsCommand, AGENTS_USAGE } from './agents.js';
 import { approvalsCommand, APPROVALS_USAGE } from './approvals.js';
 import { chatCommand, CHAT_USAGE } from './chat.js';
 import { CliError } from './client.js';
+import { datasetsCommand, DATASETS_USAGE } from './datasets.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
+import { regressCommand, REGRESS_USAGE } from './regress.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
 
@@ -13,6 +15,8 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   sessions: { run: sessionsCommand, usage: SESSIONS_USAGE },
   approvals: { run: approvalsCommand, usage: APPROVALS_USAGE },
   replay: { run: replayCommand, usage: REPLAY_USAGE },
+  datasets: { run: datasetsCommand, usage: DATASETS_USAGE },
+  regress: { run: regressCommand, usage: REGRESS_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

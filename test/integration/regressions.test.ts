@@ -1,5 +1,8 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { newUser, type Caller } from '../support/client.js';
 import { chat, registerAgent, useAgentServer } from '../support/agents.js';
@@ -241,5 +244,56 @@ describe('real turns as a regression set', () => {
 
     expect(await Promise.all([holdings(alice), holdings(mallory)])).toEqual([aliceHeld, malloryHeld]);
     expect(env.fake.chatRequests.filter((r) => r.body.model !== 'fake-model')).toEqual([]);
+  });
+});
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `remgraph <args>` as the user runs it: through a pipe, or on a pseudo-terminal (util-linux \`script\`). */
+function cli(args: string[], user: Caller, tty = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts', ...args, '--url', env.server.url];
+  const command = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const envVars = { ...process.env, NO_COLOR: '1', REMGRAPH_USER: user.headers['x-user-id']!, REMGRAPH_TENANT: user.headers['x-tenant-id']! };
+  const proc = tty
+    ? spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: envVars, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(argv[0]!, argv.slice(1), { cwd: root, env: envVars, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (chunk) => (stdout += chunk));
+  proc.stderr.on('data', (chunk) => (stderr += chunk));
+  proc.stdin.end();
+  return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stdout: stripVTControlCharacters(stdout).replace(/\r/g, ''), stderr })));
+}
+
+describe('remgraph datasets from-turns and remgraph regress', () => {
+  it('make a set from a turn, replay it with progress, then print a table on a terminal and JSON through a pipe', async () => {
+    const user = newUser(env.server.url);
+    const { turns } = await history(user);
+    const made = await cli(['datasets', 'from-turns', '--name', 'from the cli', '--turn', turns[2]!], user);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const dataset = JSON.parse(made.stdout) as { id: string; examples: number };
+    expect(dataset).toMatchObject({ name: 'from the cli', examples: 1 });
+
+    env.fake.enqueue(candidate, candidate, candidate);
+    const shown = await cli(['regress', dataset.id, '--model', 'openai:other-model', '--evaluator', 'answer-quality'], user, true);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/regression \S+: 1 example\(s\)/);
+    expect(shown.stdout).toContain('1/1 examples');
+    expect(shown.stdout).toMatch(/example\s+verdict\s+score\s+tokens\s+latency\n1 Hello there\s+UNCHANGED\s+0\.90 → 0\.90\s+6 → 11\s+\d+ ms → \d+ ms/);
+    expect(shown.stdout).toMatch(/1\/1 replayed: 0 improved, 0 regressed, 1 unchanged\ntokens 6 → 11 \(\+5\) {2}latency \d+ ms → \d+ ms/);
+
+    env.fake.enqueue(candidate, candidate, candidate);
+    const piped = await cli(['regress', dataset.id, '--model', 'openai:other-model'], user);
+    expect(piped.code).toBe(0);
+    const report = JSON.parse(piped.stdout) as {
+      summary: { unchanged: number; tokensDelta: number };
+      examples: { verdict: string; candidate: { output: string } }[];
+    };
+    expect(report.summary).toMatchObject({ unchanged: 1, tokensDelta: 5 });
+    expect(report.examples).toMatchObject([{ verdict: 'UNCHANGED', candidate: { output: 'Hi again.' } }]);
+
+    const refused = await cli(['regress', dataset.id, '--agent-version', '7'], user);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe('remgraph: VALIDATION_FAILED: input.agentVersion: tool-agent has no version 7\n');
   });
 });
