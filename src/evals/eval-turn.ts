@@ -41,7 +41,7 @@ export async function replayEvalTurn(
 }
 
 /** Follows a turn that has just started to its end; a turn that asks for an approval is cancelled and failed. */
-export async function turnResult(deps: TurnEventsDeps & { turns: TurnService }, ctx: AgentContext, turn: Turn): Promise<EvalTurnResult> {
+async function turnResult(deps: TurnEventsDeps & { turns: TurnService }, ctx: AgentContext, turn: Turn): Promise<EvalTurnResult> {
   // Subscribed at once, before the run (which reads the database first) can have ended and been dropped.
   const events = turnEventStream(deps, turn);
   let failure: { code: string; message: string } | null = null;

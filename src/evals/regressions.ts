@@ -161,7 +161,7 @@ async function compared(deps: { prisma: PrismaClient }, ctx: AgentContext, a: st
  * By the evaluators: each one votes up or down, by its `pass` when that changed, else by the sum of
  * its numeric scores' changes; the votes' sum decides. A candidate that failed has regressed.
  */
-export function verdictOf(evaluators: string[], status: ExperimentResult['status'], a: RegressionSide, b: RegressionSide): Verdict {
+function verdictOf(evaluators: string[], status: ExperimentResult['status'], a: RegressionSide, b: RegressionSide): Verdict {
   if (status === 'ERROR') return 'REGRESSED';
   let votes = 0;
   for (const evaluator of evaluators) {
