@@ -33,6 +33,7 @@ const USAGE = `remgraph <command>
                            prints the line to resume from (as the importFile mutation does)
 
   chat | query | agents | sessions | approvals | replay | documents | corpus | intake
+  | datasets | regress
                            clients of a running server (see docs/protocols.md, or
                            remgraph <command> --help)
 `;

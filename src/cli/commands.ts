@@ -4,7 +4,9 @@ import { chatCommand, CHAT_USAGE } from './chat.js';
 import { CliError } from './client.js';
 import { corpusCommand, CORPUS_USAGE, documentsCommand, DOCUMENTS_USAGE } from './documents.js';
 import { intakeCommand, INTAKE_USAGE } from './intake.js';
+import { datasetsCommand, DATASETS_USAGE } from './datasets.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
+import { regressCommand, REGRESS_USAGE } from './regress.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
 
@@ -18,6 +20,8 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   documents: { run: documentsCommand, usage: DOCUMENTS_USAGE },
   corpus: { run: corpusCommand, usage: CORPUS_USAGE },
   intake: { run: intakeCommand, usage: INTAKE_USAGE },
+  datasets: { run: datasetsCommand, usage: DATASETS_USAGE },
+  regress: { run: regressCommand, usage: REGRESS_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

@@ -1,4 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentContext } from '../auth/agent-context.js';
+import type { Turn } from '../db/generated/client.js';
+import { RateLimitedError } from '../errors.js';
+import type { ReplayOverrides } from '../turns/replay.js';
 import type { TurnService } from '../turns/turn-service.js';
 import type { AgentEvent, UsageTotals } from '../events/agent-event.js';
 import { turnEventStream, type TurnEventsDeps } from '../events/turn-events.js';
@@ -20,6 +24,24 @@ export async function runEvalTurn(
   input: { agent: string; model: string | null; content: string },
 ): Promise<EvalTurnResult> {
   const { turn } = await deps.turns.sendMessage({ ...ctx, isEval: true }, { content: input.content, agent: input.agent, model: input.model, ephemeral: true });
+  return turnResult(deps, ctx, turn);
+}
+
+/**
+ * Replays a turn on a fork of its own conversation (replayTurn), the fork marked isEval so it stays
+ * out of the user's session lists; the original session is not written to.
+ */
+export async function replayEvalTurn(
+  deps: TurnEventsDeps & { turns: TurnService },
+  ctx: AgentContext,
+  input: { turnId: string; overrides: ReplayOverrides },
+): Promise<EvalTurnResult> {
+  const { turn } = await deps.turns.replayTurn({ ...ctx, isEval: true }, input.turnId, input.overrides);
+  return turnResult(deps, ctx, turn);
+}
+
+/** Follows a turn that has just started to its end; a turn that asks for an approval is cancelled and failed. */
+async function turnResult(deps: TurnEventsDeps & { turns: TurnService }, ctx: AgentContext, turn: Turn): Promise<EvalTurnResult> {
   // Subscribed at once, before the run (which reads the database first) can have ended and been dropped.
   const events = turnEventStream(deps, turn);
   let failure: { code: string; message: string } | null = null;
@@ -47,4 +69,20 @@ export async function runEvalTurn(
 function approvalAsked(event: AgentEvent): Extract<AgentEvent, { type: 'approval_needed' }> | null {
   if (event.type === 'approval_needed') return event;
   return event.type === 'child' ? approvalAsked(event.event) : null;
+}
+
+/**
+ * Starts an eval turn, waiting as long as the user's turn quota says (the user's own turns and
+ * the minute's starts count too) instead of failing it as RATE_LIMITED; null when a shutdown came first.
+ */
+export async function whenAdmitted(signal: AbortSignal, start: () => Promise<EvalTurnResult>): Promise<EvalTurnResult | null> {
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      await sleep(error.retryAfterMs ?? 1000, undefined, { signal }).catch(() => {});
+      if (signal.aborted) return null;
+    }
+  }
 }

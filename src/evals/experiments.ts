@@ -9,22 +9,23 @@
  * runs (no session, no turn). Eval turns spend the user's turn quota: an experiment runs at most
  * MAX_CONCURRENT_TURNS_PER_USER examples at once, and a lane the quota refuses waits its turn.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { userContext, type AgentContext } from '../auth/agent-context.js';
 import { ownedBy } from '../auth/scope.js';
-import type { Experiment, ExperimentResult, Job } from '../db/generated/client.js';
+import type { Example, Experiment, ExperimentResult, Job, Prisma } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import type { TurnQuota } from '../engine/quota.js';
 import type { TurnService } from '../turns/turn-service.js';
-import { isAppError, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
+import { isAppError, NotFoundError, ValidationError } from '../errors.js';
 import type { UsageTotals } from '../events/agent-event.js';
 import type { RemPubSub } from '../events/pubsub.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobReleased } from '../jobs/job-worker.js';
 import { parseInput } from '../validation.js';
-import { runEvalTurn, type EvalTurnResult } from './eval-turn.js';
+import { replayEvalTurn, runEvalTurn, whenAdmitted } from './eval-turn.js';
+import { sourceOf } from './turn-source.js';
+import type { ReplayOverrides } from '../turns/replay.js';
 
 export const EXPERIMENT_JOB = 'experiment';
 
@@ -48,6 +49,28 @@ export type RunExperimentInput = z.input<typeof runInput>;
 export async function runExperiment(deps: ExperimentDeps, ctx: AgentContext, raw: RunExperimentInput): Promise<Experiment> {
   const input = parseInput(runInput, raw, ['input']);
   const agent = await deps.agents.load(ctx, input.agent);
+  return queueExperiment(deps, ctx, input, { agent: agent.name, agentVersion: agent.version });
+}
+
+/** What every experiment is asked for: the dataset, the evaluators, the model and how many examples run at once. */
+export interface ExperimentRequest {
+  datasetId: string;
+  evaluators: string[];
+  model?: string | null;
+  concurrency?: number | null;
+}
+
+/**
+ * Checks the evaluators, model, concurrency and dataset (the caller's own, with examples, each
+ * passing `check`), then stores the experiment with a pending result per example and queues its job.
+ */
+export async function queueExperiment(
+  deps: ExperimentDeps,
+  ctx: AgentContext,
+  input: ExperimentRequest,
+  run: Pick<Prisma.ExperimentCreateInput, 'agent' | 'agentVersion' | 'regression' | 'overrides'>,
+  check?: (examples: Pick<Example, 'id' | 'ord' | 'sourceTurnId'>[]) => void,
+): Promise<Experiment> {
   const evaluators = await Promise.all(input.evaluators.map((name) => deps.agents.load(ctx, name)));
   evaluators.forEach((e, i) => {
     if (e.spec.kind !== 'evaluator' || !e.spec.structuredOutput) {
@@ -65,16 +88,16 @@ export async function runExperiment(deps: ExperimentDeps, ctx: AgentContext, raw
   }
   const dataset = await deps.prisma.dataset.findFirst({
     where: { id: input.datasetId, ...ownedBy({ ...ctx, isAdmin: false }) },
-    include: { examples: { select: { id: true, ord: true } } },
+    include: { examples: { select: { id: true, ord: true, sourceTurnId: true } } },
   });
   if (!dataset) throw new NotFoundError('Dataset');
   if (dataset.examples.length === 0)
     throw new ValidationError('input.datasetId: the dataset has no examples', [{ path: ['input', 'datasetId'], message: 'has no examples' }]);
+  check?.(dataset.examples);
   const experiment = await deps.prisma.experiment.create({
     data: {
+      ...run,
       datasetId: dataset.id,
-      agent: agent.name,
-      agentVersion: agent.version,
       model: input.model ?? null,
       evaluators: evaluators.map((e) => e.name),
       concurrency: input.concurrency ?? Math.min(2, concurrentTurnsPerUser),
@@ -98,12 +121,14 @@ export function experimentHandler(deps: ExperimentDeps) {
     // Examples a dead process had started (this job's lease was its): run them again.
     await deps.prisma.experimentResult.updateMany({ where: { experimentId, status: 'RUNNING' }, data: { status: 'PENDING', startedAt: null } });
     await deps.prisma.experiment.update({ where: { id: experimentId }, data: { status: 'RUNNING' } });
-    let run: Parameters<typeof runExample>[2];
+    let run: ExampleRun;
     try {
       run = {
-        agent: (await deps.agents.load(ctx, experiment.agent, experiment.agentVersion)).name,
+        // A regression replays each example's own turn, with the agent its overrides name.
+        agent: experiment.regression ? experiment.agent : (await deps.agents.load(ctx, experiment.agent, experiment.agentVersion)).name,
         evaluators: await Promise.all(experiment.evaluators.map((name) => deps.agents.load(ctx, name))),
         model: experiment.model,
+        replay: experiment.regression ? ((experiment.overrides ?? {}) as ReplayOverrides) : null,
       };
     } catch (error) {
       // The agent or an evaluator was deleted since the experiment was queued: nothing can run.
@@ -149,58 +174,64 @@ async function claimExample(deps: ExperimentDeps, experimentId: string): Promise
   return claimed ? { id: claimed.id, exampleId: claimed.example_id } : null;
 }
 
+interface ExampleRun {
+  agent: string;
+  evaluators: Awaited<ReturnType<EngineDeps['agents']['load']>>[];
+  model: string | null;
+  /** A regression's overrides: the example's source turn is replayed instead of its input asked anew. */
+  replay: ReplayOverrides | null;
+}
+
 type Outcome =
-  | { ok: true; output: string; scores: Record<string, unknown>; usage: { agent: UsageTotals; evaluators: Record<string, UsageTotals> } }
-  | { ok: false; error: { code: string; message: string }; output: string | null; usage: Record<string, unknown> };
+  | {
+      ok: true;
+      output: string;
+      turnId: string;
+      scores: Record<string, unknown>;
+      baselineScores: Record<string, unknown>;
+      usage: { agent: UsageTotals; evaluators: Record<string, UsageTotals> };
+    }
+  | { ok: false; error: { code: string; message: string }; output: string | null; turnId: string | null; usage: Record<string, unknown> };
 
 async function runExample(
   deps: ExperimentDeps,
   ctx: AgentContext,
-  run: { agent: string; evaluators: Awaited<ReturnType<EngineDeps['agents']['load']>>[]; model: string | null },
-  example: { input: string; expected: string | null },
+  run: ExampleRun,
+  example: Pick<Example, 'input' | 'expected' | 'sourceTurnId' | 'source'>,
   signal: AbortSignal,
 ): Promise<Outcome | null> {
   let output: string | null = null;
+  let turnId: string | null = null;
   const usage: { agent?: UsageTotals; evaluators: Record<string, UsageTotals> } = { evaluators: {} };
+  const judge = async (answer: string, into: Record<string, unknown>, label: string) => {
+    for (const evaluator of run.evaluators) {
+      const judged = await runDetached(deps, { agent: evaluator, ctx: { ...ctx, isEval: true }, content: judgeInput(example, answer), callType: 'evaluator' });
+      into[evaluator.name] = judged.output;
+      usage.evaluators[`${label}${evaluator.name}`] = judged.usage;
+    }
+  };
   try {
-    const answer = await whenAdmitted(signal, () => runEvalTurn(deps, ctx, { agent: run.agent, model: run.model, content: example.input }));
+    const { replay } = run;
+    const answer = await whenAdmitted(signal, () =>
+      replay && example.sourceTurnId
+        ? replayEvalTurn(deps, ctx, { turnId: example.sourceTurnId, overrides: replay })
+        : runEvalTurn(deps, ctx, { agent: run.agent, model: run.model, content: example.input }),
+    );
     if (!answer) return null;
+    turnId = answer.turnId;
     if (answer.usage) usage.agent = answer.usage;
-    if (!answer.ok) return { ok: false, error: answer.error, output, usage };
+    if (!answer.ok) return { ok: false, error: answer.error, output, turnId, usage };
     output = answer.text;
     const scores: Record<string, unknown> = {};
-    for (const evaluator of run.evaluators) {
-      const judged = await runDetached(deps, {
-        agent: evaluator,
-        ctx: { ...ctx, isEval: true },
-        content: judgeInput(example, answer.text),
-        callType: 'evaluator',
-      });
-      scores[evaluator.name] = judged.output;
-      usage.evaluators[evaluator.name] = judged.usage;
-    }
-    return { ok: true, output: answer.text, scores, usage: { agent: answer.usage, evaluators: usage.evaluators } };
+    await judge(answer.text, scores, '');
+    const baselineScores: Record<string, unknown> = {};
+    const original = replay ? sourceOf(example)?.answer : null;
+    if (original != null) await judge(original, baselineScores, 'original:');
+    return { ok: true, output: answer.text, turnId, scores, baselineScores, usage: { agent: answer.usage, evaluators: usage.evaluators } };
   } catch (error) {
     if (!isAppError(error)) deps.logger.error({ err: error }, 'experiment example failed');
     const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The example could not be run' };
-    return { ok: false, error: known, output, usage };
-  }
-}
-
-/**
- * Starts the eval turn, waiting as long as the user's turn quota says (the user's own turns and
- * the minute's starts count too) instead of recording the example as RATE_LIMITED; null when a
- * shutdown came first.
- */
-async function whenAdmitted(signal: AbortSignal, start: () => Promise<EvalTurnResult>): Promise<EvalTurnResult | null> {
-  for (;;) {
-    try {
-      return await start();
-    } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      await sleep(error.retryAfterMs ?? 1000, undefined, { signal }).catch(() => {});
-      if (signal.aborted) return null;
-    }
+    return { ok: false, error: known, output, turnId, usage };
   }
 }
 
@@ -215,6 +246,7 @@ async function storeResult(deps: ExperimentDeps, resultId: string, experimentId:
   await deps.prisma.$executeRaw`
     WITH stored AS (
       UPDATE experiment_results SET status = ${status}::"ResultStatus", output = ${outcome.output}, scores = ${JSON.stringify(outcome.ok ? outcome.scores : {})}::jsonb,
+        turn_id = ${outcome.turnId}::uuid, baseline_scores = ${JSON.stringify(outcome.ok ? outcome.baselineScores : {})}::jsonb,
         usage = ${JSON.stringify(outcome.usage)}::jsonb, error = ${outcome.ok ? null : JSON.stringify(outcome.error)}::jsonb, finished_at = now()
       WHERE id = ${resultId}::uuid AND status = 'RUNNING'
       RETURNING 1

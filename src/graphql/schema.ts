@@ -20,6 +20,7 @@ import './types/evals.js';
 import './types/documents.js';
 import './types/corpora.js';
 import './types/inbound-emails.js';
+import './types/regressions.js';
 
 builder.queryType({});
 builder.mutationType({});

@@ -13,6 +13,7 @@ import type { TurnOverrides } from '../engine/run-state.js';
 
 const replayOverrides = z
   .object({
+    agent: z.string().trim().min(1, 'must not be empty').max(64).nullish(),
     agentVersion: z.number().int().min(1, 'must be at least 1').nullish(),
     model: z.string().trim().min(1, 'must not be empty').max(200).nullish(),
     temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').nullish(),
@@ -57,9 +58,10 @@ export async function planReplay(
     select: { id: true, seq: true },
   });
   const agent = await refused(
-    [...path, 'agentVersion'],
-    () => deps.agents.load(ctx, row.agent, input.agentVersion ?? row.agentVersion),
-    input.agentVersion != null,
+    [...path, input.agent ? 'agent' : 'agentVersion'],
+    // Another agent runs at its latest version unless one is named.
+    () => deps.agents.load(ctx, input.agent ?? row.agent, input.agentVersion ?? (input.agent ? undefined : row.agentVersion)),
+    input.agentVersion != null || input.agent != null,
   );
   const model = await refused(
     [...path, 'model'],

@@ -11,7 +11,7 @@ export type Floor = Readonly<Record<string, string>>;
 export const LAYERS: readonly Floor[] = [
   {
     'main.ts': 'CLI entry: serve, migrate, schema:print, reembed, ingest_file, import',
-    'cli/': 'chat, query, agents, sessions, approvals, replay: clients of a running server',
+    'cli/': 'chat, query, agents, sessions, approvals, replay, datasets, regress: clients of a running server',
     'process-guards.ts': 'an unawaited rejection is logged, an uncaught exception shuts down in order',
   },
   { 'cluster/': '`serve --workers N`: the primary that forks, replaces and stops the workers' },
@@ -20,7 +20,10 @@ export const LAYERS: readonly Floor[] = [
   { 'graphql/': 'builder, schema, server (yoga + graphql-ws), GraphiQL, types/<domain>.ts (thin resolvers)' },
   { 'mcp/': 'server/: remgraph as an MCP server (/mcp); client/: MCP servers’ tools for agents' },
   { 'http/': 'router (routes it is given), origin policy, body limits, global ids, openai/ (/v1)' },
-  { 'dreaming/': 'dream jobs: moments and entities distilled from sessions', 'evals/': 'datasets and experiments (each example an ephemeral eval turn)' },
+  {
+    'dreaming/': 'dream jobs: moments and entities distilled from sessions',
+    'evals/': 'datasets and experiments (each example an ephemeral eval turn, or a replay of a real turn)',
+  },
   { 'turns/': 'the turn API the outside calls: TurnService (send, regenerate, replay, compare, extract), approvals, maintenance' },
   { 'engine/': 'the runtime: supervisor, agent loop (pure, behind ports), turn store, lease, resume, recovery, quota, history' },
   { 'routing/': 'routing.yaml rules, preprocessors, the classifier (given as a port)' },

@@ -30,6 +30,18 @@ export type CreateCorpusInput = {
   name: string;
 };
 
+/** The turns: those named, or without ids your own completed turns matching the filters (oldest first). */
+export type CreateDatasetFromTurnsInput = {
+  agent?: string | null | undefined;
+  /** 1–200 (default 50). */
+  limit?: number | null | undefined;
+  name: string;
+  sessionIds?: Array<string> | null | undefined;
+  since?: string | null | undefined;
+  turnIds?: Array<string> | null | undefined;
+  until?: string | null | undefined;
+};
+
 /** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
@@ -49,6 +61,18 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type ExperimentResultStatus =
+  | 'DONE'
+  | 'ERROR'
+  | 'PENDING'
+  | 'RUNNING';
+
+export type ExperimentStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING';
+
 export type MessageType =
   | 'assistant'
   | 'memory'
@@ -58,6 +82,18 @@ export type MessageType =
   | 'tool_call'
   | 'tool_response'
   | 'user';
+
+export type RegressionOverridesInput = {
+  /** Appended to the agent’s system prompt. */
+  systemPromptSuffix?: string | null | undefined;
+  /** From 0 to 2. */
+  temperature?: number | null | undefined;
+};
+
+export type RegressionVerdict =
+  | 'IMPROVED'
+  | 'REGRESSED'
+  | 'UNCHANGED';
 
 export type RemMode =
   | 'FUZZY'
@@ -76,6 +112,22 @@ export type ReplayOverridesInput = {
   systemPromptSuffix?: string | null | undefined;
   /** From 0 to 2. */
   temperature?: number | null | undefined;
+};
+
+export type RunRegressionInput = {
+  /** The candidate agent (default: each turn’s own). */
+  agent?: string | null | undefined;
+  /** A registered version of the candidate agent (default: its latest; each turn’s own without `agent` or this). */
+  agentVersion?: number | null | undefined;
+  /** Examples run at once, as for runExperiment. */
+  concurrency?: number | null | undefined;
+  /** A dataset made with createDatasetFromTurns. */
+  datasetId: string;
+  /** Evaluator agents (kind: evaluator, structured output): each judges the original and the candidate. */
+  evaluators: Array<string>;
+  /** The candidate model (default: each turn’s own). */
+  model?: string | null | undefined;
+  overrides?: RegressionOverridesInput | null | undefined;
 };
 
 export type SendMessageInput = {
@@ -404,6 +456,44 @@ export type CliAddDocumentsToCorpusMutation = { addDocumentsToCorpus:
     | { __typename: 'ValidationError', code: ErrorCode, message: string }
    };
 
+export type CliCreateDatasetFromTurnsMutationVariables = Exact<{
+  input: CreateDatasetFromTurnsInput;
+}>;
+
+
+export type CliCreateDatasetFromTurnsMutation = { createDatasetFromTurns:
+    | { __typename: 'CreateDatasetFromTurnsSuccess', dataset: { id: string, name: string, exampleCount: number } }
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliRunRegressionMutationVariables = Exact<{
+  input: RunRegressionInput;
+}>;
+
+
+export type CliRunRegressionMutation = { runRegression:
+    | { __typename: 'NotFoundError', code: ErrorCode, message: string }
+    | { __typename: 'RunRegressionSuccess', experiment: { id: string, total: number } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, issues: Array<{ path: Array<string>, message: string, line: number | null, column: number | null }> }
+   };
+
+export type CliExperimentProgressQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliExperimentProgressQuery = { experiment: { status: ExperimentStatus, done: number, total: number } | null };
+
+export type CliRegressionSideFragment = { output: string | null, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number } };
+
+export type CliRegressionQueryVariables = Exact<{
+  experimentId: string;
+}>;
+
+
+export type CliRegressionQuery = { regression: { experiment: { id: string, status: ExperimentStatus, agent: string, model: string | null, evaluators: Array<string> }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number } }, candidate: { output: string | null, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number } } | null, comparison: { textChanged: boolean, toolCalls: Array<{ op: ChangeOp, name: string }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -509,6 +599,17 @@ export const CliComparedTurnFragmentDoc = new TypedDocumentString(`
   models
 }
     `, {"fragmentName":"CliComparedTurn"}) as unknown as TypedDocumentString<CliComparedTurnFragment, unknown>;
+export const CliRegressionSideFragmentDoc = new TypedDocumentString(`
+    fragment CliRegressionSide on RegressionSide {
+  output
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+  }
+}
+    `, {"fragmentName":"CliRegressionSide"}) as unknown as TypedDocumentString<CliRegressionSideFragment, unknown>;
 export const CliTurnEventsDocument = new TypedDocumentString(`
     subscription CliTurnEvents($turnId: ID!, $after: Int) {
   turnEvents(turnId: $turnId, after: $after) {
@@ -1018,3 +1119,123 @@ export const CliAddDocumentsToCorpusDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliAddDocumentsToCorpusMutation, CliAddDocumentsToCorpusMutationVariables>;
+export const CliCreateDatasetFromTurnsDocument = new TypedDocumentString(`
+    mutation CliCreateDatasetFromTurns($input: CreateDatasetFromTurnsInput!) {
+  createDatasetFromTurns(input: $input) {
+    __typename
+    ... on CreateDatasetFromTurnsSuccess {
+      dataset {
+        id
+        name
+        exampleCount
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliCreateDatasetFromTurnsMutation, CliCreateDatasetFromTurnsMutationVariables>;
+export const CliRunRegressionDocument = new TypedDocumentString(`
+    mutation CliRunRegression($input: RunRegressionInput!) {
+  runRegression(input: $input) {
+    __typename
+    ... on RunRegressionSuccess {
+      experiment {
+        id
+        total
+      }
+    }
+    ...CliError
+  }
+}
+    fragment CliError on Error {
+  __typename
+  code
+  message
+  ... on ValidationError {
+    issues {
+      path
+      message
+      line
+      column
+    }
+  }
+}`) as unknown as TypedDocumentString<CliRunRegressionMutation, CliRunRegressionMutationVariables>;
+export const CliExperimentProgressDocument = new TypedDocumentString(`
+    query CliExperimentProgress($id: ID!) {
+  experiment(id: $id) {
+    status
+    done
+    total
+  }
+}
+    `) as unknown as TypedDocumentString<CliExperimentProgressQuery, CliExperimentProgressQueryVariables>;
+export const CliRegressionDocument = new TypedDocumentString(`
+    query CliRegression($experimentId: ID!) {
+  regression(experimentId: $experimentId) {
+    experiment {
+      id
+      status
+      agent
+      model
+      evaluators
+    }
+    examples {
+      ord
+      verdict
+      example {
+        input
+      }
+      result {
+        status
+        error
+      }
+      original {
+        ...CliRegressionSide
+      }
+      candidate {
+        ...CliRegressionSide
+      }
+      comparison {
+        textChanged
+        toolCalls {
+          op
+          name
+        }
+      }
+    }
+    summary {
+      total
+      finished
+      improved
+      regressed
+      unchanged
+      tokensA
+      tokensB
+      tokensDelta
+      latencyMsA
+      latencyMsB
+      latencyMsDelta
+    }
+  }
+}
+    fragment CliRegressionSide on RegressionSide {
+  output
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+  }
+}`) as unknown as TypedDocumentString<CliRegressionQuery, CliRegressionQueryVariables>;

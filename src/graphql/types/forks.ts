@@ -78,7 +78,7 @@ const SourcesChangeRef = builder.objectRef<Pick<TurnComparison, 'sourcesAdded' |
   }),
 });
 
-const TurnComparisonRef = builder.objectRef<TurnComparison>('TurnComparison').implement({
+export const TurnComparisonRef = builder.objectRef<TurnComparison>('TurnComparison').implement({
   description: 'How turn b differs from turn a.',
   fields: (t) => ({
     a: t.field({ type: TurnSideRef, resolve: (c) => c.a }),
