@@ -5,6 +5,7 @@ import { CliError } from './client.js';
 import { queryCommand, QUERY_USAGE } from './query.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
+import { usageCommand, USAGE_USAGE } from './usage.js';
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
   chat: { run: chatCommand, usage: CHAT_USAGE },
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   sessions: { run: sessionsCommand, usage: SESSIONS_USAGE },
   approvals: { run: approvalsCommand, usage: APPROVALS_USAGE },
   replay: { run: replayCommand, usage: REPLAY_USAGE },
+  usage: { run: usageCommand, usage: USAGE_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

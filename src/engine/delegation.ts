@@ -38,7 +38,7 @@ export async function delegate(
   tree.turnIds.add(child.id);
   const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
   const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent));
-  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, state, withMemory: false })).messages);
+  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, session: parent.session, agent, model, state, withMemory: false })).messages);
   const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);

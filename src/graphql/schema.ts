@@ -17,6 +17,7 @@ import './types/provenance.js';
 import './types/jobs.js';
 import './types/import.js';
 import './types/evals.js';
+import './types/usage.js';
 
 builder.queryType({});
 builder.mutationType({});

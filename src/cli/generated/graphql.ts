@@ -106,6 +106,11 @@ export type TurnStatus =
   | 'MAX_ITERATIONS'
   | 'RUNNING';
 
+export type UsageGroupBy =
+  | 'AGENT'
+  | 'DAY'
+  | 'MODEL';
+
 type CliError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
 
 type CliError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
@@ -339,6 +344,22 @@ export type CliCompareTurnsQueryVariables = Exact<{
 
 
 export type CliCompareTurnsQuery = { compareTurns: { textChanged: boolean, a: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, b: { latencyMs: number | null, modelCalls: number, models: Array<string>, turn: { id: string, status: TurnStatus, agent: string, agentVersion: number | null, model: string | null }, usage: { inputTokens: number, outputTokens: number } }, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean, resultA: unknown, resultB: unknown }>, sources: { added: Array<{ key: string, title: string | null }>, removed: Array<{ key: string, title: string | null }> } } };
+
+export type CliUsageQueryVariables = Exact<{
+  groupBy: UsageGroupBy;
+  since?: string | null | undefined;
+  until?: string | null | undefined;
+}>;
+
+
+export type CliUsageQuery = { usage: Array<{ key: string, requests: number, inputTokens: number, outputTokens: number, totalTokens: number, avgLatencyMs: number, totalLatencyMs: number }> };
+
+export type CliTurnRequestsQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliTurnRequestsQuery = { turn: { llmCalls: Array<{ iteration: number, model: string, request: unknown }> | null } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -853,3 +874,27 @@ export const CliCompareTurnsDocument = new TypedDocumentString(`
   modelCalls
   models
 }`) as unknown as TypedDocumentString<CliCompareTurnsQuery, CliCompareTurnsQueryVariables>;
+export const CliUsageDocument = new TypedDocumentString(`
+    query CliUsage($groupBy: UsageGroupBy!, $since: DateTime, $until: DateTime) {
+  usage(groupBy: $groupBy, since: $since, until: $until) {
+    key
+    requests
+    inputTokens
+    outputTokens
+    totalTokens
+    avgLatencyMs
+    totalLatencyMs
+  }
+}
+    `) as unknown as TypedDocumentString<CliUsageQuery, CliUsageQueryVariables>;
+export const CliTurnRequestsDocument = new TypedDocumentString(`
+    query CliTurnRequests($id: ID!) {
+  turn(id: $id) {
+    llmCalls {
+      iteration
+      model
+      request
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliTurnRequestsQuery, CliTurnRequestsQueryVariables>;
