@@ -161,7 +161,7 @@ type CliEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number,
 
 type CliEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string };
 
-type CliEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown };
+type CliEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number };
 
 type CliEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean };
 
@@ -201,7 +201,7 @@ export type CliTurnEventsSubscription = { turnEvents:
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
-        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number }
         | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
@@ -210,7 +210,7 @@ export type CliTurnEventsSubscription = { turnEvents:
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
-    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number }
     | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
    };
 
@@ -412,6 +412,7 @@ export const CliEventFragmentDoc = new TypedDocumentString(`
   ... on ToolCallEvent {
     name
     arguments
+    iteration
   }
   ... on ToolResultEvent {
     name
@@ -496,6 +497,7 @@ export const CliTurnEventsDocument = new TypedDocumentString(`
   ... on ToolCallEvent {
     name
     arguments
+    iteration
   }
   ... on ToolResultEvent {
     name
