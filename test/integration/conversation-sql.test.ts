@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { chat, registerAgent, useAgentServer } from '../support/agents.js';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chat, registerAgent, startAgentServer, useAgentServer } from '../support/agents.js';
 import { rowId } from '../../src/http/global-ids.js';
-import { errorCode, newUser, type Caller } from '../support/client.js';
+import { caller, errorCode, newUser, type Caller } from '../support/client.js';
 import { CreateSessionDocument, RemQueryDocument, UsageDocument } from '../generated/graphql.js';
 
 const env = useAgentServer();
@@ -107,5 +108,27 @@ describe('the request context (p8’s context layer)', () => {
     expect(context).not.toContain('Routing:');
     const stored = await sql(user, "SELECT count(*)::int AS n FROM messages WHERE content LIKE '%Trip to Lisbon%'");
     expect(stored).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('the request context with a JWT', () => {
+  const SECRET = 'debugloop-suite-secret-long-enough-for-hs256';
+  let jwtEnv: Awaited<ReturnType<typeof startAgentServer>>;
+  beforeAll(async () => {
+    jwtEnv = await startAgentServer({ AUTH_JWT_SECRET: SECRET });
+  });
+  afterAll(async () => {
+    await jwtEnv?.server.stop();
+    await jwtEnv?.fake.close();
+  });
+
+  it('carries the user’s email and display name from the token’s claims', async () => {
+    const claims = { sub: 'ada', tenant_id: `t-${crypto.randomUUID()}`, email: 'ada@example.com', name: 'Ada Lovelace' };
+    const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+    const user = caller(jwtEnv.server.url, { authorization: `Bearer ${token}` });
+    jwtEnv.fake.enqueue({ text: 'Hello Ada.' });
+    await chat(jwtEnv.server.url, user, { content: 'Hi' });
+    const context = jwtEnv.fake.chatRequests[0]!.body.messages[1].content as string;
+    expect(context).toContain('User ID: ada\nUser email: ada@example.com\nUser name: Ada Lovelace\nSession: ');
   });
 });
