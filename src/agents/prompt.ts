@@ -9,7 +9,14 @@ export interface JsonSchemaResponseFormat {
 export interface RequestInstructionsContext {
   now: Date;
   userId?: string | null;
+  userEmail?: string | null;
+  userName?: string | null;
   sessionId?: string | null;
+  sessionName?: string | null;
+  /** Left out when empty. */
+  sessionMetadata?: Record<string, unknown> | null;
+  /** The agent the session's router chose, for sessions that route. */
+  activeAgent?: string | null;
   agentName: string;
   /** From X-Added-Instruction or a programmatic caller. */
   addedInstruction?: string | null;
@@ -66,15 +73,22 @@ export function structuredOutputSchema(spec: AgentSpec): JsonSchemaResponseForma
 const responseFormats = new WeakMap<AgentSpec, JsonSchemaResponseFormat>();
 
 /**
- * Per-request context sent with every model call and never persisted: date and UTC time, who is
- * asking, in which session, which agent is answering, and any added instruction.
+ * Per-request context sent with every model call and never persisted (p8's context layer): date and
+ * UTC time, who is asking (id, email, name), in which session (id, name, metadata), which agent is
+ * answering and, for a routed session, the agent its router chose; then any added instruction. Each
+ * line only when known.
  */
 export function buildRequestInstructions(ctx: RequestInstructionsContext): string {
   const iso = ctx.now.toISOString();
   const lines = ['[Context]', `Date: ${iso.slice(0, 10)}`, `Time (UTC): ${iso.slice(0, 19)}Z`];
   if (ctx.userId) lines.push(`User ID: ${ctx.userId}`);
+  if (ctx.userEmail) lines.push(`User email: ${ctx.userEmail}`);
+  if (ctx.userName) lines.push(`User name: ${ctx.userName}`);
   if (ctx.sessionId) lines.push(`Session: ${ctx.sessionId}`);
+  if (ctx.sessionName) lines.push(`Session name: ${oneLine(ctx.sessionName)}`);
+  if (ctx.sessionMetadata && Object.keys(ctx.sessionMetadata).length > 0) lines.push(`Session metadata: ${JSON.stringify(ctx.sessionMetadata)}`);
   lines.push(`Agent: ${ctx.agentName}`);
+  if (ctx.activeAgent) lines.push(`Routing: this session routes; its active agent is ${ctx.activeAgent}`);
   const added = ctx.addedInstruction?.trim();
   return added ? `${lines.join('\n')}\n\n${added}` : lines.join('\n');
 }

@@ -15,6 +15,10 @@ export interface AgentContext {
   addedInstruction: string | null;
   isAdmin: boolean;
   authMode: 'jwt' | 'headers';
+  /** The token's `email` claim, for the model's request context (JWT mode only). */
+  userEmail?: string | null;
+  /** The token's `name` (else `preferred_username`) claim, for the model's request context (JWT mode only). */
+  userName?: string | null;
 }
 
 /** The context of work done for a user outside any request (background jobs): never an admin. */

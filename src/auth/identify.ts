@@ -54,6 +54,8 @@ export function createIdentify(auth: Config['auth']): Identify {
       tenantId: hasTenant ? tenant : auth.defaultTenant,
       isAdmin: rolesOf(claims).includes(auth.adminRole),
       authMode: 'jwt',
+      userEmail: clean(stringClaim(claims.email)),
+      userName: clean(stringClaim(claims.name) ?? stringClaim(claims.preferred_username)),
     };
   };
 }
@@ -103,6 +105,10 @@ function rolesOf(claims: JWTPayload): string[] {
   const roles = Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === 'string') : [];
   const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
   return [...roles, ...scopes];
+}
+
+function stringClaim(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 function clean(value: string | undefined, max = MAX_HEADER_VALUE): string | null {

@@ -9,6 +9,7 @@ import { queryCommand, QUERY_USAGE } from './query.js';
 import { regressCommand, REGRESS_USAGE } from './regress.js';
 import { replayCommand, REPLAY_USAGE } from './replay.js';
 import { sessionsCommand, SESSIONS_USAGE } from './sessions.js';
+import { usageCommand, USAGE_USAGE } from './usage.js';
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
   chat: { run: chatCommand, usage: CHAT_USAGE },
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   intake: { run: intakeCommand, usage: INTAKE_USAGE },
   datasets: { run: datasetsCommand, usage: DATASETS_USAGE },
   regress: { run: regressCommand, usage: REGRESS_USAGE },
+  usage: { run: usageCommand, usage: USAGE_USAGE },
 };
 
 const CONNECTION_USAGE = `Every client command speaks GraphQL to a running server:

@@ -42,7 +42,7 @@ export async function delegate(
   // A child bound to a document (ask_document) gets its tools and is told what it is about.
   const overrides = request.binding ? { binding: await bindChild(deps, parent, request.binding) } : undefined;
   const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent), overrides);
-  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, sessionId: parent.session.id, agent, model, state, withMemory: false })).messages);
+  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, session: parent.session, agent, model, state, withMemory: false })).messages);
   const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);

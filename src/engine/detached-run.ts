@@ -4,6 +4,7 @@ import type { UsageTotals } from '../events/agent-event.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { EngineDeps } from './engine-deps.js';
 import { runAgentLoop } from './agent-loop.js';
+import { requestScope } from './model-request.js';
 import { structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { checkStructuredOutput } from './structured-output.js';
@@ -51,7 +52,7 @@ export async function runDetached(
     tools: deps.tools,
     state,
     signal: input.signal ?? new AbortController().signal,
-    request: { userId: ctx.userId, sessionId: null, addedInstruction: null },
+    request: requestScope({ ...ctx, addedInstruction: null }, null),
     gatedTools: new Set(),
     maxToolCallsPerResponse: deps.settings.maxToolCallsPerResponse,
     ports: {

@@ -6,12 +6,13 @@ import { compressMessage } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { RunState } from './run-state.js';
-import { turnRequest } from './model-request.js';
+import { requestScope, turnRequest, type SessionFacts } from './model-request.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 
 export interface TurnContextInput {
   ctx: AgentContext;
-  sessionId: string;
+  /** The session the turn runs in (its name, metadata and routing go into the request context). */
+  session: SessionFacts;
   agent: ResolvedAgent;
   model: ChatModel;
   /** The turn's fresh state (its system prompt and message, the caller's overrides): the request counted is the one built from it. */
@@ -51,7 +52,7 @@ export interface TurnContext {
 export async function contextFor(deps: Pick<EngineDeps, 'sql' | 'settings' | 'tools'>, input: TurnContextInput): Promise<TurnContext> {
   const withMemory = input.withMemory && deps.settings.memoryTokenBudget > 0;
   const stored =
-    input.stored ?? (await readStored(deps.sql, input.ctx, input.sessionId, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }));
+    input.stored ?? (await readStored(deps.sql, input.ctx, input.session.id, { withMemory, withHistory: !input.history, beforeSeq: input.beforeSeq }));
   // Most requests are far from every budget: when nothing is left out at the ceiling, the model's
   // tokenizer (which never counts more) would leave nothing out either.
   const bounded = assemble(deps, input, stored, withMemory, TOKEN_CEILING);
@@ -67,10 +68,10 @@ function assemble(
   withMemory: boolean,
   counter: TokenCounter,
 ): TurnContext & { whole: boolean } {
-  const { agent, ctx, sessionId, state } = input;
+  const { agent, ctx, session, state } = input;
   const memory = withMemory ? memoryBlocks(settings.memoryTokenBudget, ctx, stored, counter) : { blocks: [], whole: true };
   const memoryMessages = memory.blocks.map((content): ChatMessage => ({ role: 'system', content }));
-  const scope = { userId: ctx.userId, sessionId, addedInstruction: ctx.addedInstruction };
+  const scope = requestScope(ctx, session);
   const now = new Date();
   const [system, ...asked] = state.messages;
   const requestWith = (context: ChatMessage[]) => turnRequest(agent, { ...state, messages: [system!, ...context, ...asked] }, toolRegistry, scope, now);
@@ -82,7 +83,7 @@ function assemble(
     : stored.conversation.map((row): ChatMessage => {
         const content =
           row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove
-            ? compressMessage(sessionId, row.seq, row.content, compressAbove)
+            ? compressMessage(session.id, row.seq, row.content, compressAbove)
             : row.content;
         return { role: row.role, content };
       });

@@ -1,14 +1,31 @@
-import { buildRequestInstructions } from '../agents/prompt.js';
+import { buildRequestInstructions, type RequestInstructionsContext } from '../agents/prompt.js';
+import type { AgentContext } from '../auth/agent-context.js';
+import type { Session } from '../db/generated/client.js';
+import { UNNAMED_SESSION } from '../sessions/sessions.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { ChatMessage, ChatRequest, ResponseFormat, SamplingOptions, ToolSpec } from '../llm/chat-model.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { offeredTools, responseFormatFor, type RunState } from './run-state.js';
 
 /** Who a request is for, as its instructions tell the model (rebuilt for every call, never stored). */
-export interface RequestScope {
-  userId: string | null;
-  sessionId: string | null;
-  addedInstruction: string | null;
+export type RequestScope = Omit<RequestInstructionsContext, 'now' | 'agentName'>;
+
+/** What the request context tells about the session a turn runs in. */
+export type SessionFacts = Pick<Session, 'id' | 'name' | 'metadata' | 'routing' | 'activeAgent'>;
+
+/** The request scope of a turn for `ctx` in `session` (none: a run outside any session). */
+export function requestScope(ctx: AgentContext, session: SessionFacts | null): RequestScope {
+  const metadata = session?.metadata;
+  return {
+    userId: ctx.userId,
+    userEmail: ctx.userEmail,
+    userName: ctx.userName,
+    sessionId: session?.id ?? null,
+    sessionName: session?.name === UNNAMED_SESSION ? null : session?.name,
+    sessionMetadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : null,
+    activeAgent: session?.routing ? session.activeAgent : null,
+    addedInstruction: ctx.addedInstruction,
+  };
 }
 
 /**

@@ -56,6 +56,8 @@ const agentContext = z.object({
   addedInstruction: z.string().nullable(),
   isAdmin: z.boolean(),
   authMode: z.enum(['jwt', 'headers']),
+  userEmail: z.string().nullish(),
+  userName: z.string().nullish(),
 }) satisfies z.ZodType<AgentContext>;
 
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);

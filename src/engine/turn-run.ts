@@ -6,6 +6,7 @@ import type { TerminalStatus } from '../events/turn-status.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { DelegationRequest, DelegationResult } from '../tools/tool.js';
 import { runAgentLoop } from './agent-loop.js';
+import { requestScope } from './model-request.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { TreeLostError } from './turn-store.js';
@@ -70,7 +71,7 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
     tools: deps.tools,
     state,
     signal: run.signal,
-    request: { userId: run.ctx.userId, sessionId: turn.sessionId, addedInstruction: run.ctx.addedInstruction },
+    request: requestScope(run.ctx, run.session),
     gatedTools: new Set(state.inheritedGates ?? []),
     maxToolCallsPerResponse: settings.maxToolCallsPerResponse,
     resolutions: run.resolutions,

@@ -21,6 +21,7 @@ import './types/documents.js';
 import './types/corpora.js';
 import './types/inbound-emails.js';
 import './types/regressions.js';
+import './types/usage.js';
 
 builder.queryType({});
 builder.mutationType({});

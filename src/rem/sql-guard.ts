@@ -9,7 +9,8 @@
  * Every node of the parse tree must be of an allowed type, and:
  *  - exactly one statement, a SELECT (VALUES and TABLE are SELECTs too), with no INTO, no locking
  *    clause (FOR UPDATE/SHARE) and no recursive CTE (TRAVERSE walks graphs, bounded);
- *  - relations are the REM tables (or the query's own CTEs), unqualified or in rem_sql_custom;
+ *  - relations are the REM tables and the caller's conversation tables (or the query's own CTEs),
+ *    unqualified or in rem_sql_custom;
  *  - every function is on an allow-list (no set_config, pg_sleep, pg_read_file, dblink, repeat, ...);
  *    calls cannot be schema-qualified; generate_series takes integer constants and all the series of
  *    a query together may produce at most `maxSeriesRows` rows; lpad/rpad pad to a constant length
@@ -20,7 +21,19 @@
 import type * as PgQuery from 'libpg-query';
 import { ForbiddenError, QuerySyntaxError } from '../errors.js';
 
-export const REM_SQL_TABLES = ['resources', 'entities', 'moments', 'kv_store', 'embeddings'] as const;
+/** The relations SQL mode reads: one scoped view each in rem_sql_custom (migrations rem_sql_scope, rem_sql_conversation_views). */
+export const REM_SQL_TABLES = [
+  'resources',
+  'entities',
+  'moments',
+  'kv_store',
+  'embeddings',
+  // The caller's own conversation (p8's checks run SQL over it).
+  'messages',
+  'turns',
+  'llm_calls',
+  'agents',
+] as const;
 
 /** The schema of the scoped views; the only schema a query may name. */
 const REM_SQL_SCHEMA = 'rem_sql_custom';

@@ -213,7 +213,7 @@ export class TurnService {
     this.supervisor.launch(tree, turnRun, async () => {
       const context = await contextFor(this.deps, {
         ctx,
-        sessionId: session.id,
+        session,
         agent,
         model,
         state,

@@ -281,6 +281,34 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     expect(run.stdout).toBe('one two\n');
   });
 
+  it('chat --debug prints each model call’s exact request body before that call’s events', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: tooled\ndescription: You act.\ntools:\n  - name: action\n');
+    env.fake.enqueue({ toolCalls: [{ name: 'action', arguments: { type: 'note' } }] }, { text: 'Noted.' });
+    const run = await cli(['chat', '--debug', '--agent', 'tooled'], as(user), 'take a note');
+    expect(run.code, run.stderr).toBe(0);
+    const requests = [...run.stderr.matchAll(/^model request #(\d+) \(([^)]+)\):\n(\{\n[\s\S]*?\n\})$/gm)];
+    expect(requests.map((m) => [m[1], m[2]])).toEqual([
+      ['1', 'fake-model'],
+      ['2', 'fake-model'],
+    ]);
+    // The bodies are what the model received.
+    const bodies = requests.map((m) => JSON.parse(m[3]!));
+    expect(bodies.map((b) => b.messages)).toEqual(env.fake.chatRequests.map((r) => r.body.messages));
+    expect(bodies[0].messages.at(-1)).toEqual({ role: 'user', content: 'take a note' });
+    // Each request comes before the events of its call.
+    const order = run.stderr
+      .split('\n')
+      .map((l) => /^model request #(\d+)/.exec(l)?.[0] ?? /^#\d+ \+\d+ms Δ\d+ms (\w+) /.exec(l)?.[1])
+      .filter(Boolean);
+    expect(order).toEqual(['model request #1', 'ToolCallEvent', 'ActionEvent', 'ToolResultEvent', 'model request #2', 'ContentEvent', 'FinalEvent']);
+    expect(run.stdout).toBe('Noted.\n');
+
+    const usage = await cli(['usage', '--by', 'model'], as(user));
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ key: 'openai:fake-model', requests: 2 });
+  });
+
   it('query prints JSON lines through a pipe and a table on a terminal; a bad query is one line and exit 1', async () => {
     const user = newUser(env.server.url);
     await user.data(UpsertEntityDocument, { input: { key: 'Sarah Chen', name: 'Sarah Chen', entityType: 'person', summary: 'Head of finance' } });

@@ -3,6 +3,7 @@ import { agentContentHash, parseAgentYaml } from '../../src/agents/spec.js';
 import type { ResolvedAgent } from '../../src/agents/registry.js';
 import { runAgentLoop } from '../../src/engine/agent-loop.js';
 import { contextFor } from '../../src/engine/history.js';
+import { requestScope } from '../../src/engine/model-request.js';
 import { addHistory, freshState } from '../../src/engine/run-state.js';
 import { requestOverhead, TOKEN_CEILING } from '../../src/llm/token-count.js';
 import { actionTool } from '../../src/tools/builtin/action.js';
@@ -53,6 +54,8 @@ const stored = {
   ],
 };
 
+const session = { id: 's1', name: 'Trip planning', metadata: { project: 'alps' }, routing: true, activeAgent: 'planner' };
+
 describe('the model request', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-02T03:04:05Z') }));
   afterEach(() => vi.useRealTimers());
@@ -61,7 +64,7 @@ describe('the model request', () => {
     const state = freshState(agent, ctx, [], 'Hello', [], { temperature: 0.3, systemPromptSuffix: 'Be brief.' });
     const context = await contextFor(
       { sql: undefined as never, settings, tools },
-      { ctx, sessionId: 's1', agent, model: new ScriptedModel([]), state, withMemory: true, stored },
+      { ctx, session, agent, model: new ScriptedModel([]), state, withMemory: true, stored },
     );
     addHistory(state, context.messages);
     const model = new ScriptedModel([{ text: ['Bonjour'] }]);
@@ -71,7 +74,7 @@ describe('the model request', () => {
       tools,
       state,
       signal: new AbortController().signal,
-      request: { userId: ctx.userId, sessionId: 's1', addedInstruction: ctx.addedInstruction },
+      request: requestScope(ctx, session),
       gatedTools: new Set(),
       maxToolCallsPerResponse: 8,
       ports: {
@@ -88,7 +91,9 @@ describe('the model request', () => {
     expect({ ...sent, signal: undefined }).toEqual(JSON.parse(JSON.stringify(context.request)));
     expect(sent!.messages.map((m) => m.content)).toEqual([
       expect.stringContaining('Be brief.'),
-      expect.stringContaining('Answer in French.'),
+      expect.stringMatching(
+        /Session name: Trip planning\nSession metadata: \{"project":"alps"\}\nAgent: .*\nRouting: this session routes; its active agent is planner\n\nAnswer in French\./,
+      ),
       expect.stringContaining('[Memory: user profile'),
       'Earlier question',
       'Earlier answer',

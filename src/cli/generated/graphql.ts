@@ -168,6 +168,11 @@ export type TurnStatus =
   | 'MAX_ITERATIONS'
   | 'RUNNING';
 
+export type UsageGroupBy =
+  | 'AGENT'
+  | 'DAY'
+  | 'MODEL';
+
 type CliError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
 
 type CliError_ForbiddenError_Fragment = { __typename: 'ForbiddenError', code: ErrorCode, message: string };
@@ -218,7 +223,7 @@ type CliEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number,
 
 type CliEvent_ThoughtEvent_Fragment = { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string };
 
-type CliEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown };
+type CliEvent_ToolCallEvent_Fragment = { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number };
 
 type CliEvent_ToolResultEvent_Fragment = { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean };
 
@@ -258,7 +263,7 @@ export type CliTurnEventsSubscription = { turnEvents:
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
-        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+        | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number }
         | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
        }
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
@@ -267,7 +272,7 @@ export type CliTurnEventsSubscription = { turnEvents:
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
-    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown }
+    | { __typename: 'ToolCallEvent', seq: number, agent: string, depth: number, at: string, name: string, arguments: unknown, iteration: number }
     | { __typename: 'ToolResultEvent', seq: number, agent: string, depth: number, at: string, name: string, result: unknown, isError: boolean }
    };
 
@@ -494,6 +499,22 @@ export type CliRegressionQueryVariables = Exact<{
 
 export type CliRegressionQuery = { regression: { experiment: { id: string, status: ExperimentStatus, agent: string, model: string | null, evaluators: Array<string> }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number } }, candidate: { output: string | null, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number } } | null, comparison: { textChanged: boolean, toolCalls: Array<{ op: ChangeOp, name: string }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
 
+export type CliUsageQueryVariables = Exact<{
+  groupBy: UsageGroupBy;
+  since?: string | null | undefined;
+  until?: string | null | undefined;
+}>;
+
+
+export type CliUsageQuery = { usage: Array<{ key: string, requests: number, inputTokens: number, outputTokens: number, totalTokens: number, avgLatencyMs: number, totalLatencyMs: number }> };
+
+export type CliTurnRequestsQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CliTurnRequestsQuery = { turn: { llmCalls: Array<{ iteration: number, model: string, request: unknown }> | null } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -545,6 +566,7 @@ export const CliEventFragmentDoc = new TypedDocumentString(`
   ... on ToolCallEvent {
     name
     arguments
+    iteration
   }
   ... on ToolResultEvent {
     name
@@ -640,6 +662,7 @@ export const CliTurnEventsDocument = new TypedDocumentString(`
   ... on ToolCallEvent {
     name
     arguments
+    iteration
   }
   ... on ToolResultEvent {
     name
@@ -1239,3 +1262,27 @@ export const CliRegressionDocument = new TypedDocumentString(`
     outputTokens
   }
 }`) as unknown as TypedDocumentString<CliRegressionQuery, CliRegressionQueryVariables>;
+export const CliUsageDocument = new TypedDocumentString(`
+    query CliUsage($groupBy: UsageGroupBy!, $since: DateTime, $until: DateTime) {
+  usage(groupBy: $groupBy, since: $since, until: $until) {
+    key
+    requests
+    inputTokens
+    outputTokens
+    totalTokens
+    avgLatencyMs
+    totalLatencyMs
+  }
+}
+    `) as unknown as TypedDocumentString<CliUsageQuery, CliUsageQueryVariables>;
+export const CliTurnRequestsDocument = new TypedDocumentString(`
+    query CliTurnRequests($id: ID!) {
+  turn(id: $id) {
+    llmCalls {
+      iteration
+      model
+      request
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliTurnRequestsQuery, CliTurnRequestsQueryVariables>;
