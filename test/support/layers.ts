@@ -86,6 +86,7 @@ const BLOCK = /(<!-- layers: start[^\n]*-->\n)[\s\S]*?(<!-- layers: end -->)/;
 /** docs/layout.md's text with its layers block printed afresh from LAYERS and WEB_LAYERS. */
 export function withLayersBlock(doc: string): string {
   if (!BLOCK.test(doc)) throw new Error(`${LAYOUT_DOC} has no <!-- layers: start --> … <!-- layers: end --> block`);
-  const block = ['```text', printLayers('src/', LAYERS), '', printLayers('web/src/', WEB_LAYERS), '```', ''].join('\n');
+  // Blank lines around the fence, as prettier formats markdown.
+  const block = ['', '```text', printLayers('src/', LAYERS), '', printLayers('web/src/', WEB_LAYERS), '```', '', ''].join('\n');
   return doc.replace(BLOCK, (_all, start: string, end: string) => `${start}${block}${end}`);
 }
