@@ -103,7 +103,11 @@ async function buildServer(outdir) {
   const require = createRequire(import.meta.url);
   const esbuild = await import(pathToFileURL(require.resolve('esbuild')).href);
   await esbuild.build({
-    entryPoints: { main: join(root, 'src/main.ts'), 'pglite-worker': join(root, 'src/db/pglite-worker.ts') },
+    entryPoints: {
+      main: join(root, 'src/main.ts'),
+      'pglite-worker': join(root, 'src/db/pglite-worker.ts'),
+      'sql-parser-worker': join(root, 'src/rem/sql-parser-worker.ts'),
+    },
     outdir: join(outdir, 'server'),
     bundle: true,
     splitting: true,

@@ -14,14 +14,12 @@
  * that, so `memory://` is a private temporary directory here, removed on close (or, when its
  * process was killed, by the next process that opens one).
  */
-import { createRequire } from 'node:module';
-import { extname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
 import { removeTemporaryDataDir, temporaryDataDir } from './temporary-data-dir.js';
+import { workerEntry } from '../worker-script.js';
 
 type BackendMessage = messages.BackendMessage;
 
@@ -38,28 +36,13 @@ if (typeof BasePGlite.prototype?._initArrayTypes !== 'function') {
   throw new Error('This PGlite version has no base class to extend; pglite-thread.ts needs updating');
 }
 
-// The worker runs the same kind of file as this one: .js once built; .ts under tsx and vitest,
-// where the worker first registers tsx (a worker does not inherit its parent's module hooks).
 export interface Watchdog {
   disarm(): void;
   /** True once the time ran out and the work was stopped. */
   readonly fired: boolean;
 }
 
-const workerFile = new URL(`./pglite-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-const workerScript: string | URL = workerFile.pathname.endsWith('.ts')
-  ? `import(${JSON.stringify(tsxEsmApi())})
-       .then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`
-  : workerFile;
-
-/** tsx's ESM entry (vitest runs modules without import.meta.resolve; tsx's CommonJS entry cannot register ESM hooks). */
-function tsxEsmApi(): string {
-  return pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-}
+const entry = workerEntry('pglite-worker', import.meta.url);
 
 /**
  * The worker's JavaScript makes short-lived buffers and strings only (its data lives in PGlite's
@@ -318,8 +301,8 @@ export class PGliteThread extends BasePGlite {
   }
 
   #start(): void {
-    const worker = new Worker(workerScript, {
-      eval: typeof workerScript === 'string',
+    const worker = new Worker(entry.script, {
+      eval: entry.eval,
       workerData: { dataDir: this.dataDir, template: this.template },
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });

@@ -6,6 +6,12 @@ import { profileKey } from '../sessions/user-profile.js';
 
 const RECENT_MOMENTS = 5;
 
+/**
+ * The context rows' condition, written as the partial index messages_context_in_session_custom
+ * states it (a parameter would hide from the planner that the index holds exactly these rows).
+ */
+const CONTEXT_ROWS = Prisma.raw(`content IS NOT NULL AND type IN (${CONTEXT_TYPES.map((type) => `'${type}'`).join(', ')})`);
+
 /** What a turn's context is built from (history.ts): the user's memory and the session's conversation. */
 export interface StoredContext {
   profile: { name: string | null; summary: string | null; content: string | null } | null;
@@ -44,7 +50,7 @@ export function storedContextColumns(
           ORDER BY created_at DESC, id DESC LIMIT ${RECENT_MOMENTS}) m) AS moments,
        (SELECT COALESCE(json_agg(h ORDER BY h.seq DESC), '[]') FROM (
           SELECT type::text AS type, content, seq FROM messages
-          WHERE ${want.withHistory} AND session_id = ${sessionId}::uuid AND type::text = ANY(${CONTEXT_TYPES}::text[]) AND content IS NOT NULL
+          WHERE ${want.withHistory} AND session_id = ${sessionId}::uuid AND ${CONTEXT_ROWS}
             AND seq < COALESCE(${want.beforeSeq ?? null}::int, 2147483647)
           ORDER BY seq DESC LIMIT 500) h) AS conversation`;
 }

@@ -18,8 +18,8 @@
  *    MAX_REPLACEMENT_CHARS long, and cannot grow a value that another of them already grew;
  *  - casts only to plain scalar types (no regclass, regproc, xml, ...); no parameters.
  */
-import type * as PgQuery from 'libpg-query';
 import { ForbiddenError, QuerySyntaxError } from '../errors.js';
+import { parseSql, SqlParseError, SqlTreeTooDeepError } from './sql-parser.js';
 
 /** The relations SQL mode reads: one scoped view each in rem_sql_custom (migrations rem_sql_scope, rem_sql_conversation_views). */
 export const REM_SQL_TABLES = [
@@ -99,9 +99,6 @@ const GROWING_FUNCTIONS = new Set(['replace', 'regexp_replace']);
 
 type Node = Record<string, unknown>;
 
-/** Loaded on first use: the parser's WebAssembly costs a process ~17 MB resident, and most never see an SQL-mode query. */
-let parser: Promise<typeof PgQuery> | undefined;
-
 /**
  * Checks an SQL-mode query. `offset` is where the SQL starts within the whole REM query, so that
  * positions in errors point into what the caller wrote.
@@ -109,18 +106,17 @@ let parser: Promise<typeof PgQuery> | undefined;
  * PostgreSQL cannot parse or a relation SQL mode does not have.
  */
 export async function checkSqlQuery(sql: string, offset = 0, limits: SqlGuardLimits = DEFAULT_SQL_GUARD_LIMITS): Promise<void> {
-  const { loadModule, parseSync } = await (parser ??= import('libpg-query'));
-  await loadModule();
   // The parser reads C strings: text after a NUL would not be what it checked.
   const nul = sql.indexOf('\0');
   if (nul >= 0) throw new QuerySyntaxError(`SQL mode does not accept NUL characters (position ${offset + nul})`, offset + nul, []);
   let tree: { stmts?: { stmt?: Node }[] };
   try {
-    tree = parseSync(sql) as typeof tree;
+    tree = (await parseSql(sql)) as typeof tree;
   } catch (error) {
-    const details = (error as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
-    const at = offset + Math.max(0, details?.cursorPosition ?? 0);
-    throw new QuerySyntaxError(`SQL syntax error: ${(error as Error).message} at position ${at}`, at, []);
+    if (error instanceof SqlTreeTooDeepError) refuseDepth();
+    if (!(error instanceof SqlParseError)) throw error;
+    const at = offset + Math.max(0, error.cursorPosition);
+    throw new QuerySyntaxError(`SQL syntax error: ${error.message} at position ${at}`, at, []);
   }
   const stmts = tree.stmts ?? [];
   if (stmts.length === 0) throw new QuerySyntaxError('Expected an SQL statement, found nothing', offset, ['SELECT', 'WITH']);
@@ -279,9 +275,13 @@ function statementName(type: string | undefined): string {
     .toUpperCase();
 }
 
+function refuseDepth(): never {
+  refuse(`SQL mode does not allow expressions nested this deeply (more than ${MAX_TREE_DEPTH} levels of the parse tree)`);
+}
+
 /** Also bounds the tree's depth, which keeps the checker's recursion far from the stack's limit. */
 function collectCteNames(value: unknown, into: Set<string>, depth = 0): void {
-  if (depth > MAX_TREE_DEPTH) refuse(`SQL mode does not allow expressions nested this deeply (more than ${MAX_TREE_DEPTH} levels of the parse tree)`);
+  if (depth > MAX_TREE_DEPTH) refuseDepth();
   if (Array.isArray(value)) return value.forEach((item) => collectCteNames(item, into, depth + 1));
   if (typeof value !== 'object' || value === null) return;
   const node = value as Node;

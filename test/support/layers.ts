@@ -41,7 +41,11 @@ export const LAYERS: readonly Floor[] = [
   { 'db/': 'Prisma client, PGlite (worker thread) or PostgreSQL, migrations, direct SQL, SQLSTATE names' },
   { 'config/': 'every setting: one zod model per concern, Config inferred from them' },
   { 'validation.ts': 'parseInput: zod checks whose failures become one ValidationError', 'json-schema.ts': 'the ajv for the JSON Schema draft a schema names' },
-  { 'errors.ts': 'error codes (one table, with HTTP statuses) and the AppError classes', 'logger.ts': 'the one logger (pino)' },
+  {
+    'errors.ts': 'error codes (one table, with HTTP statuses) and the AppError classes',
+    'logger.ts': 'the one logger (pino)',
+    'worker-script.ts': 'how a worker thread’s entry file starts, under tsx and once built',
+  },
 ];
 
 /** The chat app: components over the app's state, over the transport; it may import from src/ (below all of it). */

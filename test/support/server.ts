@@ -29,9 +29,10 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ...env,
   });
   const logger = options.logger ?? createLogger(config.log.level);
-  if (!options.observe) return startApp(config, logger, undefined, options.spanExporter);
+  if (!options.observe && !options.beforeStatement) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
-  const observe = options.observe;
+  const observe = options.observe ?? (() => {});
+  const beforeStatement = options.beforeStatement;
   const extended = db.prisma.$extends({
     query: {
       async $allOperations({ model, operation, args, query }) {
@@ -51,8 +52,9 @@ export async function startTestServer(env: Record<string, string | undefined> = 
         : Reflect.get(target, key),
   });
   const sql: Database['sql'] = {
-    query: (text, params) => {
+    query: async (text, params) => {
       observe({ operation: 'sql', sql: text });
+      await beforeStatement?.(text, params ?? []);
       return db.sql.query(text, params);
     },
   };
@@ -64,6 +66,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Sees every database operation the server makes, through Prisma or straight to the driver. */
   observe?: QueryObserver;
+  /** Runs before each direct statement (`sql`) reaches the database, with its text and parameters. */
+  beforeStatement?: (text: string, params: readonly unknown[]) => Promise<void>;
   /** Receives the server's OpenTelemetry spans (tracing is off otherwise). */
   spanExporter?: SpanExporter;
 }

@@ -1,0 +1,57 @@
+import type { PrismaClient } from '../../src/db/generated/client.js';
+
+/** What one execution of a statement read, from its EXPLAIN (ANALYZE, BUFFERS) plan. */
+export interface StatementReads {
+  /** Rows every scan produced or filtered out (times its loops): what the statement had to look at. */
+  rowsRead: number;
+  /** Shared buffers the whole plan hit or read. */
+  buffers: number;
+  /** The plan's nodes, one per line, indented by depth: what a failure prints. */
+  shape: string;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
+class RolledBack extends Error {}
+
+/**
+ * Runs `text` under EXPLAIN (ANALYZE, BUFFERS) in a transaction that is rolled back, so a write
+ * leaves nothing behind and the statement can still run for real afterwards.
+ */
+export async function explainAnalyzed(prisma: PrismaClient, text: string, params: readonly unknown[]): Promise<StatementReads> {
+  let plan: PlanNode | undefined;
+  await prisma
+    .$transaction(async (tx) => {
+      const [row] = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, ...params);
+      const json = row!['QUERY PLAN'];
+      plan = (typeof json === 'string' ? JSON.parse(json) : json)[0].Plan as PlanNode;
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  const lines: string[] = [];
+  let rowsRead = 0;
+  const walk = (node: PlanNode, depth: number) => {
+    const loops = node['Actual Loops'] ?? 1;
+    if (node['Node Type'].includes('Scan')) {
+      rowsRead += ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * loops;
+    }
+    const on = node['Relation Name'] ? ` on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}` : '';
+    lines.push(`${'  '.repeat(depth)}${node['Node Type']}${on} (rows ${node['Actual Rows']} × ${loops})`);
+    for (const child of node.Plans ?? []) walk(child, depth + 1);
+  };
+  walk(plan!, 0);
+  return { rowsRead, buffers: (plan!['Shared Hit Blocks'] ?? 0) + (plan!['Shared Read Blocks'] ?? 0), shape: lines.join('\n') };
+}
