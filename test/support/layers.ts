@@ -21,6 +21,7 @@ export const LAYERS: readonly Floor[] = [
   { 'mcp/': 'server/: remgraph as an MCP server (/mcp); client/: MCP servers’ tools for agents' },
   { 'http/': 'router (routes it is given), origin policy, body limits, global ids, openai/ (/v1)' },
   {
+    'inbound/': 'email intake: webhook forms, MIME, the profiles’ and pipeline’s jobs, drafts, replies over SMTP, email events',
     'dreaming/': 'dream jobs: moments and entities distilled from sessions',
     'evals/': 'datasets and experiments (each example an ephemeral eval turn, or a replay of a real turn)',
   },
@@ -28,6 +29,7 @@ export const LAYERS: readonly Floor[] = [
   { 'engine/': 'the runtime: supervisor, agent loop (pure, behind ports), turn store, lease, resume, recovery, quota, history' },
   { 'routing/': 'routing.yaml rules, preprocessors, the classifier (given as a port)' },
   { 'tools/': 'tool registry and built-in tools (search, action, register_metadata, ask_agent, save_memory)' },
+  { 'documents/': 'documents (files’ resources), corpora, notes, summaries, annotations, scoped search' },
   { 'sessions/': 'sessions and messages (p8’s session store), the user profile key' },
   {
     'rem/': 'REM query dialect (lexer, parser, service, SQL guard), memory/ (inputs, upsert, vectors, ingest, reembed), embeddings/, ingest/ (files), import/',

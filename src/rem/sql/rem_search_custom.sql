@@ -1,4 +1,4 @@
--- rem_search_custom as it stands after prisma/migrations/20261126162000_rem_search_filters_custom.
+-- rem_search_custom as it stands after prisma/migrations/20261128073200_document_search_custom.
 -- Change it here and in a new migration (a new argument list or result needs DROP FUNCTION first);
 -- test/unit/rem-sql-functions.test.ts fails until the two agree.
 
@@ -16,6 +16,9 @@ DECLARE
                     WHERE NOT x.tags && ARRAY(SELECT jsonb_array_elements_text(g)))
     AND ($8->>'type' IS NULL OR x.%1$I = $8->>'type')
     AND ($8->'metadata' IS NULL OR x.metadata @> ($8->'metadata'))
+    AND ($8->'parents' IS NULL
+         OR (COALESCE(x.user_id, '') || ':' || (x.metadata->>'parent')) = ANY (ARRAY(SELECT jsonb_array_elements_text($8->'parents'))))
+    AND ($8->>'contentContains' IS NULL OR strpos(lower(x.content), lower($8->>'contentContains')) > 0)
     AND ($8->'time'->>'created_gt' IS NULL OR x.created_at > ($8->'time'->>'created_gt')::timestamptz)
     AND ($8->'time'->>'created_gte' IS NULL OR x.created_at >= ($8->'time'->>'created_gte')::timestamptz)
     AND ($8->'time'->>'created_lt' IS NULL OR x.created_at < ($8->'time'->>'created_lt')::timestamptz)
