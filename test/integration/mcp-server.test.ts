@@ -6,6 +6,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { mcpTools, type RemgraphMcpDeps } from '../../src/mcp/server/remgraph-server.js';
+import { allDocumentTools, documentToolsets } from '../../src/tools/documents/bound-tools.js';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools.js';
 import { chat, registerAgent, startAgentServer } from '../support/agents.js';
 import { errorCode, newUser, postGraphQL, type Caller } from '../support/client.js';
@@ -113,8 +114,10 @@ describe('remgraph as an MCP server (/mcp)', () => {
         const { $schema: _input, ...input } = tool.inputSchema;
         expect(input, tool.name).toEqual(def.parameters);
         expect(input, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
-        const { $schema: _output, ...output } = z.toJSONSchema(def.output!, { target: 'draft-7', io: 'output' });
-        expect(tool.outputSchema, tool.name).toMatchObject(output);
+        if (def.output) {
+          const { $schema: _output, ...output } = z.toJSONSchema(def.output, { target: 'draft-7', io: 'output' });
+          expect(tool.outputSchema, tool.name).toMatchObject(output);
+        } else expect(tool.outputSchema, tool.name).toBeUndefined();
         expect(tool.annotations, tool.name).toEqual({
           readOnlyHint: expect.any(Boolean),
           destructiveHint: expect.any(Boolean),
@@ -123,7 +126,17 @@ describe('remgraph as an MCP server (/mcp)', () => {
         });
         expect(tool.annotations, tool.name).toEqual(def.annotations);
       }
-      expect(listed.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name)).toEqual(['rem_query', 'lookup', 'search', 'read_resource']);
+      // The seed's document tools answer the model in text (no output schema); every other tool declares its result.
+      const documentTools = allDocumentTools(documentToolsets({ rem: {} as RemgraphMcpDeps['rem'] }))
+        .map((t) => t.name)
+        .filter((name) => name !== 'ask_document');
+      expect(listed.filter((t) => !t.outputSchema).map((t) => t.name)).toEqual(documentTools);
+      expect(listed.filter((t) => t.annotations?.readOnlyHint && !documentTools.includes(t.name)).map((t) => t.name)).toEqual([
+        'rem_query',
+        'lookup',
+        'search',
+        'read_resource',
+      ]);
       expect(listed.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual([
         'save_memory',
         'ask_agent',
