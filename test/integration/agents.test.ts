@@ -40,7 +40,7 @@ describe('agent registry', () => {
     const chat = await user.data(AgentsDocument, { audience: 'CHAT', first: 50 });
     expect(chat.agents.edges.map((e) => e.node.name)).toEqual(['general', 'sample']);
     const internal = await user.data(AgentsDocument, { audience: 'INTERNAL', first: 50 });
-    expect(internal.agents.edges.map((e) => e.node.name)).toEqual(['answer-quality', 'dreaming', 'router']);
+    expect(internal.agents.edges.map((e) => e.node.name)).toEqual(['answer-quality', 'dreaming', 'email-classifier', 'email-drafter', 'router']);
   });
 
   it('registers immutable versions: same content keeps the version, new content gets the next', async () => {
