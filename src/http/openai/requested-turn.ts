@@ -2,11 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Turn } from '../../db/generated/client.js';
 import { ValidationError } from '../../errors.js';
-import type { CompletionEnd } from '../../events/turn-completion.js';
+import { turnCompletion, type CompletionEnd, type CompletionPart } from '../../events/turn-completion.js';
+import { encodeGlobalID } from '../global-ids.js';
 import { forgetRequest, rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
 import type { SendMessageInput } from '../../turns/turn-service.js';
 import { asRequestError, type CompletionRequest } from './completion-request.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
+import { openAIError } from './errors.js';
+import { failureStatus } from './turn-extension.js';
+import { sendJson } from '../json-body.js';
 
 type TurnRow = Pick<Turn, 'id' | 'sessionId' | 'rootId' | 'status' | 'lastSeq'>;
 
@@ -93,4 +97,44 @@ export async function requestedTurn(
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Follows a requested turn for its HTTP answer: the turn's completion parts, which stop when the
+ * client leaves (the turn goes on: it is in the session, visible over GraphQL), and the headers that
+ * name its session and turn.
+ */
+export function followTurn(
+  deps: OpenAIRoutesDeps,
+  turn: Parameters<typeof turnCompletion>[1],
+  res: ServerResponse,
+): { parts: AsyncGenerator<CompletionPart>; headers: Record<string, string> } {
+  const parts = turnCompletion(deps, turn);
+  res.once('close', () => void parts.return(undefined));
+  return { parts, headers: { 'x-session-id': encodeGlobalID('Session', turn.sessionId), 'x-turn-id': encodeGlobalID('Turn', turn.id) } };
+}
+
+/**
+ * The answer to a client that did not ask for a stream, once the turn ends: its whole text as
+ * `render` shapes it, or an OpenAI error for a failed turn (a status the SDKs do not retry).
+ */
+export async function answerWhole(
+  parts: AsyncIterable<CompletionPart>,
+  answering: RequestedTurn['answering'],
+  res: ServerResponse,
+  headers: Record<string, string>,
+  render: (text: string, end: Exclude<CompletionEnd, { kind: 'failed' }>) => unknown,
+): Promise<void> {
+  let text = '';
+  for await (const part of parts) {
+    if (part.type === 'delta') {
+      text += part.text;
+      continue;
+    }
+    const end = part.end;
+    await answering(end);
+    if (end.kind !== 'failed') return sendJson(res, 200, render(text, end), headers);
+    const status = failureStatus(end);
+    return sendJson(res, status, openAIError(status, end.message, end.code, null, 'server_error'), headers);
+  }
 }

@@ -4,16 +4,12 @@ import type { Turn } from '../../db/generated/client.js';
 import { visibleTo } from '../../auth/scope.js';
 import { NotFoundError } from '../../errors.js';
 import type { UsageTotals } from '../../events/agent-event.js';
-import { turnCompletion } from '../../events/turn-completion.js';
-import { encodeGlobalID } from '../global-ids.js';
 import { readJsonBody, sendJson } from '../json-body.js';
-import { openAIError } from './errors.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
-import { requestedTurn } from './requested-turn.js';
+import { followTurn, requestedTurn, answerWhole } from './requested-turn.js';
 import { endState, responseObject, turnIdOf, type ResponseBase, type ResponseState } from './response-object.js';
 import { ResponseEventStream } from './response-stream.js';
 import { asResponsesError, parseResponsesRequest } from './responses-request.js';
-import { failureStatus } from './turn-extension.js';
 
 export const RESPONSES = '/v1/responses';
 
@@ -42,28 +38,12 @@ export async function createResponse(deps: OpenAIRoutesDeps, ctx: AgentContext, 
     store: request.store,
     echo: request.echo,
   };
-  const parts = turnCompletion(deps, turn);
-  // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
-  res.once('close', () => void parts.return(undefined));
-  const headers = { 'x-session-id': encodeGlobalID('Session', turn.sessionId), 'x-turn-id': encodeGlobalID('Turn', turn.id) };
+  const { parts, headers } = followTurn(deps, turn, res);
 
-  if (!request.stream) {
-    let text = '';
-    for await (const part of parts) {
-      if (part.type === 'delta') {
-        text += part.text;
-        continue;
-      }
-      const end = part.end;
-      await answering(end);
-      if (end.kind === 'failed') {
-        const status = failureStatus(end);
-        return sendJson(res, status, openAIError(status, end.message, end.code, null, 'server_error'), headers);
-      }
-      return sendJson(res, 200, responseObject(base, endState(base, end, validatedOnly && end.kind === 'answered' ? end.content : text)), headers);
-    }
-    return;
-  }
+  if (!request.stream)
+    return answerWhole(parts, answering, res, headers, (text, end) =>
+      responseObject(base, endState(base, end, validatedOnly && end.kind === 'answered' ? end.content : text)),
+    );
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...headers });
   const events = new ResponseEventStream(base, (chunk) => res.write(chunk));

@@ -1,14 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodeGlobalID } from '../global-ids.js';
 import type { AgentRegistry } from '../../agents/registry.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import { ForbiddenError } from '../../errors.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import { parseCompletionRequest, type CompletionRequest } from './completion-request.js';
 import { openAIError, sendOpenAIError } from './errors.js';
-import { turnCompletion } from '../../events/turn-completion.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
-import { header, requestedTurn } from './requested-turn.js';
+import { followTurn, header, requestedTurn, answerWhole } from './requested-turn.js';
 import { RESPONSES, createResponse, retrieveResponse } from './responses-routes.js';
 import { failureStatus, turnExtension, type AnsweredEnd } from './turn-extension.js';
 
@@ -78,27 +76,10 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
   const request = parseCompletionRequest(body, ctx);
   const { turn, validatedOnly, answering } = await requestedTurn(deps, ctx, req, res, COMPLETIONS, body, request, { via: 'openai-chat-completions' });
   const reply = new Reply(request, turn.id, turn.sessionId);
-  const parts = turnCompletion(deps, turn);
-  // The turn goes on when the client leaves (it is in the session, visible over GraphQL); only the stream stops.
-  res.once('close', () => void parts.return(undefined));
-  const headers = { 'x-session-id': encodeGlobalID('Session', turn.sessionId), 'x-turn-id': encodeGlobalID('Turn', turn.id) };
+  const { parts, headers } = followTurn(deps, turn, res);
 
-  if (!request.stream) {
-    let text = '';
-    for await (const part of parts) {
-      if (part.type === 'delta') {
-        text += part.text;
-        continue;
-      }
-      await answering(part.end);
-      if (part.end.kind === 'failed') {
-        const status = failureStatus(part.end);
-        return sendJson(res, status, openAIError(status, part.end.message, part.end.code, null, 'server_error'), headers);
-      }
-      return sendJson(res, 200, reply.completion(validatedOnly && part.end.kind === 'answered' ? part.end.content : text, part.end), headers);
-    }
-    return;
-  }
+  if (!request.stream)
+    return answerWhole(parts, answering, res, headers, (text, end) => reply.completion(validatedOnly && end.kind === 'answered' ? end.content : text, end));
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...headers });
   const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
