@@ -2,10 +2,12 @@ import { ApolloClient, HttpLink, InMemoryCache, gql, split } from '@apollo/clien
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { loadDevMessages, loadErrorMessages } from '@apollo/client/dev';
 import { getMainDefinition } from '@apollo/client/utilities';
+import type { GraphQLUnionType } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { encodeGlobalID } from '../../src/http/global-ids.js';
+import { schema } from '../../src/graphql/schema.js';
 import { registerAgent, send, useAgentServer } from '../support/agents.js';
 import { newUser, type Caller } from '../support/client.js';
 
@@ -14,20 +16,9 @@ const env = useAgentServer();
 loadDevMessages();
 loadErrorMessages();
 
-const EVENT_TYPES = [
-  'ThoughtEvent',
-  'ContentEvent',
-  'SourcesEvent',
-  'ToolCallEvent',
-  'ToolResultEvent',
-  'ActionEvent',
-  'ApprovalNeededEvent',
-  'ApprovalResultEvent',
-  'ResumeEvent',
-  'ChildEvent',
-  'FinalEvent',
-  'ErrorEvent',
-];
+// The event union's members from the schema itself, as docs/clients.md derives them, so a new event
+// type cannot be missed here.
+const EVENT_TYPES = (schema.getType('AgentEvent') as GraphQLUnionType).getTypes().map((type) => type.name);
 
 const followDocument = (withId: boolean) =>
   gql(`
