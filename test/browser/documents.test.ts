@@ -48,6 +48,14 @@ describe('the documents view in Chromium', () => {
     expect(sent.messages[0]!.content).toContain('the document "Office Lease.md"');
     expect(sent.tools?.map((t) => t.function.name)).toContain('similarity_search');
     await browser.screenshot(page, 'documents-bound-chat');
+
+    // The banner belongs to the bound session: a new chat has none, and coming back shows it again.
+    const bound = page.url();
+    await page.getByTestId('new-session').click();
+    await page.waitForFunction((before) => location.href !== before, bound);
+    await page.getByTestId('binding').waitFor({ state: 'detached' });
+    await page.goto(bound);
+    expect(await page.getByTestId('binding').innerText()).toContain('Office Lease.md');
     expect(page.problems).toEqual([]);
   });
 });

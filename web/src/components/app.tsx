@@ -119,6 +119,9 @@ export function App() {
       .then((data) => {
         if (cancelled) return;
         if (!data.session) return setProblem('This session does not exist (or is not yours).');
+        const { document: bound, corpus } = data.session;
+        // The banner shows what this session is bound to, not what the one before it was.
+        setBinding(bound ? { document: bound.id, corpus: corpus?.id, title: bound.title } : corpus ? { corpus: corpus.id, title: corpus.name } : null);
         // Answers older than the session were copied into a fork: they belong to none of its turns.
         const forked = data.session.createdAt;
         const users = data.session.messages.edges

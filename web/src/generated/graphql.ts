@@ -295,7 +295,7 @@ export type WebConversationQueryVariables = Exact<{
 }>;
 
 
-export type WebConversationQuery = { session: { createdAt: string, id: string, name: string, agent: string | null, updatedAt: string, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
+export type WebConversationQuery = { session: { createdAt: string, id: string, name: string, agent: string | null, updatedAt: string, document: { id: string, title: string } | null, corpus: { id: string, name: string } | null, messages: { edges: Array<{ node: { id: string, type: MessageType, content: string | null, createdAt: string } }> }, turns: { edges: Array<{ node: { id: string, status: TurnStatus, agent: string, model: string | null, startedAt: string, lastSeq: number, events: Array<
             | { __typename: 'ActionEvent', seq: number, agent: string, depth: number, actionType: string, payload: unknown }
             | { __typename: 'ApprovalNeededEvent', seq: number, agent: string, depth: number, approvalId: string, toolCallId: string, name: string, arguments: unknown, agentPath: Array<string> }
             | { __typename: 'ApprovalResultEvent', seq: number, agent: string, depth: number, approvalId: string, approved: boolean, reason: string | null, decidedBy: string | null }
@@ -1155,6 +1155,14 @@ export const WebConversationDocument = new TypedDocumentString(`
   session(id: $id) {
     ...WebSession
     createdAt
+    document {
+      id
+      title
+    }
+    corpus {
+      id
+      name
+    }
     messages(last: 100) {
       edges {
         node {
