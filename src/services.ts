@@ -8,6 +8,7 @@ import { applyMigrations } from './db/migrations.js';
 import { AgentRegistry, type AgentFile } from './agents/registry.js';
 import { ApprovalService } from './turns/approvals.js';
 import { startMaintenance } from './turns/maintenance.js';
+import { forgetExpiredRequests } from './turns/turn-requests.js';
 import { Supervisor } from './engine/supervisor.js';
 import { TreeLease } from './engine/tree-lease.js';
 import { TurnService } from './turns/turn-service.js';
@@ -117,7 +118,10 @@ export async function openServices(config: Config, db: Database, logger: Logger,
       supervisor: services.supervisor,
       logger,
       intervalMs: config.agents.sweepIntervalMs,
-      tidy: db.tidy,
+      tidy: async () => {
+        await forgetExpiredRequests(db.sql);
+        await db.tidy?.();
+      },
     });
     services.worker.start();
     dreams = startDreamSchedule(services, config.workflow.dreamIntervalMs, logger);

@@ -62,3 +62,12 @@ export async function rememberRequest(sql: SqlClient, { key, explicit }: TurnReq
 export async function forgetRequest(sql: SqlClient, { key }: TurnRequestKey, turnId: string): Promise<void> {
   await sql.query(`DELETE FROM "turn_requests" WHERE "key" = $1 AND "turn_id" = $2::uuid`, [key, turnId]);
 }
+
+/** Forgets the requests no retry can be answered from any more (their turns ended before the window). */
+export async function forgetExpiredRequests(sql: SqlClient, now = Date.now()): Promise<void> {
+  await sql.query(
+    `DELETE FROM "turn_requests" r USING "turns" t
+     WHERE t."id" = r."turn_id" AND t."finished_at" < CASE WHEN r."explicit" THEN $1::timestamptz ELSE $2::timestamptz END`,
+    [new Date(now - EXPLICIT_WINDOW_MS), new Date(now - RETRY_WINDOW_MS)],
+  );
+}

@@ -3,6 +3,8 @@ import { ChatOpenAI } from '@langchain/openai';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { rowId } from '../../src/http/global-ids.js';
+import { forgetExpiredRequests } from '../../src/turns/turn-requests.js';
 import { useAgentServer } from '../support/agents.js';
 import { newUser, type Caller } from '../support/client.js';
 
@@ -106,6 +108,24 @@ describe('request keys', () => {
     env.fake.enqueue({ text: 'Yours.' });
     const other = await post(newUser(env.server.url), body, { 'idempotency-key': 'order-7' });
     expect(other.headers.get('x-turn-id')).not.toBe(first.headers.get('x-turn-id'));
+  });
+
+  it('forgets a key once its window has passed, so the table does not grow with every keyed request', async () => {
+    const user = newUser(env.server.url);
+    env.fake.enqueue({ text: 'Old.' }, { text: 'Recent.' });
+    const old = await post(user, body, { 'idempotency-key': 'old-order' });
+    const recent = await post(user, body, { 'idempotency-key': 'recent-order' });
+    const turnIds = [old, recent].map((answer) => rowId(answer.headers.get('x-turn-id')!, 'Turn'));
+    const requests = () => env.server.db.prisma.turnRequest.findMany({ where: { turnId: { in: turnIds } }, select: { turnId: true } });
+    expect(await requests()).toHaveLength(2);
+
+    await env.server.db.prisma.turn.update({ where: { id: turnIds[0] }, data: { finishedAt: new Date(Date.now() - 25 * 3600_000) } });
+    await forgetExpiredRequests(env.server.db.sql);
+    expect(await requests()).toEqual([{ turnId: turnIds[1] }]);
+    // Past its window the key starts a new turn, as it would have without the sweep.
+    env.fake.enqueue({ text: 'New.' });
+    const again = await post(user, body, { 'idempotency-key': 'old-order' });
+    expect(rowId(again.headers.get('x-turn-id')!, 'Turn')).not.toBe(turnIds[0]);
   });
 
   it('takes the same message sent again, once its answer was delivered, as a new request', async () => {
