@@ -21,6 +21,8 @@ DECLARE
   passing text;
   passing_rows int;
   nearest text;
+  rows_from text := '%1$I x';
+  corpus_check text := '';
   part text;
 BEGIN
   PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);
@@ -40,6 +42,19 @@ BEGIN
   IF p_filter ? 'parents' THEN
     -- The expression of the index resources_parent_custom: a document's chunks by one index range.
     cond := cond || $c$ AND (COALESCE(x.user_id, '') || ':' || (x.metadata->>'parent')) = ANY (ARRAY(SELECT jsonb_array_elements_text($8->'parents')))$c$;
+  END IF;
+  IF p_filter ? 'corpus' THEN
+    -- Chunks of the documents in a corpus, written twice: to find the scope's rows (from the corpus's
+    -- documents to their chunks by the parent index above, as a join that stops when enough pass),
+    -- and to check one row the HNSW scan yields (its parent and that parent's membership, by key and
+    -- primary key; OFFSET 0 keeps it a check per row, never a hash of the whole corpus built first).
+    rows_from := $c$"corpus_documents" cd JOIN "resources" d ON d.id = cd.document_id AND d.tenant_id = $4
+        JOIN %1$I x ON (COALESCE(x.user_id, '') || ':' || (x.metadata->>'parent')) = COALESCE(d.user_id, '') || ':' || d.key
+          AND cd.corpus_id = ($8->>'corpus')::uuid$c$;
+    corpus_check := $c$ AND EXISTS (
+        SELECT 1 FROM "resources" d JOIN "corpus_documents" cd ON cd.document_id = d.id
+        WHERE d.tenant_id = x.tenant_id AND d.key = x.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM x.user_id
+          AND cd.corpus_id = ($8->>'corpus')::uuid OFFSET 0)$c$;
   END IF;
   IF p_filter ? 'contentContains' THEN
     cond := cond || $c$ AND strpos(lower(x.content), lower($8->>'contentContains')) > 0$c$;
@@ -61,11 +76,11 @@ BEGIN
     FOR i IN 1 .. array_length(tables, 1) LOOP
       CONTINUE WHEN NOT tables[i][1] = ANY (p_tables);
       part := format($q$
-        SELECT %1$L::text AS t, x.id FROM %1$I x
-        WHERE x.tenant_id = $4 AND (x.user_id = $5 OR x.user_id IS NULL) AND %2$s$q$, tables[i][1], format(cond, tables[i][2]));
+        SELECT %1$L::text AS t, x.id FROM %3$s
+        WHERE x.tenant_id = $4 AND (x.user_id = $5 OR x.user_id IS NULL) AND %2$s$q$, tables[i][1], format(cond, tables[i][2]), format(rows_from, tables[i][1]));
       passing := CASE WHEN passing IS NULL THEN part ELSE passing || ' UNION ALL ' || part END;
     END LOOP;
-    passing := 'WITH passing AS MATERIALIZED (' || COALESCE(passing, 'SELECT NULL::text AS t, NULL::uuid AS id WHERE false') || ')';
+    passing := 'WITH passing AS (' || COALESCE(passing, 'SELECT NULL::text AS t, NULL::uuid AS id WHERE false') || ')';
     EXECUTE passing || ' SELECT count(*)::int FROM (SELECT 1 FROM passing LIMIT $9) c'
       INTO passing_rows USING p_vector, p_model, p_tables, p_tenant, p_user, p_limit, p_max_distance, p_filter, p_exact_rows;
   END IF;
@@ -95,7 +110,7 @@ BEGIN
       FROM "embeddings" e JOIN %1$I x ON x.id = e.entity_id$q$, tables[i][1]) || scope || format($q$
         AND e.entity_type = %1$L AND %2$s
       ORDER BY e.embedding::vector(%%1$s) <=> $1::vector(%%1$s)
-      LIMIT $6)$q$, tables[i][1], format(cond, tables[i][2]));
+      LIMIT $6)$q$, tables[i][1], format(cond || corpus_check, tables[i][2]));
       nearest := CASE WHEN nearest IS NULL THEN part ELSE nearest || ' UNION ALL ' || part END;
     END LOOP;
     nearest := 'SELECT * FROM (' || nearest || ') n ORDER BY n.distance LIMIT $6';
