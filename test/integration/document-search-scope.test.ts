@@ -11,7 +11,7 @@ import { RemService } from '../../src/rem/service.js';
 import { vectorLiteral } from '../../src/rem/embeddings/provider.js';
 import type { AgentContext } from '../../src/auth/agent-context.js';
 import { contextOf } from '../support/client.js';
-import { explainAnalyzed } from '../support/explain.js';
+import { explainAnalyzed, type StatementReads } from '../support/explain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -21,8 +21,32 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * one); and the work of a search in a small scope does not grow with the chunks outside it.
  */
 const embedder = new HashedLexicalEmbedder();
-const WORDS = ['rent', 'payment', 'termination', 'notice', 'deposit', 'repairs', 'insurance', 'liability', 'delivery', 'invoice', 'warranty', 'renewal',
-  'tenant', 'landlord', 'penalty', 'interest', 'arbitration', 'clause', 'schedule', 'premises', 'utilities', 'assignment', 'default', 'remedy'];
+const WORDS = [
+  'rent',
+  'payment',
+  'termination',
+  'notice',
+  'deposit',
+  'repairs',
+  'insurance',
+  'liability',
+  'delivery',
+  'invoice',
+  'warranty',
+  'renewal',
+  'tenant',
+  'landlord',
+  'penalty',
+  'interest',
+  'arbitration',
+  'clause',
+  'schedule',
+  'premises',
+  'utilities',
+  'assignment',
+  'default',
+  'remedy',
+];
 const K = 10;
 const QUERY = 'late rent payment penalty interest notice';
 
@@ -47,14 +71,18 @@ async function files(ctx: AgentContext, prefix: string, documents: number, chunk
     const key = `${prefix}-${d}`;
     items.push({ resource: { key, name: `${key}.md`, category: FILE_CATEGORY, metadata: { chunks } } });
     for (let c = 0; c < chunks; c++) {
-      items.push({ resource: { key: `${key}-chunk-${c + 1}`, category: CHUNK_CATEGORY, content: chunkText(seed + d * 1000 + c), metadata: { parent: key, index: c + 1 } } });
+      items.push({
+        resource: { key: `${key}-chunk-${c + 1}`, category: CHUNK_CATEGORY, content: chunkText(seed + d * 1000 + c), metadata: { parent: key, index: c + 1 } },
+      });
     }
   }
   for (let i = 0; i < items.length; i += 1000) await ingest({ prisma: server.db.prisma, embedder }, ctx, items.slice(i, i + 1000), { maxItems: 1000 });
 }
 
 const idsOf = async (ctx: AgentContext, keys: string[]) =>
-  (await server.db.prisma.resource.findMany({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key: { in: keys } }, select: { id: true } })).map((r) => r.id);
+  (await server.db.prisma.resource.findMany({ where: { tenantId: ctx.tenantId, userId: ctx.userId, key: { in: keys } }, select: { id: true } })).map(
+    (r) => r.id,
+  );
 
 /** The K best chunks of these documents by exact cosine similarity, computed here. */
 async function bruteForce(ctx: AgentContext, documentKeys: string[]): Promise<{ key: string; score: number }[]> {
@@ -65,7 +93,9 @@ async function bruteForce(ctx: AgentContext, documentKeys: string[]): Promise<{ 
   const inScope = chunks.filter((c) => documentKeys.includes((c.metadata as { parent: string }).parent));
   const [query, ...vectors] = await embedder.embed([QUERY, ...inScope.map((c) => c.content!)]);
   const cosine = (a: number[], b: number[]) => {
-    let dot = 0, na = 0, nb = 0;
+    let dot = 0,
+      na = 0,
+      nb = 0;
     for (let i = 0; i < a.length; i++) {
       dot += a[i]! * b[i]!;
       na += a[i]! * a[i]!;
@@ -73,11 +103,17 @@ async function bruteForce(ctx: AgentContext, documentKeys: string[]): Promise<{ 
     }
     return dot / Math.sqrt(na * nb);
   };
-  return inScope.map((c, i) => ({ key: c.key, score: cosine(query!, vectors[i]!) })).sort((a, b) => b.score - a.score).slice(0, K);
+  return inScope
+    .map((c, i) => ({ key: c.key, score: cosine(query!, vectors[i]!) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, K);
 }
 
 const remWith = (searchExactRows?: number) =>
-  new RemService({ prisma: server.db.prisma, sql: server.db.sql, embedder }, { ...loadConfig({ DATA_DIR: 'memory://' }).rem, ...(searchExactRows ? { searchExactRows } : {}) });
+  new RemService(
+    { prisma: server.db.prisma, sql: server.db.sql, embedder },
+    { ...loadConfig({ DATA_DIR: 'memory://' }).rem, ...(searchExactRows ? { searchExactRows } : {}) },
+  );
 
 describe('similarity_search within a scope', () => {
   const ctx = contextOf({ headers: { 'x-tenant-id': `t-${randomUUID()}`, 'x-user-id': `u-${randomUUID()}` } });
@@ -153,16 +189,17 @@ describe('the work of a scoped search', () => {
       { type: CHUNK_CATEGORY, parents: [`${ctx.userId}:scope-1`] },
     ];
     await server.db.prisma.$executeRawUnsafe('ANALYZE resources, embeddings, kv_store, corpus_documents');
-    const before = [];
+    const before: StatementReads[] = [];
     for (const scope of scopes) before.push(await searchReads(ctx, scope));
     await files(ctx, 'more', 100, 20, 5000);
     await server.db.prisma.$executeRawUnsafe('ANALYZE resources, embeddings, kv_store, corpus_documents');
-    const after = [];
+    const after: StatementReads[] = [];
     for (const scope of scopes) after.push(await searchReads(ctx, scope));
     scopes.forEach((scope, i) => {
-      expect(after[i]!.buffers, `${JSON.stringify(scope)}: ${before[i]!.buffers} buffers with 200 chunks outside, ${after[i]!.buffers} with 2,200`).toBeLessThanOrEqual(
-        before[i]!.buffers + BUFFER_SLACK,
-      );
+      expect(
+        after[i]!.buffers,
+        `${JSON.stringify(scope)}: ${before[i]!.buffers} buffers with 200 chunks outside, ${after[i]!.buffers} with 2,200`,
+      ).toBeLessThanOrEqual(before[i]!.buffers + BUFFER_SLACK);
     });
   });
 });
