@@ -47,7 +47,8 @@ const DEFAULT_K = 5;
 
 /**
  * The SEARCH filter that keeps the chunks of the documents in scope: `null` when nothing matches,
- * a filter on every file chunk when nothing narrows the documents. The corpus and document must be
+ * a filter on every file chunk when nothing narrows the documents, on a corpus's chunks when only
+ * the corpus does, else on the chunks of the documents that match. The corpus and document must be
  * visible (NOT_FOUND) and the document in the corpus (VALIDATION_FAILED).
  */
 export async function scopeFilter(prisma: PrismaClient, ctx: AgentContext, raw: DocumentScope): Promise<SearchFilter | null> {
@@ -57,6 +58,9 @@ export async function scopeFilter(prisma: PrismaClient, ctx: AgentContext, raw: 
   if (scope.corpusId && scope.documentId) await requireInCorpus(prisma, scope.corpusId, [scope.documentId]);
   const filter: SearchFilter = { type: CHUNK_CATEGORY, ...(scope.contentContains ? { contentContains: scope.contentContains } : {}) };
   if (!scope.corpusId && !scope.documentId && !scope.titleContains && !scope.label) return filter;
+  // A whole corpus is checked in the search itself, chunk by chunk: listing its documents first
+  // would cost as much as the corpus is large, whatever the k asked.
+  if (!scope.documentId && !scope.titleContains && !scope.label) return { ...filter, corpus: scope.corpusId! };
   const where: Prisma.ResourceWhereInput = {
     ...documentsWhere(ctx, scope.corpusId),
     ...(scope.documentId ? { id: scope.documentId } : {}),

@@ -28,6 +28,8 @@ export interface SearchFilter {
   time?: Partial<Record<TimeBound, string>>;
   /** Set by code (document scopes), not by WHERE: chunks of these files, each `<user id or empty>:<key>`. */
   parents?: string[];
+  /** Set by code (a corpus scope), not by WHERE: chunks of the documents in this corpus (its id). */
+  corpus?: string;
   /** Set by code, not by WHERE: the row's content holds this text (case-insensitive). */
   contentContains?: string;
 }

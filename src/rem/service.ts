@@ -25,6 +25,7 @@ import {
   type TraverseQuery,
 } from './parser.js';
 import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
+import type { SearchFilter } from './search-filter.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { TableStats } from './table-stats.js';
 
@@ -108,13 +109,13 @@ export class RemService {
   }
 
   /**
-   * Parses and runs a REM query; `searchParents` keeps a SEARCH to the chunks of those files (a turn
-   * bound to documents; see SearchFilter.parents). @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError
+   * Parses and runs a REM query; `searchScope` keeps a SEARCH to the chunks of some files or of a
+   * corpus (a turn bound to documents; see SearchFilter.parents and .corpus). @throws QuerySyntaxError, ForbiddenError (SQL mode), ValidationError
    */
-  async query(ctx: AgentContext, text: string, options: { searchParents?: string[] } = {}): Promise<RemResult> {
+  async query(ctx: AgentContext, text: string, options: { searchScope?: Pick<SearchFilter, 'parents' | 'corpus'> } = {}): Promise<RemResult> {
     const started = performance.now();
     const parsed = parseRemQuery(text, this.settings.parse);
-    const query = parsed.mode === 'SEARCH' && options.searchParents ? { ...parsed, filter: { ...parsed.filter, parents: options.searchParents } } : parsed;
+    const query = parsed.mode === 'SEARCH' && options.searchScope ? { ...parsed, filter: { ...parsed.filter, ...options.searchScope } } : parsed;
     const result = await this.run(ctx, query, text);
     return { ...result, mode: query.mode, tookMs: +(performance.now() - started).toFixed(3) };
   }

@@ -33,7 +33,8 @@ export function createSearchTool(rem: Pick<RemService, 'query'>) {
         const scope = ctx.binding
           ? await scopeFilter(ctx.prisma, ctx.agent, ctx.binding.documentId ? { documentId: ctx.binding.documentId } : { corpusId: ctx.binding.corpusId })
           : undefined;
-        result = await rem.query(ctx.agent, args.query, scope === undefined ? {} : { searchParents: scope?.parents ?? [] });
+        const searchScope = scope ? { parents: scope.parents, corpus: scope.corpus } : { parents: [] };
+        result = await rem.query(ctx.agent, args.query, scope === undefined ? {} : { searchScope });
       } catch (error) {
         if (!isAppError(error)) throw error;
         const { code, message } = error;
