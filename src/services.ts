@@ -104,7 +104,7 @@ export async function openServices(config: Config, db: Database, logger: Logger,
     bus = await openPubSub(config.pubsub.redisUrl);
     if (config.pubsub.redisUrl) relay = await openRedisRelay(config.pubsub.redisUrl, logger);
     services = await createServices(config, db, bus.pubsub, relay, logger, agentFiles);
-    logger.info({ warmUpMs: Math.round(await warming) }, 'warmed up the database path of a turn');
+    logger.info({ warmUpMs: Math.round(await warming) }, "started Prisma's client");
   } catch (error) {
     await relay.close();
     await bus?.close();
