@@ -5,6 +5,7 @@ import { ConfigError, type Config } from './config/config.js';
 import { ValidationError } from './errors.js';
 import type { Database } from './db/database.js';
 import { applyMigrations } from './db/migrations.js';
+import { warmUp } from './db/warm-up.js';
 import { AgentRegistry, type AgentFile } from './agents/registry.js';
 import { ApprovalService } from './turns/approvals.js';
 import { startMaintenance } from './turns/maintenance.js';
@@ -97,10 +98,14 @@ export async function openServices(config: Config, db: Database, logger: Logger,
   // PGlite is one process's own; other processes may share a PostgreSQL database.
   let relay: EventRelay = db.backend === 'postgres' ? logOnlyRelay : localRelay;
   let services: Services;
+  // While the services are built: the database works on its own thread (PGlite) or server.
+  const warming = warmUp(db);
+  warming.catch(() => {}); // awaited below, unless building the services fails first
   try {
     bus = await openPubSub(config.pubsub.redisUrl);
     if (config.pubsub.redisUrl) relay = await openRedisRelay(config.pubsub.redisUrl, logger);
     services = await createServices(config, db, bus.pubsub, relay, logger, agentFiles);
+    logger.info({ warmUpMs: Math.round(await warming) }, "started Prisma's client");
   } catch (error) {
     await relay.close();
     await bus?.close();
