@@ -28,6 +28,11 @@ const extraProviders = z
        * `final_result` tool, forced with tool_choice, for servers without json_schema).
        */
       structuredOutput: z.enum(['json_schema', 'tool']).optional(),
+      /**
+       * Which of the model's reasoning is sent back (see ReasoningReplay): "tool-loop" (DeepSeek's
+       * thinking mode, the default for a provider named `deepseek` or at api.deepseek.com) or "never".
+       */
+      sendReasoning: z.enum(['never', 'tool-loop']).optional(),
     }),
   )
   .superRefine((providers, ctx) => {
@@ -53,7 +58,7 @@ export const llmSettings = z
     LLM_PROVIDERS: json(extraProviders)
       .optional()
       .describe(
-        'more OpenAI-compatible endpoints as JSON, e.g. `{"ollama":{"baseUrl":"http://127.0.0.1:11434/v1"},"openrouter":{"baseUrl":"https://openrouter.ai/api/v1","apiKeyEnv":"OPENROUTER_API_KEY"}}` (`apiKey` holds a key itself, `apiKeyEnv` names the variable holding it; `"structuredOutput": "tool"` gives structured output through a forced `final_result` tool call, for a server without `response_format: json_schema`)',
+        'more OpenAI-compatible endpoints as JSON, e.g. `{"ollama":{"baseUrl":"http://127.0.0.1:11434/v1"},"openrouter":{"baseUrl":"https://openrouter.ai/api/v1","apiKeyEnv":"OPENROUTER_API_KEY"}}` (`apiKey` holds a key itself, `apiKeyEnv` names the variable holding it; `"structuredOutput": "tool"` gives structured output through a forced `final_result` tool call, for a server without `response_format: json_schema`; `"sendReasoning": "tool-loop"` sends the model’s reasoning back as `reasoning_content` on the current turn’s tool calls, as DeepSeek’s thinking mode requires, the default for a provider named `deepseek` or at api.deepseek.com, else `"never"`)',
       ),
     LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000).describe('longest wait for a model’s first or next chunk'),
     LLM_MAX_RETRIES: z.coerce
@@ -81,9 +86,12 @@ export const llmSettings = z
         ([name, p]) =>
           [
             name,
-            p.apiKeyEnv
-              ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv, p.structuredOutput)
-              : provider(p.baseUrl, p.apiKey ?? null, undefined, p.structuredOutput),
+            {
+              ...(p.apiKeyEnv
+                ? provider(p.baseUrl, variable(e, p.apiKeyEnv) ?? null, p.apiKeyEnv, p.structuredOutput)
+                : provider(p.baseUrl, p.apiKey ?? null, undefined, p.structuredOutput)),
+              reasoning: p.sendReasoning ?? (isDeepSeek(name, p.baseUrl) ? 'tool-loop' : 'never'),
+            },
           ] as const,
       ),
     ]),
@@ -94,9 +102,16 @@ function provider(baseUrl: string, apiKey: string | null, apiKeyEnv?: string, st
   return { baseUrl, apiKey, ...(apiKeyEnv ? { apiKeyEnv } : {}), ...(structuredOutput ? { structuredOutput } : {}) };
 }
 
+/** DeepSeek's own API: its thinking mode wants the current tool loop's reasoning back. */
+function isDeepSeek(name: string, baseUrl: string): boolean {
+  return name === 'deepseek' || new URL(baseUrl).hostname === 'api.deepseek.com';
+}
+
 interface ProviderSettings {
   baseUrl: string;
   apiKey: string | null;
   apiKeyEnv?: string;
   structuredOutput?: 'json_schema' | 'tool';
+  /** Which reasoning is sent back (src/llm/chat-model.ts, ReasoningReplay); `never` unless set. */
+  reasoning?: 'never' | 'tool-loop';
 }

@@ -125,7 +125,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         return { kind: 'finished', status: 'MAX_ITERATIONS', error: { code: 'MAX_ITERATIONS', message: limit } };
       }
       state.iterations += 1;
-      const { text, calls } = await callModel(input, emit);
+      const { text, calls, reasoning } = await callModel(input, emit);
       if (calls.length === 0) {
         state.text = text;
         const format = responseFormatFor(agent, state.overrides);
@@ -148,7 +148,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
         state.text = '';
         continue;
       }
-      state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
+      state.messages.push({ role: 'assistant', content: text || null, toolCalls: calls, ...(reasoning ? { reasoning } : {}) });
       state.rows.push({
         type: 'tool_call',
         content: text || null,
@@ -204,7 +204,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
 type CallInfo = Omit<PendingCall, 'approvalId' | 'childTurnId'>;
 
 /** One model call: streams content (minus any repeat of a child's answer) and collects tool calls. */
-async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => void): Promise<{ text: string; calls: ToolCall[] }> {
+async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => void): Promise<{ text: string; calls: ToolCall[]; reasoning: string }> {
   const { model, agent, state } = input;
   const started = Date.now();
   let reported: Usage | null = null;
@@ -260,7 +260,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
       request: body,
     });
   }
-  return { text, calls };
+  return { text, calls, reasoning };
 }
 
 /**

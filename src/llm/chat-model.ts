@@ -19,8 +19,25 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      toolCalls?: ToolCall[];
+      /**
+       * The model's reasoning before these tool calls, kept for providers that want it back within
+       * the tool loop it belongs to (DeepSeek's thinking mode; see ReasoningReplay).
+       */
+      reasoning?: string;
+    }
   | { role: 'tool'; toolCallId: string; content: string };
+
+/**
+ * Which reasoning goes back to the provider: `never` (it is shown, not sent: most providers, and
+ * deepseek-reasoner answers 400 for any), or `tool-loop`: on each assistant tool call after the last
+ * user message, and on no earlier one (DeepSeek's thinking mode answers 400 if the current tool
+ * loop's reasoning is missing).
+ */
+export type ReasoningReplay = 'never' | 'tool-loop';
 
 export interface ToolSpec {
   name: string;

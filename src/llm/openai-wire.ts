@@ -3,13 +3,14 @@
  * out, streamed deltas in (tool calls in fragments or whole, reasoning under either name).
  */
 import type {
+  ChatCompletionAssistantMessageParam,
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ChatRequest, FinishReason, ToolCall } from './chat-model.js';
+import type { ChatMessage, ChatRequest, FinishReason, ReasoningReplay, ToolCall } from './chat-model.js';
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
 
@@ -65,11 +66,16 @@ export function usesMaxCompletionTokens(baseUrl: string): boolean {
   }
 }
 
-export function toRequestBody(model: string, request: ChatRequest, maxCompletionTokens: boolean): ChatCompletionCreateParamsStreaming {
+export function toRequestBody(
+  model: string,
+  request: ChatRequest,
+  { maxCompletionTokens, reasoning }: { maxCompletionTokens: boolean; reasoning: ReasoningReplay },
+): ChatCompletionCreateParamsStreaming {
   const tools = request.tools ?? [];
+  const lastUser = request.messages.findLastIndex((m) => m.role === 'user');
   return {
     model,
-    messages: request.messages.map(toWireMessage),
+    messages: request.messages.map((message, i) => toWireMessage(message, reasoning === 'tool-loop' && i > lastUser)),
     stream: true,
     stream_options: { include_usage: true },
     ...(tools.length > 0
@@ -87,7 +93,8 @@ export function toRequestBody(model: string, request: ChatRequest, maxCompletion
   };
 }
 
-function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+/** A message as sent; `withReasoning`: an assistant tool call carries its reasoning as `reasoning_content`. */
+function toWireMessage(message: ChatMessage, withReasoning: boolean): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
@@ -98,7 +105,7 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
     case 'assistant': {
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) return { role: 'assistant', content: message.content ?? '' };
-      return {
+      const wire: WireAssistantMessage = {
         role: 'assistant',
         content: message.content,
         tool_calls: calls.map((c): WireToolCall => ({
@@ -107,13 +114,18 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
           function: { name: c.name, arguments: c.arguments },
           ...(c.extraContent ? { extra_content: c.extraContent } : {}),
         })),
+        ...(withReasoning && message.reasoning ? { reasoning_content: message.reasoning } : {}),
       };
+      return wire;
     }
   }
 }
 
 /** A tool call as sent back, with the provider data that came with it. */
 type WireToolCall = ChatCompletionMessageFunctionToolCall & { extra_content?: Record<string, unknown> };
+
+/** An assistant message as sent back, with the reasoning a provider wants again (DeepSeek's `reasoning_content`). */
+type WireAssistantMessage = ChatCompletionAssistantMessageParam & { reasoning_content?: string };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,7 +3,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { finishReason, isRecord, reasoningOf, ToolCallAssembler, toRequestBody, usesMaxCompletionTokens } from './openai-wire.js';
 import { ModelError, RateLimitedError } from '../errors.js';
-import { abortError, type ChatModel, type ChatRequest, type ChatStreamPart, type Usage } from './chat-model.js';
+import { abortError, type ChatModel, type ChatRequest, type ChatStreamPart, type ReasoningReplay, type Usage } from './chat-model.js';
 import { outputToolParts, refusedBefore, refusesJsonSchema, rememberRefusal, withOutputTool, type StructuredOutputMode } from './output-tool.js';
 import { SseDecoder } from './sse.js';
 import { Watchdog } from './watchdog.js';
@@ -27,6 +27,8 @@ export interface OpenAIModelOptions {
    * by itself after the provider refuses it, for this base URL and model, until the process ends.
    */
   structuredOutput?: StructuredOutputMode;
+  /** Which reasoning is sent back; `never` unless given. */
+  reasoning?: ReasoningReplay;
 }
 
 /** Tells the SDK that a string body is JSON already. */
@@ -87,7 +89,10 @@ class OpenAIChatModel implements ChatModel {
 
   /** Serialised once per shape: these are the bytes the provider receives (the SDK sends a string as it is). */
   private serialize(request: ChatRequest, outputTool: boolean): string {
-    const body = toRequestBody(this.model, request, usesMaxCompletionTokens(this.options.baseUrl));
+    const body = toRequestBody(this.model, request, {
+      maxCompletionTokens: usesMaxCompletionTokens(this.options.baseUrl),
+      reasoning: this.options.reasoning ?? 'never',
+    });
     const format = request.responseFormat;
     return JSON.stringify(outputTool && format?.type === 'json_schema' ? withOutputTool(body, format) : body);
   }

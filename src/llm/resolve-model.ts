@@ -55,6 +55,7 @@ export function createModelResolver(settings: ModelSettings, options: { demo?: D
         maxRetries: settings.maxRetries,
         retryBaseMs: settings.retryBaseMs,
         structuredOutput: config.structuredOutput,
+        reasoning: config.reasoning,
       });
     }
     // Every model call is a span while tracing is on.

@@ -32,7 +32,17 @@ const historyMessage = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: text.nullable(),
     toolCalls: z
-      .array(z.object({ id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: text }))
+      .array(
+        z.object({
+          id: z.string().min(1).max(200),
+          name: z.string().min(1).max(64),
+          arguments: text,
+          extraContent: z
+            .record(z.string(), z.unknown())
+            .refine((extra) => JSON.stringify(extra).length <= 16_384, 'must be at most 16 KiB of JSON')
+            .optional(),
+        }),
+      )
       .max(100)
       .optional(),
   }),

@@ -4,6 +4,7 @@
  * still there when a human approves the call and the turn resumes.
  */
 import { decodeGlobalID } from '@pothos/plugin-relay';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { newUser } from '../support/client.js';
 import { followTurn, GATED_AGENT, registerAgent, send, shape, untilPaused, type Event } from '../support/agents.js';
@@ -84,5 +85,49 @@ describe('Gemini thought signatures', () => {
     const events: Event[] = await followTurn(env.server.url, user, sent.turn.id);
     expect(events.at(-1)).toMatchObject({ status: 'ERROR' });
     expect(JSON.stringify(events.find((e) => e.__typename === 'ErrorEvent'))).toContain('Function call is missing a thought_signature');
+  });
+
+  it('go back with a tool call in a stateless /v1/chat/completions client’s own history', async () => {
+    const user = newUser(env.server.url);
+    const client = new OpenAI({ baseURL: env.server.url.replace(/\/graphql$/, '/v1'), apiKey: 'unused', maxRetries: 0, defaultHeaders: user.headers });
+    env.fake.enqueue(geminiNext);
+    const call = { id: 'function-call-1', type: 'function' as const, function: { name: 'action', arguments: '{"type":"deploy"}' } };
+    const completion = await client.chat.completions.create({
+      model: 'general',
+      messages: [
+        { role: 'user', content: 'deploy it' },
+        // The assistant message as the client got it from Gemini, signature included.
+        { role: 'assistant', content: null, tool_calls: [{ ...call, extra_content: SIGNATURE } as OpenAI.Chat.Completions.ChatCompletionMessageToolCall] },
+        { role: 'tool', tool_call_id: 'function-call-1', content: 'deployed' },
+        { role: 'user', content: 'Is it live?' },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Deployed.');
+    const assistant = env.fake.chatRequests[0]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(assistant.tool_calls).toEqual([{ ...call, extra_content: SIGNATURE }]);
+  });
+
+  it('a stateless client’s history without it is passed on as sent, and Gemini’s refusal is the answer', async () => {
+    const user = newUser(env.server.url);
+    const client = new OpenAI({ baseURL: env.server.url.replace(/\/graphql$/, '/v1'), apiKey: 'unused', maxRetries: 0, defaultHeaders: user.headers });
+    env.fake.enqueue(geminiNext);
+    const call = { id: 'function-call-1', type: 'function' as const, function: { name: 'action', arguments: '{"type":"deploy"}' } };
+    const refused = await client.chat.completions
+      .create({
+        model: 'general',
+        messages: [
+          { role: 'user', content: 'deploy it' },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'function-call-1', content: 'deployed' },
+          { role: 'user', content: 'Is it live?' },
+        ],
+      })
+      .then(
+        () => null,
+        (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(refused?.status).toBe(400);
+    expect(refused?.message).toContain('Function call is missing a thought_signature');
+    expect(env.fake.chatRequests[0]!.body.messages.find((m: { role: string }) => m.role === 'assistant').tool_calls).toEqual([call]);
   });
 });

@@ -36,8 +36,36 @@ describe('llm config', () => {
       }),
       OPENROUTER_API_KEY: 'or-key',
     });
-    expect(llm.providers.ollama).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null });
-    expect(llm.providers.openrouter).toEqual({ baseUrl: 'https://openrouter.ai/api/v1', apiKey: 'or-key', apiKeyEnv: 'OPENROUTER_API_KEY' });
+    expect(llm.providers.ollama).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null, reasoning: 'never' });
+    expect(llm.providers.openrouter).toEqual({
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKey: 'or-key',
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+      reasoning: 'never',
+    });
+  });
+
+  it('sends reasoning back within the tool loop for DeepSeek (by name or address) unless told otherwise', () => {
+    const llm = settings({
+      LLM_PROVIDERS: JSON.stringify({
+        deepseek: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' },
+        ds: { baseUrl: 'https://api.deepseek.com/v1', apiKey: 'k' },
+        'deepseek-local': { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null },
+        quiet: { baseUrl: 'https://api.deepseek.com/v1', apiKey: 'k', sendReasoning: 'never' },
+        vllm: { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null, sendReasoning: 'tool-loop' },
+      }),
+    });
+    expect(Object.fromEntries(Object.entries(llm.providers).map(([name, p]) => [name, p.reasoning]))).toEqual({
+      openai: undefined,
+      deepseek: 'tool-loop',
+      ds: 'tool-loop',
+      'deepseek-local': 'never',
+      quiet: 'never',
+      vllm: 'tool-loop',
+    });
+    expect(thrown(() => settings({ LLM_PROVIDERS: JSON.stringify({ deepseek: { baseUrl: 'http://h/v1', sendReasoning: 'always' } }) })).message).toContain(
+      'LLM_PROVIDERS.deepseek.sendReasoning',
+    );
   });
 
   it('rejects bad LLM_PROVIDERS with clear messages', () => {
@@ -130,7 +158,7 @@ describe('model resolver', () => {
 
   it('gives a provider with "structuredOutput": "tool" structured output through the final_result tool', async () => {
     const llm = settings({ LLM_PROVIDERS: JSON.stringify({ old: { baseUrl: fake.url, apiKey: null, structuredOutput: 'tool' } }) });
-    expect(llm.providers.old).toEqual({ baseUrl: fake.url, apiKey: null, structuredOutput: 'tool' });
+    expect(llm.providers.old).toEqual({ baseUrl: fake.url, apiKey: null, structuredOutput: 'tool', reasoning: 'never' });
     expect(thrown(() => settings({ LLM_PROVIDERS: JSON.stringify({ old: { baseUrl: fake.url, structuredOutput: 'xml' } }) })).message).toContain(
       'LLM_PROVIDERS.old.structuredOutput',
     );

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import type { ChatRequest, ChatStreamPart, FinishReason, ToolCall } from '../../src/llm/chat-model.js';
 import { createOpenAIModel } from '../../src/llm/openai.js';
+import { deepseekThinking } from '../support/deepseek-thinking.js';
 import { startFakeOpenAI, type FakeOpenAI, type RawStreamScript, type RecordedRequest, type Script } from '../support/fake-openai.js';
 
 let fake: FakeOpenAI;
@@ -531,27 +532,75 @@ describe('provider conformance: what goes back', () => {
     expect((error as ModelError).message).toContain('Function call is missing a thought_signature');
   });
 
-  it('DeepSeek: reasoning is never sent back (deepseek-reasoner answers 400 when it is)', async () => {
+  it('DeepSeek: reasoning is not sent back by default (deepseek-reasoner answers 400 when it is)', async () => {
     fake.enqueue(fixtures.find((f) => f.provider === 'DeepSeek')!.script);
     const first = await run(model('deepseek-reasoner').stream({ messages: [{ role: 'user', content: 'Weather?' }] }));
-    fake.enqueue((req) =>
-      JSON.stringify(req.body.messages).includes('reasoning_content')
-        ? {
-            status: 400,
-            error: {
-              message:
-                'The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your API request before sending it, otherwise the API will return a 400 error.',
-              type: 'invalid_request_error',
-            },
-          }
-        : { stream: [chunk('deepseek-reasoner', { role: 'assistant', content: 'Still sunny.' }, 'stop'), DONE] },
-    );
+    fake.enqueue(deepseekThinking({ stream: [chunk('deepseek-reasoner', { role: 'assistant', content: 'Still sunny.' }, 'stop'), DONE] }));
     const messages: ChatRequest['messages'] = [
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: first.text },
+      { role: 'assistant', content: first.text, toolCalls: [{ id: 'call_0', name: 'get_weather', arguments: args('Paris') }], reasoning: first.reasoning },
+      { role: 'tool', toolCallId: 'call_0', content: 'sunny' },
+      { role: 'assistant', content: 'Sunny.' },
       { role: 'user', content: 'And tomorrow?' },
     ];
-    expect((await run(model('deepseek-reasoner').stream({ messages }))).text).toBe('Still sunny.');
+    expect((await run(model('deepseek-reasoner').stream({ messages, tools: [weatherTool] }))).text).toBe('Still sunny.');
+    expect(JSON.stringify(fake.chatRequests[1]!.body)).not.toContain('reasoning_content');
+  });
+
+  describe('DeepSeek thinking mode with tool calls (sendReasoning "tool-loop")', () => {
+    const thinking = () =>
+      createOpenAIModel({
+        provider: 'deepseek',
+        model: 'deepseek-v4-pro',
+        baseUrl: fake.url,
+        apiKey: 'key',
+        timeoutMs: 5000,
+        maxRetries: 0,
+        retryBaseMs: 1,
+        reasoning: 'tool-loop',
+      });
+    const call = (id: string, city: string): ToolCall => ({ id, name: 'get_weather', arguments: args(city) });
+    const answer: Script = { stream: [chunk('deepseek-v4-pro', { role: 'assistant', content: 'Rainy in Rome.' }, 'stop'), DONE] };
+    /** An earlier turn that used a tool, then this turn's loop: two tool calls, each after its own reasoning. */
+    const conversation: ChatRequest['messages'] = [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, toolCalls: [call('call_1', 'Paris')], reasoning: 'Look Paris up.' },
+      { role: 'tool', toolCallId: 'call_1', content: 'sunny' },
+      { role: 'assistant', content: 'Sunny.' },
+      { role: 'user', content: 'And Rome, then Milan?' },
+      { role: 'assistant', content: null, toolCalls: [call('call_2', 'Rome')], reasoning: 'Rome first.' },
+      { role: 'tool', toolCallId: 'call_2', content: 'rainy' },
+      { role: 'assistant', content: 'Now Milan.', toolCalls: [call('call_3', 'Milan')], reasoning: 'Then Milan.' },
+      { role: 'tool', toolCallId: 'call_3', content: 'rainy' },
+    ];
+
+    it('sends each tool call of the current loop back with its reasoning, and no earlier turn’s', async () => {
+      fake.enqueue(deepseekThinking(answer));
+      expect((await run(thinking().stream({ messages: conversation, tools: [weatherTool] }))).text).toBe('Rainy in Rome.');
+      const sent = fake.chatRequests[0]!.body.messages as { role: string; reasoning_content?: string }[];
+      expect(sent.map((m) => m.reasoning_content ?? null)).toEqual([null, null, null, null, null, 'Rome first.', null, 'Then Milan.', null]);
+    });
+
+    it('the fake DeepSeek refuses a request with an earlier turn’s reasoning, and one missing the current loop’s', async () => {
+      // The same conversation through the default model, which sends no reasoning: the loop's is missing.
+      fake.enqueue(deepseekThinking(answer));
+      const missing = await failure(run(model('deepseek-v4-pro').stream({ messages: conversation, tools: [weatherTool] })));
+      expect((missing as ModelError).message).toContain('Missing `reasoning_content` field in the assistant message at message index 5');
+
+      // An earlier turn's reasoning, as a client that keeps every message whole would send it.
+      fake.enqueue(deepseekThinking(answer));
+      const wire = JSON.parse(fake.chatRequests[0]!.raw) as { messages: Record<string, unknown>[] };
+      wire.messages[1]!.reasoning_content = 'Look Paris up.';
+      wire.messages[5]!.reasoning_content = 'Rome first.';
+      wire.messages[7]!.reasoning_content = 'Then Milan.';
+      const response = await fetch(`${fake.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(wire),
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('reasoning_content of message 1 is from an earlier turn');
+    });
   });
 });
 

@@ -7,7 +7,13 @@ import { parseInput } from '../../validation.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const messageContent = z.union([z.string(), z.array(z.union([textPart, z.object({ type: z.string() }).passthrough()]))]).nullish();
-const toolCall = z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) });
+// `extra_content` is provider data the call came with (Gemini's thought signature): it goes back with the call.
+const toolCall = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+  extra_content: z.record(z.string(), z.unknown()).nullish(),
+});
 
 const body = z.object({
   model: z.string().trim().min(1, 'must name an agent, e.g. "general" or "general@openai:gpt-4.1-mini"').max(300),
@@ -135,7 +141,12 @@ function historyOf(messages: ChatBody['messages']): History {
       history.push({ role: 'user', content: text });
       return;
     }
-    const calls = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    const calls = (m.tool_calls ?? []).map((c) => ({
+      id: c.id,
+      name: c.function.name,
+      arguments: c.function.arguments,
+      ...(c.extra_content ? { extraContent: c.extra_content } : {}),
+    }));
     unanswered = new Set(calls.map((c) => c.id));
     history.push({ role: 'assistant', content: text || (calls.length ? null : ''), ...(calls.length ? { toolCalls: calls } : {}) });
   });
