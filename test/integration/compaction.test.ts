@@ -1,23 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { describe, expect, it } from 'vitest';
-import { newUser, type Caller } from '../support/client.js';
+import { newUser } from '../support/client.js';
 import { chat, useAgentServer } from '../support/agents.js';
-import { CompactedSessionDocument, DreamDocument, DreamedMemoryDocument, JobDocument, RemQueryDocument } from '../generated/graphql.js';
+import { dreamed } from '../support/dreams.js';
+import { CompactedSessionDocument, DreamedMemoryDocument, RemQueryDocument } from '../generated/graphql.js';
 
 // A recent window of two messages: the answer before the last question is already old.
 const env = useAgentServer({ JOB_KINDS: 'dream', JOB_POLL_MS: '100', COMPACTION_KEEP_MESSAGES: '2' });
-
-async function dreamed(user: Caller, sessionId: string) {
-  const { dream } = await user.data(DreamDocument, { input: { sessionId } });
-  if (dream.__typename !== 'DreamSuccess') throw new Error(JSON.stringify(dream));
-  for (let i = 0; i < 600; i++) {
-    const { job } = await user.data(JobDocument, { id: dream.job.id });
-    if (job!.status === 'DONE' || job!.status === 'FAILED') return job!;
-    await sleep(50);
-  }
-  throw new Error('the dream did not finish');
-}
 
 const answer = (topic: string, end: string) => `${topic}: ${'walk the old town early, then take the tram up the hill, '.repeat(5)}${end}`;
 const BREADCRUMB = /^\[Earlier: (.+)… → REM LOOKUP (\S+)\]$/;
