@@ -6,6 +6,7 @@
  * transaction that marks the range as dreamed, so each range is consolidated once.
  */
 import { userContext, type AgentContext } from '../auth/agent-context.js';
+import type { Config } from '../config/config.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Job, Message, Prisma } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
@@ -23,12 +24,8 @@ import { compactSession, type Compaction } from './compact.js';
 
 export const DREAM_JOB = 'dream';
 
-export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings'> & {
-  memory: MemoryDeps;
-  agentName: string;
-  /** COMPACTION_KEEP_MESSAGES: the recent window compaction leaves whole (0: no compaction). */
-  compactKeep: number;
-};
+export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings'> &
+  Pick<Config['workflow'], 'compactKeepMessages'> & { memory: MemoryDeps; agentName: string };
 
 /** Most sessions one job consolidates; the rest wait for the next run. */
 const SESSIONS_PER_JOB = 20;
@@ -99,7 +96,7 @@ export function dreamHandler(deps: DreamDeps) {
       if (signal.aborted) throw new JobReleased();
       const dreamed = await dreamSession(deps, ctx, job.id, session);
       const owner = { id: session.id, name: session.name, tenantId: job.tenantId, userId: job.userId, isEval: session.is_eval };
-      const compacted = await compactSession(deps, ctx, job.id, owner, deps.compactKeep);
+      const compacted = await compactSession(deps, ctx, job.id, owner, deps.compactKeepMessages);
       done.push({ ...dreamed, ...(compacted && { compacted }) });
     }
     return { sessions: done };

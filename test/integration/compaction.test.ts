@@ -25,7 +25,7 @@ describe('compaction', () => {
     env.fake.enqueue({ json: { moments: [{ key: 'portugal-trip', summary: 'Planned days in Lisbon and Porto.' }], entities: [], edges: [] } });
     const once = await dreamed(user, sessionId);
     expect(once).toMatchObject({ status: 'DONE', error: null });
-    expect(once.result.sessions[0].compacted).toEqual({ answers: [2], moments: [], memorySeq: 5 });
+    expect(once.result.sessions[0]!.compacted).toEqual({ answers: [2], moments: [], memorySeq: 5 });
 
     env.fake.enqueue({ text: a3 }, { text: a4 });
     await chat(env.server.url, user, { content: 'Is Sintra worth a day?', sessionId });
@@ -86,7 +86,10 @@ describe('compaction', () => {
     expect((await user.data(RemQueryDocument, { query: 'LOOKUP "portugal-trip"' })).remQuery.hits).toMatchObject([{ key: 'portugal-trip' }]);
 
     // Nothing is lost: the stored answers are as they were, the compaction beside them.
-    const rows = (await user.data(CompactedSessionDocument, { id: sessionId })).session!.messages.edges.map((e) => e.node);
+    const rows = (await user.data(CompactedSessionDocument, { id: sessionId })).session!.messages.edges.map((e) => ({
+      ...e.node,
+      metadata: e.node.metadata as Record<string, unknown>,
+    }));
     expect(rows.map((r) => r.type)).toEqual([
       'user',
       'assistant',
@@ -116,13 +119,13 @@ describe('compaction', () => {
     await chat(env.server.url, user, { content: 'What is there?', sessionId });
     env.fake.enqueue({ json: { moments: [], entities: [], edges: [] } });
     // "Yes." is old but shorter than a breadcrumb; the long answer is recent.
-    expect((await dreamed(user, sessionId)).result.sessions[0].compacted).toBeUndefined();
+    expect((await dreamed(user, sessionId)).result.sessions[0]!.compacted).toBeUndefined();
     expect((await user.data(DreamedMemoryDocument)).moments.edges).toEqual([]);
 
     env.fake.enqueue({ text: 'Take the train.' });
     await chat(env.server.url, user, { content: 'How do I get there?', sessionId });
     env.fake.enqueue({ json: { moments: [], entities: [], edges: [] } });
-    expect((await dreamed(user, sessionId)).result.sessions[0].compacted).toEqual({
+    expect((await dreamed(user, sessionId)).result.sessions[0]!.compacted).toEqual({
       answers: [4],
       moments: [`session-${raw(sessionId)}-messages-1-4`],
       memorySeq: 7,
@@ -132,7 +135,10 @@ describe('compaction', () => {
     const again = await dreamed(user, sessionId);
     expect(again.result.sessions).toEqual([{ sessionId: raw(sessionId), fromSeq: 6, toSeq: 7, moments: [], entities: [], edges: 0 }]);
     expect(env.fake.chatRequests).toHaveLength(asked);
-    const rows = (await user.data(CompactedSessionDocument, { id: sessionId })).session!.messages.edges.map((e) => e.node);
+    const rows = (await user.data(CompactedSessionDocument, { id: sessionId })).session!.messages.edges.map((e) => ({
+      ...e.node,
+      metadata: e.node.metadata as Record<string, unknown>,
+    }));
     expect(rows.filter((r) => r.type === 'memory')).toHaveLength(1);
   });
 });

@@ -124,7 +124,7 @@ describe('the context window', () => {
     for (const content of ['Question 2', 'Question 3', 'Question 4']) await chat(env.server.url, user, { content, agent: 'plain', sessionId });
     // A dreamed moment with a short key covers the whole conversation, so the breadcrumbs are short too.
     env.fake.enqueue({ json: { moments: [{ key: 'qa', summary: 'Questions.' }], entities: [], edges: [] } });
-    expect((await dreamed(user, sessionId)).result.sessions[0].compacted).toMatchObject({ answers: [2, 4, 6] });
+    expect((await dreamed(user, sessionId)).result.sessions[0]!.compacted).toMatchObject({ answers: [2, 4, 6] });
     env.fake.enqueue({ text: 'Fifth.' });
     await chat(env.server.url, user, { content: 'Question 5', agent: 'plain', sessionId });
 
