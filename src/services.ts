@@ -233,7 +233,7 @@ async function createServices(
   const memory = { prisma: db.prisma, embedder: rem.embedder, stats: rem.tableStats };
   const evals = { ...engine, pubsub, queue, turns, quota };
   const handlers: Record<string, JobHandler> = {
-    [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent }),
+    [DREAM_JOB]: dreamHandler({ ...engine, memory, agentName: config.workflow.dreamAgent, compactKeepMessages: config.workflow.compactKeepMessages }),
     [EXPERIMENT_JOB]: experimentHandler(evals),
     [REEMBED_JOB]: reembedHandler({ ...memory, stats: rem.tableStats, queue, batchSize: config.rem.reembedBatchSize }),
     [IMPORT_JOB]: importHandler({ ...memory, sql: db.sql, backend: db.backend, queue, settings: config.rem.import }),

@@ -51,6 +51,14 @@ export const workflowSettings = z
       .default(0)
       .describe('how often every user’s new conversation is dreamed over; `0` = only on demand (`dream`)'),
     DREAM_AGENT: z.string().min(1).default('dreaming').describe('structured agent that turns a conversation into moments, entities and edges'),
+    COMPACTION_KEEP_MESSAGES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(20)
+      .describe(
+        'after dreaming over a session, its answers older than its newest this many user and assistant messages reach the model as `[Earlier: … → REM LOOKUP <moment key>]` breadcrumbs to the moment covering them (one is written where none does), recorded as a `memory` message; the stored answers stay as they were (see [REM memory](rem.md#compaction)); `0` = never',
+      ),
   })
   .transform((e) => ({
     routingFile: e.ROUTING_FILE,
@@ -58,4 +66,5 @@ export const workflowSettings = z
     jobs: { kinds: e.JOB_KINDS, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS, concurrency: e.JOB_CONCURRENCY, maxAttempts: e.JOB_MAX_ATTEMPTS },
     dreamIntervalMs: e.DREAM_INTERVAL_MS,
     dreamAgent: e.DREAM_AGENT,
+    compactKeepMessages: e.COMPACTION_KEEP_MESSAGES,
   }));

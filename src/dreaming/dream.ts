@@ -6,6 +6,7 @@
  * transaction that marks the range as dreamed, so each range is consolidated once.
  */
 import { userContext, type AgentContext } from '../auth/agent-context.js';
+import type { Config } from '../config/config.js';
 import { ownedBy } from '../auth/scope.js';
 import type { Job, Message, Prisma } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
@@ -19,10 +20,12 @@ import { ingest } from '../rem/memory/ingest.js';
 import type { MemoryItemInput } from '../rem/memory/inputs.js';
 import type { MemoryDeps } from '../rem/memory/kinds.js';
 import { mergeEdges } from '../rem/save-memory.js';
+import { compactSession, type Compaction } from './compact.js';
 
 export const DREAM_JOB = 'dream';
 
-export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings'> & { memory: MemoryDeps; agentName: string };
+export type DreamDeps = Pick<EngineDeps, 'prisma' | 'agents' | 'models' | 'tools' | 'logger' | 'settings'> &
+  Pick<Config['workflow'], 'compactKeepMessages'> & { memory: MemoryDeps; agentName: string };
 
 /** Most sessions one job consolidates; the rest wait for the next run. */
 const SESSIONS_PER_JOB = 20;
@@ -70,15 +73,20 @@ export interface DreamedRange {
   moments: string[];
   entities: string[];
   edges: number;
+  /** What compacting the session afterwards did, when it compacted anything. */
+  compacted?: Compaction;
 }
 
-/** The job: consolidates each of the user's sessions with undreamed messages (and no turn running). */
+/**
+ * The job: consolidates each of the user's sessions with undreamed messages (and no turn running),
+ * then compacts its old answers (compact.ts) against the moments it has now.
+ */
 export function dreamHandler(deps: DreamDeps) {
   return async (job: Job, signal: AbortSignal): Promise<{ sessions: DreamedRange[] }> => {
     const ctx = jobContext(job);
     const only = (job.payload as { sessionId?: string }).sessionId ?? null;
-    const sessions = await deps.prisma.$queryRaw<{ id: string; name: string; dreamed_seq: number }[]>`
-      SELECT s.id, s.name, s.dreamed_seq FROM sessions s
+    const sessions = await deps.prisma.$queryRaw<{ id: string; name: string; dreamed_seq: number; is_eval: boolean }[]>`
+      SELECT s.id, s.name, s.dreamed_seq, s.is_eval FROM sessions s
       WHERE s.tenant_id = ${job.tenantId} AND s.user_id = ${job.userId} AND (${only}::uuid IS NULL OR s.id = ${only}::uuid)
         AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.seq > s.dreamed_seq)
         AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status IN ${ACTIVE_STATUSES_SQL})
@@ -86,7 +94,10 @@ export function dreamHandler(deps: DreamDeps) {
     const done: DreamedRange[] = [];
     for (const session of sessions) {
       if (signal.aborted) throw new JobReleased();
-      done.push(await dreamSession(deps, ctx, job.id, session));
+      const dreamed = await dreamSession(deps, ctx, job.id, session);
+      const owner = { id: session.id, name: session.name, tenantId: job.tenantId, userId: job.userId, isEval: session.is_eval };
+      const compacted = await compactSession(deps, ctx, job.id, owner, deps.compactKeepMessages);
+      done.push({ ...dreamed, ...(compacted && { compacted }) });
     }
     return { sessions: done };
   };

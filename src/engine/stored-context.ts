@@ -32,7 +32,8 @@ export interface StoredContextRow {
  * What a turn's context reads from the database, as three columns of one statement (a turn's start
  * is the hot path: the statement that stores it reads them too): the user's profile entity and the
  * session's recent moments (when `withMemory`), and the conversation so far, newest first (when
- * `withHistory`; before `beforeSeq`, or all the statement's snapshot holds).
+ * `withHistory`; before `beforeSeq`, or all the statement's snapshot holds). An answer compaction
+ * has replaced (dreaming/compact.ts) reads as its breadcrumb.
  */
 export function storedContextColumns(
   ctx: AgentContext,
@@ -49,7 +50,7 @@ export function storedContextColumns(
           WHERE ${want.withMemory} AND session_id = ${sessionId}::uuid AND tenant_id = ${ctx.tenantId} AND (user_id = ${ctx.userId} OR user_id IS NULL)
           ORDER BY created_at DESC, id DESC LIMIT ${RECENT_MOMENTS}) m) AS moments,
        (SELECT COALESCE(json_agg(h ORDER BY h.seq DESC), '[]') FROM (
-          SELECT type::text AS type, content, seq FROM messages
+          SELECT type::text AS type, COALESCE(metadata #>> '{compaction,breadcrumb}', content) AS content, seq FROM messages
           WHERE ${want.withHistory} AND session_id = ${sessionId}::uuid AND ${CONTEXT_ROWS}
             AND seq < COALESCE(${want.beforeSeq ?? null}::int, 2147483647)
           ORDER BY seq DESC LIMIT 500) h) AS conversation`;

@@ -1,12 +1,12 @@
-import { Prisma, type Message, type PrismaClient, type Session } from '../db/generated/client.js';
+import { Prisma, type Message, type Session } from '../db/generated/client.js';
 import { insertMessagesCte, messageRow } from './rows.js';
 
 /**
  * Appends messages that belong to no turn to a session with the next sequence numbers, in one
- * statement. The (session_id, seq) unique index makes a concurrent append fail rather than interleave.
+ * statement (on a client or in a transaction). The (session_id, seq) unique index makes a concurrent append fail rather than interleave.
  */
 export async function appendMessages(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   session: Pick<Session, 'id' | 'tenantId' | 'userId'>,
   rows: Pick<Message, 'type' | 'content' | 'agentName' | 'metadata' | 'isEval'>[],
 ): Promise<Message[]> {

@@ -2,10 +2,19 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { newUser } from '../support/client.js';
 import { chat, registerAgent, useAgentServer } from '../support/agents.js';
+import { dreamed } from '../support/dreams.js';
 import { RemQueryDocument, TurnRecordDocument, UpsertEntityDocument, UpsertMomentDocument } from '../generated/graphql.js';
 
-// Small budgets, so a few messages overflow them.
-const env = useAgentServer({ HISTORY_TOKEN_BUDGET: '150', HISTORY_COMPRESS_CHARS: '200', MEMORY_TOKEN_BUDGET: '120', CONTEXT_TOKEN_BUDGET: '3000' });
+// Small budgets, so a few messages overflow them (and a recent window of two messages for compaction).
+const env = useAgentServer({
+  HISTORY_TOKEN_BUDGET: '150',
+  HISTORY_COMPRESS_CHARS: '200',
+  MEMORY_TOKEN_BUDGET: '120',
+  CONTEXT_TOKEN_BUDGET: '3000',
+  COMPACTION_KEEP_MESSAGES: '2',
+  JOB_KINDS: 'dream',
+  JOB_POLL_MS: '100',
+});
 
 const LOOKER = 'name: looker\ndescription: You look things up.\ntools:\n  - name: search\n';
 const BREADCRUMB = /\n\n\.\.\. \[Message truncated - REM LOOKUP (session-[0-9a-f-]+-msg-\d+) to recover full content\] \.\.\.\n\n/;
@@ -103,5 +112,34 @@ describe('the context window', () => {
     // Rebuilt for every turn, never stored.
     const rows = (await user.data(TurnRecordDocument, { id: second.sent.turn.id })).turn!.session.messages.edges.map((e) => e.node);
     expect(rows.map((m) => m.type)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('counts compacted answers as their breadcrumbs: after compaction more of the conversation fits the same budget', async () => {
+    const user = newUser(env.server.url);
+    await registerAgent(user, 'name: plain\ndescription: You answer.\n');
+    const answers = [1, 2, 3].map((i) => `Answer ${i}: ${'the quick brown fox jumps over the lazy dog, '.repeat(30)}done.`);
+    env.fake.enqueue(...answers.map((text) => ({ text })), { text: 'Fourth.' });
+    const first = await chat(env.server.url, user, { content: 'Question 1', agent: 'plain' });
+    const sessionId = first.sent.session.id;
+    for (const content of ['Question 2', 'Question 3', 'Question 4']) await chat(env.server.url, user, { content, agent: 'plain', sessionId });
+    // A dreamed moment with a short key covers the whole conversation, so the breadcrumbs are short too.
+    env.fake.enqueue({ json: { moments: [{ key: 'qa', summary: 'Questions.' }], entities: [], edges: [] } });
+    expect((await dreamed(user, sessionId)).result.sessions[0]!.compacted).toMatchObject({ answers: [2, 4, 6] });
+    env.fake.enqueue({ text: 'Fifth.' });
+    await chat(env.server.url, user, { content: 'Question 5', agent: 'plain', sessionId });
+
+    // The history as sent: the conversation and the compaction's memory message, not the memory blocks before it.
+    const historyOf = (body: any) =>
+      body.messages.slice(0, -1).filter((m: any) => m.role !== 'system' || m.content.startsWith('[Memory: earlier answers')) as { content: string }[];
+    const before = historyOf(env.fake.chatRequests[3]!.body);
+    const after = historyOf(env.fake.chatRequests.at(-1)!.body);
+    const asked = (history: { content: string }[]) => history.filter((m) => /^Question \d$/.test(m.content)).length;
+    // Each answer alone is over the budget: what fits is its breadcrumb.
+    expect(cost(answers[2]!)).toBeGreaterThan(150);
+    const crumbs = after.filter((m) => m.content.startsWith('[Earlier: Answer'));
+    expect(crumbs.length).toBeGreaterThan(0);
+    for (const crumb of crumbs) expect(crumb.content.endsWith('… → REM LOOKUP qa]')).toBe(true);
+    expect(asked(after)).toBeGreaterThan(asked(before));
+    for (const history of [before, after]) expect(history.reduce((sum, m) => sum + cost(m.content), 0)).toBeLessThanOrEqual(150);
   });
 });
