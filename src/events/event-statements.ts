@@ -118,15 +118,23 @@ const chunkRows = (chunks: Chunk[]) =>
   Prisma.sql`SELECT (c->>'turnId')::uuid AS turn_id, (c->>'seq')::int AS seq, (c->>'lastSeq')::int AS last_seq, c->'events' AS events,
     (c->>'at')::timestamptz AS at FROM jsonb_array_elements(${JSON.stringify(chunks)}::jsonb) AS c`;
 
-/** A CTE (followed by a comma) storing model calls' rows when `when` holds; nothing without calls. */
+/**
+ * A CTE (followed by a comma) storing model calls' rows when `when` holds; nothing without calls. The
+ * request bodies (a long session's carry its whole history) are a text[] parameter of their own:
+ * inside the rows' JSON they would be escaped, then parsed into jsonb and out again.
+ */
 const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
   calls.length === 0
     ? Prisma.empty
     : Prisma.sql`calls AS (
         INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request, tenant_id, user_id, created_at)
         SELECT c.turn_id, c.session_id, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.usage_estimated, c.latency_ms, c.finish_reason, c.error, c.request, c.tenant_id, c.user_id, c.created_at
-        FROM jsonb_to_recordset(${JSON.stringify(calls.map((c) => c.llmCall))}::jsonb) AS c(turn_id uuid, session_id uuid, provider text, model text, iteration int,
-             input_tokens int, output_tokens int, usage_estimated boolean, latency_ms int, finish_reason text, error text, request text, tenant_id text, user_id text, created_at timestamptz)
+        FROM ROWS FROM (
+          jsonb_to_recordset(${JSON.stringify(calls.map(({ llmCall: { request: _, ...columns } }) => columns))}::jsonb) AS (turn_id uuid, session_id uuid, provider text,
+            model text, iteration int, input_tokens int, output_tokens int, usage_estimated boolean, latency_ms int, finish_reason text, error text, tenant_id text,
+            user_id text, created_at timestamptz),
+          unnest(${calls.map((c) => c.llmCall.request)}::text[])
+        ) AS c(turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, tenant_id, user_id, created_at, request)
         WHERE ${when}
       ),`;
 

@@ -32,12 +32,12 @@ export function encodingFor(model: string): Encoding {
 }
 
 const loaded = new Map<Encoding, Promise<TokenCounter>>();
-/** Texts at least this long have their count remembered (shorter ones are cheap to count again). */
-const REMEMBER_FROM_CHARS = 512;
 /** Longer texts are counted each time, so the remembered ones stay small in memory. */
 const REMEMBER_UP_TO_CHARS = 64 * 1024;
-/** At most this many remembered counts per encoding (then they are forgotten all at once). */
-const REMEMBERED_TEXTS = 256;
+/** Characters of remembered text per generation and encoding (two generations are kept). */
+const REMEMBERED_CHARS = 2 * 1024 * 1024;
+/** What a remembered count costs besides its text (the map's entry), in characters. */
+const ENTRY_CHARS = 32;
 
 /** The encodings loaded so far (each costs about 20 MB of heap for the life of the process). */
 export const encodingsLoaded = (): string[] => [...loaded.keys()];
@@ -57,19 +57,51 @@ async function load(encoding: Encoding): Promise<TokenCounter> {
   const { countTokens } = encoding === 'cl100k_base' ? await import('gpt-tokenizer/encoding/cl100k_base') : await import('gpt-tokenizer/encoding/o200k_base');
   // Special-token text in user content (e.g. "<|endoftext|>") is counted as plain text, not refused.
   const count = (value: string) => countTokens(value, { disallowedSpecial: new Set() });
-  // System prompts and tool specs are the same long texts turn after turn: count each once.
-  const known = new Map<string, number>();
+  // System prompts, tool specs and a session's history are the same texts turn after turn: a long
+  // session's turn counts some hundred messages to fill its history budget, nearly all counted by
+  // the turn before it, and a lookup costs a fraction of encoding them again.
+  const remembered = new RememberedCounts(REMEMBERED_CHARS);
   const text = (value: string) => {
     if (!value) return 0;
-    if (value.length < REMEMBER_FROM_CHARS || value.length > REMEMBER_UP_TO_CHARS) return count(value);
-    let tokens = known.get(value);
-    if (tokens === undefined) {
-      if (known.size >= REMEMBERED_TEXTS) known.clear();
-      known.set(value, (tokens = count(value)));
-    }
+    if (value.length > REMEMBER_UP_TO_CHARS) return count(value);
+    let tokens = remembered.get(value);
+    if (tokens === undefined) remembered.set(value, (tokens = count(value)));
     return tokens;
   };
   return counterOf(encoding, text);
+}
+
+/**
+ * Token counts by text, in two generations: lookups go to the current one, then to the previous
+ * (moving the text into the current one); once the current one holds `limit` characters (its
+ * texts plus ENTRY_CHARS each) it becomes the previous one and the old previous one is forgotten.
+ * What turns keep counting stays; memory stays under twice `limit` characters.
+ */
+class RememberedCounts {
+  private current = new Map<string, number>();
+  private previous = new Map<string, number>();
+  private chars = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get(text: string): number | undefined {
+    const tokens = this.current.get(text);
+    if (tokens !== undefined) return tokens;
+    const earlier = this.previous.get(text);
+    if (earlier !== undefined) this.set(text, earlier);
+    return earlier;
+  }
+
+  set(text: string, tokens: number): void {
+    const chars = text.length + ENTRY_CHARS;
+    if (this.chars + chars > this.limit) {
+      this.previous = this.current;
+      this.current = new Map();
+      this.chars = 0;
+    }
+    this.current.set(text, tokens);
+    this.chars += chars;
+  }
 }
 
 /**

@@ -56,4 +56,13 @@ describe('token counting', () => {
       for (const counter of counters) expect(TOKEN_CEILING.text(text), `${counter.encoding}: ${text}`).toBeGreaterThanOrEqual(counter.text(text));
     }
   });
+
+  it('remembers counts across turns without ever giving one text another’s count', async () => {
+    const counter = await tokenCounterFor('openai:gpt-4o');
+    // Enough distinct texts (about 5 MB) to turn the remembered counts over more than once.
+    const texts = Array.from({ length: 6_000 }, (_, i) => `Message ${i}: ${'a long line of an earlier conversation, '.repeat(1 + (i % 40))}${i}`);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const text of texts) expect(counter.text(text)).toBe(o200k(text));
+    }
+  });
 });
