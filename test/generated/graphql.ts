@@ -374,6 +374,8 @@ export type SendMessageInput = {
   content: string;
   /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
   corpus?: string | null | undefined;
+  /** Stream each model call’s exact request body (a ModelRequestEvent, stored with the turn’s events) just before the call, child agents’ included. */
+  debug?: boolean | null | undefined;
   /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
   document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
@@ -946,6 +948,7 @@ export type SessionTurnsWithEventsQuery = { session: { id: string, turns: { edge
             | { __typename: 'ContentEvent' }
             | { __typename: 'ErrorEvent' }
             | { __typename: 'FinalEvent' }
+            | { __typename: 'ModelRequestEvent' }
             | { __typename: 'ResumeEvent' }
             | { __typename: 'SourcesEvent' }
             | { __typename: 'ThoughtEvent' }
@@ -1184,6 +1187,7 @@ export type TurnRecordQuery = { turn: { id: string, status: TurnStatus, error: u
       | { __typename: 'ContentEvent' }
       | { __typename: 'ErrorEvent', code: string, message: string, details: unknown }
       | { __typename: 'FinalEvent' }
+      | { __typename: 'ModelRequestEvent' }
       | { __typename: 'ResumeEvent' }
       | { __typename: 'SourcesEvent' }
       | { __typename: 'ThoughtEvent' }
@@ -1361,6 +1365,7 @@ type EventFields_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number, 
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number }
@@ -1373,6 +1378,8 @@ type EventFields_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: numb
 type EventFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, turnId: string, agent: string, depth: number, at: string, code: string, message: string };
 
 type EventFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, turnId: string, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { inputTokens: number, outputTokens: number, requests: number } };
+
+type EventFields_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, turnId: string, agent: string, depth: number, at: string };
 
 type EventFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, turnId: string, agent: string, depth: number, at: string, approvalId: string };
 
@@ -1392,6 +1399,7 @@ export type EventFieldsFragment =
   | EventFields_ContentEvent_Fragment
   | EventFields_ErrorEvent_Fragment
   | EventFields_FinalEvent_Fragment
+  | EventFields_ModelRequestEvent_Fragment
   | EventFields_ResumeEvent_Fragment
   | EventFields_SourcesEvent_Fragment
   | EventFields_ThoughtEvent_Fragment
@@ -1456,6 +1464,7 @@ export type TurnQuery = { turn: { id: string, status: TurnStatus, agent: string,
           | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
           | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number }
           | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null }
+          | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number }
           | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number }
@@ -1465,6 +1474,7 @@ export type TurnQuery = { turn: { id: string, status: TurnStatus, agent: string,
       | { __typename: 'ContentEvent', seq: number, turnId: string, agent: string, depth: number, at: string, delta: string }
       | { __typename: 'ErrorEvent', seq: number, turnId: string, agent: string, depth: number, at: string, code: string, message: string }
       | { __typename: 'FinalEvent', seq: number, turnId: string, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { inputTokens: number, outputTokens: number, requests: number } }
+      | { __typename: 'ModelRequestEvent', seq: number, turnId: string, agent: string, depth: number, at: string }
       | { __typename: 'ResumeEvent', seq: number, turnId: string, agent: string, depth: number, at: string, approvalId: string }
       | { __typename: 'SourcesEvent', seq: number, turnId: string, agent: string, depth: number, at: string, sources: Array<{ key: string, entityType: string | null, score: number | null, page: number | null }> }
       | { __typename: 'ThoughtEvent', seq: number, turnId: string, agent: string, depth: number, at: string, text: string }
@@ -1490,6 +1500,7 @@ export type TurnEventsSubscription = { turnEvents:
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number }
@@ -1499,6 +1510,7 @@ export type TurnEventsSubscription = { turnEvents:
     | { __typename: 'ContentEvent', seq: number, turnId: string, agent: string, depth: number, at: string, delta: string }
     | { __typename: 'ErrorEvent', seq: number, turnId: string, agent: string, depth: number, at: string, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, turnId: string, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'ModelRequestEvent', seq: number, turnId: string, agent: string, depth: number, at: string }
     | { __typename: 'ResumeEvent', seq: number, turnId: string, agent: string, depth: number, at: string, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, turnId: string, agent: string, depth: number, at: string, sources: Array<{ key: string, entityType: string | null, score: number | null, page: number | null }> }
     | { __typename: 'ThoughtEvent', seq: number, turnId: string, agent: string, depth: number, at: string, text: string }
@@ -1523,6 +1535,7 @@ export type SessionEventsSubscription = { sessionEvents:
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number }
@@ -1532,6 +1545,7 @@ export type SessionEventsSubscription = { sessionEvents:
     | { __typename: 'ContentEvent', seq: number, turnId: string, agent: string, depth: number, at: string, delta: string }
     | { __typename: 'ErrorEvent', seq: number, turnId: string, agent: string, depth: number, at: string, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, turnId: string, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { inputTokens: number, outputTokens: number, requests: number } }
+    | { __typename: 'ModelRequestEvent', seq: number, turnId: string, agent: string, depth: number, at: string }
     | { __typename: 'ResumeEvent', seq: number, turnId: string, agent: string, depth: number, at: string, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, turnId: string, agent: string, depth: number, at: string, sources: Array<{ key: string, entityType: string | null, score: number | null, page: number | null }> }
     | { __typename: 'ThoughtEvent', seq: number, turnId: string, agent: string, depth: number, at: string, text: string }

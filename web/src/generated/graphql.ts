@@ -90,6 +90,8 @@ export type SendMessageInput = {
   content: string;
   /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
   corpus?: string | null | undefined;
+  /** Stream each model call’s exact request body (a ModelRequestEvent, stored with the turn’s events) just before the call, child agents’ included. */
+  debug?: boolean | null | undefined;
   /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
   document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
@@ -168,6 +170,8 @@ type StepFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, a
 
 type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
+type StepFields_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number };
+
 type StepFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
 type StepFields_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> };
@@ -186,6 +190,7 @@ export type StepFieldsFragment =
   | StepFields_ContentEvent_Fragment
   | StepFields_ErrorEvent_Fragment
   | StepFields_FinalEvent_Fragment
+  | StepFields_ModelRequestEvent_Fragment
   | StepFields_ResumeEvent_Fragment
   | StepFields_SourcesEvent_Fragment
   | StepFields_ThoughtEvent_Fragment
@@ -209,6 +214,7 @@ type WebEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', childTurnId: str
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -221,6 +227,8 @@ type WebEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number,
 type WebEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
 type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
+
+type WebEvent_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number };
 
 type WebEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -240,6 +248,7 @@ export type WebEventFragment =
   | WebEvent_ContentEvent_Fragment
   | WebEvent_ErrorEvent_Fragment
   | WebEvent_FinalEvent_Fragment
+  | WebEvent_ModelRequestEvent_Fragment
   | WebEvent_ResumeEvent_Fragment
   | WebEvent_SourcesEvent_Fragment
   | WebEvent_ThoughtEvent_Fragment
@@ -259,6 +268,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -268,6 +278,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -307,6 +318,7 @@ export type WebConversationQuery = { session: { createdAt: string, id: string, n
                 | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
                 | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
                 | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+                | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
                 | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
                 | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
                 | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -316,6 +328,7 @@ export type WebConversationQuery = { session: { createdAt: string, id: string, n
             | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
             | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
             | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+            | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
             | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
             | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
             | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -341,6 +354,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
           | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
           | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
           | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+          | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
           | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
           | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -350,6 +364,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
       | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
       | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
       | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+      | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
       | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
       | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
       | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -465,6 +480,7 @@ export type WebFollowTurnSubscription = { turnEvents:
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -474,6 +490,7 @@ export type WebFollowTurnSubscription = { turnEvents:
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -521,6 +538,7 @@ type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number,
     | { __typename: 'ContentEvent' }
     | { __typename: 'ErrorEvent' }
     | { __typename: 'FinalEvent', status: TurnStatus }
+    | { __typename: 'ModelRequestEvent' }
     | { __typename: 'ResumeEvent' }
     | { __typename: 'SourcesEvent' }
     | { __typename: 'ThoughtEvent' }
@@ -533,6 +551,8 @@ type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: num
 type InspectEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, at: string, agent: string };
 
 type InspectEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, at: string, agent: string };
 
 type InspectEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, at: string, agent: string };
 
@@ -552,6 +572,7 @@ export type InspectEventFragment =
   | InspectEvent_ContentEvent_Fragment
   | InspectEvent_ErrorEvent_Fragment
   | InspectEvent_FinalEvent_Fragment
+  | InspectEvent_ModelRequestEvent_Fragment
   | InspectEvent_ResumeEvent_Fragment
   | InspectEvent_SourcesEvent_Fragment
   | InspectEvent_ThoughtEvent_Fragment
@@ -580,6 +601,7 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
           | { __typename: 'ContentEvent' }
           | { __typename: 'ErrorEvent' }
           | { __typename: 'FinalEvent', status: TurnStatus }
+          | { __typename: 'ModelRequestEvent' }
           | { __typename: 'ResumeEvent' }
           | { __typename: 'SourcesEvent' }
           | { __typename: 'ThoughtEvent' }
@@ -589,6 +611,7 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
       | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
       | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
       | { __typename: 'FinalEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ModelRequestEvent', seq: number, at: string, agent: string }
       | { __typename: 'ResumeEvent', seq: number, at: string, agent: string }
       | { __typename: 'SourcesEvent', seq: number, at: string, agent: string }
       | { __typename: 'ThoughtEvent', seq: number, at: string, agent: string }
