@@ -48,6 +48,18 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type ExperimentResultStatus =
+  | 'DONE'
+  | 'ERROR'
+  | 'PENDING'
+  | 'RUNNING';
+
+export type ExperimentStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING';
+
 export type IngestStage =
   | 'DONE'
   | 'EMBEDDING'
@@ -64,6 +76,11 @@ export type MessageType =
   | 'tool_call'
   | 'tool_response'
   | 'user';
+
+export type RegressionVerdict =
+  | 'IMPROVED'
+  | 'REGRESSED'
+  | 'UNCHANGED';
 
 export type RemMode =
   | 'FUZZY'
@@ -705,6 +722,29 @@ export type WebSummaryDiffQueryVariables = Exact<{
 
 export type WebSummaryDiffQuery = { document: { summaryDiff: string } };
 
+export type WebExperimentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebExperimentsQuery = { experiments: { edges: Array<{ node: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } } }> } };
+
+export type WebExperimentHeadFragment = { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } };
+
+export type WebExperimentProgressSubscriptionVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebExperimentProgressSubscription = { experimentProgress: { id: string, status: ExperimentStatus, done: number, total: number } };
+
+export type WebRegressionSideFragment = { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
+
+export type WebRegressionQueryVariables = Exact<{
+  experimentId: string;
+}>;
+
+
+export type WebRegressionQuery = { regression: { experiment: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }, candidate: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } } | null, comparison: { textChanged: boolean, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1130,6 +1170,37 @@ export const WebComparedTurnFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"WebComparedTurn"}) as unknown as TypedDocumentString<WebComparedTurnFragment, unknown>;
+export const WebExperimentHeadFragmentDoc = new TypedDocumentString(`
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}
+    `, {"fragmentName":"WebExperimentHead"}) as unknown as TypedDocumentString<WebExperimentHeadFragment, unknown>;
+export const WebRegressionSideFragmentDoc = new TypedDocumentString(`
+    fragment WebRegressionSide on RegressionSide {
+  output
+  toolCalls
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+}
+    `, {"fragmentName":"WebRegressionSide"}) as unknown as TypedDocumentString<WebRegressionSideFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -2008,3 +2079,118 @@ export const WebSummaryDiffDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebSummaryDiffQuery, WebSummaryDiffQueryVariables>;
+export const WebExperimentsDocument = new TypedDocumentString(`
+    query WebExperiments {
+  experiments(first: 50) {
+    edges {
+      node {
+        ...WebExperimentHead
+      }
+    }
+  }
+}
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}`) as unknown as TypedDocumentString<WebExperimentsQuery, WebExperimentsQueryVariables>;
+export const WebExperimentProgressDocument = new TypedDocumentString(`
+    subscription WebExperimentProgress($id: ID!) {
+  experimentProgress(id: $id) {
+    id
+    status
+    done
+    total
+  }
+}
+    `) as unknown as TypedDocumentString<WebExperimentProgressSubscription, WebExperimentProgressSubscriptionVariables>;
+export const WebRegressionDocument = new TypedDocumentString(`
+    query WebRegression($experimentId: ID!) {
+  regression(experimentId: $experimentId) {
+    experiment {
+      ...WebExperimentHead
+    }
+    examples {
+      ord
+      verdict
+      example {
+        input
+      }
+      result {
+        status
+        error
+      }
+      original {
+        ...WebRegressionSide
+      }
+      candidate {
+        ...WebRegressionSide
+      }
+      comparison {
+        textChanged
+        text {
+          op
+          text
+        }
+        toolCalls {
+          op
+          name
+          changedArguments
+          argumentsA
+          argumentsB
+          resultChanged
+        }
+      }
+    }
+    summary {
+      total
+      finished
+      improved
+      regressed
+      unchanged
+      tokensA
+      tokensB
+      tokensDelta
+      latencyMsA
+      latencyMsB
+      latencyMsDelta
+    }
+  }
+}
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}
+fragment WebRegressionSide on RegressionSide {
+  output
+  toolCalls
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+}`) as unknown as TypedDocumentString<WebRegressionQuery, WebRegressionQueryVariables>;
