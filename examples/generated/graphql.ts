@@ -73,6 +73,7 @@ export type ExampleTurnEventsSubscription = { turnEvents:
     | { __typename: 'ContentEvent', seq: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, status: TurnStatus, content: string | null }
+    | { __typename: 'ModelRequestEvent', seq: number }
     | { __typename: 'ResumeEvent', seq: number }
     | { __typename: 'SourcesEvent', seq: number }
     | { __typename: 'ThoughtEvent', seq: number }

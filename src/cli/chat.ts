@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { CliError, connectionFrom, connectionOptions, followTurn, request, type Connection, type TurnEvent } from './client.js';
-import { CliCancelTurnDocument, CliDecideApprovalDocument, CliSendMessageDocument, CliTurnRequestsDocument } from './generated/graphql.js';
+import { CliCancelTurnDocument, CliDecideApprovalDocument, CliSendMessageDocument } from './generated/graphql.js';
 import { TurnPrinter } from './turn-printer.js';
 
 export const CHAT_USAGE = `remgraph chat [--agent A] [--session S] [--model M] [--document D] [--corpus C] [--debug] [--approve-all | --reject-all]
@@ -19,11 +19,10 @@ export const CHAT_USAGE = `remgraph chat [--agent A] [--session S] [--model M] [
   --document D  talk about this document (its id): its tools are offered, its title told; the
                 session keeps it
   --corpus C    talk about this corpus (with --document: the document's corpus)
-  --debug       each model call's exact request body (JSON, as sent to the provider), then the
-                events of that call, each on its own line with its seq and timings (ms since
-                sending, since the previous event). Request bodies are stored when the turn pauses
-                or ends, so the debug output of a turn is printed then; the answer is printed once
-                the turn ends`;
+  --debug       each model call's exact request body (JSON, as sent to the provider) as the call
+                starts, then the events of that call, each on its own line with its seq and timings
+                (ms since sending, since the previous event); the answer is printed once the turn
+                ends`;
 
 type ApprovalNeeded = Extract<TurnEvent | Extract<TurnEvent, { __typename: 'ChildEvent' }>['event'], { __typename: 'ApprovalNeededEvent' }>;
 type FinalStatus = Extract<TurnEvent, { __typename: 'FinalEvent' }>['status'];
@@ -123,10 +122,11 @@ class Chat {
 
   /** Sends one message and shows its turn until it ends; returns how it ended. */
   private async turn(content: string, ask?: Ask): Promise<FinalStatus | undefined> {
-    const { agent, model, document, corpus } = this.options;
+    const { agent, model, document, corpus, debug } = this.options;
     const printer = new TurnPrinter({ stdout: process.stdout, stderr: process.stderr, debug: this.options.debug, color: this.color });
-    const sent = (await request(this.connection, CliSendMessageDocument, { input: { content, sessionId: this.sessionId, agent, model, document, corpus } }))
-      .sendMessage;
+    const sent = (
+      await request(this.connection, CliSendMessageDocument, { input: { content, sessionId: this.sessionId, agent, model, document, corpus, debug } })
+    ).sendMessage;
     if (sent.__typename !== 'SendMessagePayload') throw new CliError(`${sent.code}: ${sent.message}`);
     if (!this.sessionId) process.stderr.write(`session ${sent.session.id} (continue it with --session ${sent.session.id})\n`);
     this.sessionId = sent.session.id;
@@ -139,7 +139,6 @@ class Chat {
         async (event) => {
           printer.print(event);
           const needed = approvalIn(event);
-          if (this.options.debug && (needed || event.__typename === 'FinalEvent')) await this.showRequests(sent.turn.id, printer);
           if (needed) await this.decide(needed, ask);
           if (event.__typename === 'FinalEvent') status = event.status;
         },
@@ -149,12 +148,6 @@ class Chat {
       this.running = undefined;
     }
     return status;
-  }
-
-  /** With --debug: the turn's model requests (stored once it pauses or ends) with the events held so far. */
-  private async showRequests(turnId: string, printer: TurnPrinter): Promise<void> {
-    const { turn } = await request(this.connection, CliTurnRequestsDocument, { id: turnId });
-    printer.flushDebug(turn?.llmCalls ?? []);
   }
 
   private async decide(needed: ApprovalNeeded, ask: Ask | undefined): Promise<void> {

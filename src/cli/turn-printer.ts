@@ -6,16 +6,6 @@ type ChildEvent = Extract<TurnEvent, { __typename: 'ChildEvent' }>;
 type StepEvent = Exclude<TurnEvent, ChildEvent> | ChildEvent['event'];
 type FinalEvent = Extract<StepEvent, { __typename: 'FinalEvent' }>;
 
-/** A model call's request as `turn.llmCalls` gives it (stored when the call's turn pauses or ends). */
-export interface ModelRequestRecord {
-  iteration: number;
-  model: string;
-  request?: unknown;
-}
-
-/** Top-level events of a model call's tool phase: the next other event belongs to the next call. */
-const TOOL_PHASE = new Set(['ToolResultEvent', 'ApprovalNeededEvent', 'ApprovalResultEvent', 'ResumeEvent', 'ActionEvent']);
-
 export interface PrinterOptions {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -28,18 +18,13 @@ export interface PrinterOptions {
  * Shows one turn as it streams: the answer on stdout (so `remgraph chat | …` gets just the
  * answer), everything else on stderr: thoughts, tool calls and results, approvals, child agents
  * (labelled with their path), errors and, with `debug`, every event with its seq and timings,
- * each model call's exact request body before the events of that call (see `flushDebug`).
+ * each model call's exact request body (the turn's `ModelRequestEvent`) before the events of that call.
  */
 export class TurnPrinter {
   private open: { out: NodeJS.WritableStream; key: string; atLineStart: boolean } | undefined;
   private answered = false;
   private readonly started = performance.now();
   private previous = this.started;
-  /** Debug lines not printed yet, each with the model call (from 1) it came from. */
-  private debugLines: { call: number; line: string }[] = [];
-  private call = 1;
-  private inToolPhase = false;
-  private readonly shownRequests = new Set<number>();
 
   constructor(private readonly options: PrinterOptions) {}
 
@@ -100,34 +85,11 @@ export class TurnPrinter {
     const inner = event.__typename === 'ChildEvent' ? event.event : event;
     const { __typename, seq, agent, depth, at, ...fields } = inner as StepEvent & Record<string, unknown>;
     const where = event.__typename === 'ChildEvent' ? ` child ${event.path.join(' › ')} #${seq}` : '';
-    if (event.__typename !== 'ChildEvent') {
-      if (event.__typename === 'ToolCallEvent') this.call = event.iteration;
-      else if (this.inToolPhase && !TOOL_PHASE.has(event.__typename)) this.call += 1;
-      this.inToolPhase = TOOL_PHASE.has(event.__typename);
+    if (inner.__typename === 'ModelRequestEvent') {
+      this.line(`model request #${inner.iteration} (${inner.model})${where}:\n${JSON.stringify(inner.body, null, 2)}`);
+      return;
     }
-    this.debugLines.push({
-      call: this.call,
-      line: `#${event.seq} +${since}ms Δ${delta}ms ${__typename} ${agent} d${depth}${where} at ${at} ${cell(fields, 300)}`,
-    });
-  }
-
-  /**
-   * Prints the debug lines held so far, each model call's request body (as stored in llm_calls,
-   * which keeps it as sent) before the first event of that call. The server stores a call's request
-   * when its turn pauses or ends, so the lines wait until then (an approval, the final event).
-   */
-  flushDebug(requests: readonly ModelRequestRecord[]): void {
-    for (const { call, line } of this.debugLines) {
-      if (!this.shownRequests.has(call)) {
-        this.shownRequests.add(call);
-        const record = requests.find((r) => r.iteration === call);
-        this.line(
-          record ? `model request #${call} (${record.model}):\n${JSON.stringify(record.request ?? null, null, 2)}` : `model request #${call}: not stored`,
-        );
-      }
-      this.line(line);
-    }
-    this.debugLines = [];
+    this.line(`#${event.seq} +${since}ms Δ${delta}ms ${__typename} ${agent} d${depth}${where} at ${at} ${cell(fields, 300)}`);
   }
 
   /** Continues a stream of text (the answer, a thought, a child's answer), starting a new one with its header. */

@@ -220,6 +220,7 @@ async function callModel(input: AgentLoopInput, emit: (body: AgentEventBody) => 
     for await (const part of model.stream({ ...request, signal: input.signal })) {
       if (part.type === 'request') {
         body = part.body;
+        if (state.overrides?.debug) emit({ type: 'model_request', iteration: state.iterations, model: model.id, body: JSON.parse(part.body) });
       } else if (part.type === 'reasoning-delta') {
         reasoning += part.delta;
         emit({ type: 'thought', text: part.delta });

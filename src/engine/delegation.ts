@@ -40,8 +40,11 @@ export async function delegate(
   tree.turnIds.add(child.id);
   const content = request.inputData === undefined ? request.inputText : `${request.inputText}\n\nInput data (JSON):\n${JSON.stringify(request.inputData)}`;
   // A child bound to a document (ask_document) gets its tools and is told what it is about.
-  const overrides = request.binding ? { binding: await bindChild(deps, parent, request.binding) } : undefined;
-  const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent), overrides);
+  const overrides = {
+    ...(request.binding ? { binding: await bindChild(deps, parent, request.binding) } : {}),
+    ...(parent.state.overrides?.debug ? { debug: true } : {}),
+  };
+  const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent), Object.keys(overrides).length ? overrides : undefined);
   addHistory(state, (await contextFor(deps, { ctx: parent.ctx, session: parent.session, agent, model, state, withMemory: false })).messages);
   const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));

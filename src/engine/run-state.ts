@@ -134,6 +134,8 @@ export interface TurnOverrides extends SamplingOptions {
   tools?: string[];
   /** The document or corpus the turn is about: its tools are offered besides the agent's, its context told. */
   binding?: TurnBinding;
+  /** Each model call's request body goes out as a `model_request` event before the call (its child agents' too). */
+  debug?: boolean;
 }
 
 /** The agent's system prompt, with a caller's suffix for this turn. */

@@ -31,6 +31,8 @@ export interface UsageTotals {
 
 export type AgentEventBody =
   | { type: 'thought'; text: string }
+  /** A model call's request body exactly as sent, just before the call: only in turns started with `debug`. */
+  | { type: 'model_request'; iteration: number; model: string; body: unknown }
   | { type: 'content'; delta: string }
   | { type: 'sources'; sources: Source[] }
   | { type: 'tool_call'; toolCallId: string; name: string; arguments: unknown; iteration: number }

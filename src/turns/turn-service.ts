@@ -71,6 +71,8 @@ const sendInput = z.object({
     .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
     .nullish(),
   ephemeral: z.boolean().nullish(),
+  /** Each model call's exact request body is streamed (a `model_request` event) before the call. */
+  debug: z.boolean().nullish(),
   /** Binds the turn and its session to a document (row id) and/or corpus; without them a session's binding holds. */
   document: z.string().uuid().nullish(),
   corpus: z.string().uuid().nullish(),
@@ -265,8 +267,8 @@ export class TurnService {
     const route = decided?.route ?? (await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata }, existing, { classify: true }));
     const agent = await agents.load(ctx, route.agent);
     const model = models.resolve(input.model ?? ctx.defaultModel ?? route.model ?? agent.spec.model ?? null);
-    const allowed = allowedOverrides(agent, input.overrides);
-    const overrides = binding ? { ...allowed, binding } : allowed;
+    const chosen = { ...allowedOverrides(agent, input.overrides), ...(binding ? { binding } : {}), ...(input.debug ? { debug: true } : {}) };
+    const overrides = Object.keys(chosen).length ? chosen : undefined;
     const started = await this.stored(existing, () =>
       store.startTurn({
         ctx,

@@ -29,7 +29,7 @@ interface Run {
 const identity = (user: Caller) => ({ REMGRAPH_USER: user.headers['x-user-id']!, REMGRAPH_TENANT: user.headers['x-tenant-id']! });
 
 /** Runs `remgraph <args>` with stdin a pipe carrying `input` (closed at once when there is none). */
-function cli(args: string[], env: Record<string, string>, input = '', onStdout?: (stdout: string) => void): Promise<Run> {
+function cli(args: string[], env: Record<string, string>, input = '', onStdout?: (stdout: string) => void, onStderr?: (stderr: string) => void): Promise<Run> {
   const proc = spawn(process.execPath, [...CLI, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -37,7 +37,10 @@ function cli(args: string[], env: Record<string, string>, input = '', onStdout?:
     stdout += chunk;
     onStdout?.(stdout);
   });
-  proc.stderr.on('data', (chunk) => (stderr += chunk));
+  proc.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    onStderr?.(stderr);
+  });
   proc.stdin.end(input);
   return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stdout, stderr })));
 }
@@ -273,24 +276,34 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     const run = await cli(['chat', '--debug'], as(user), 'count');
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stderr.split('\n').filter((l) => l.startsWith('#'));
+    // Seq 1 is the model call's request (printed as its body, below).
     expect(lines.map((l) => /^#(\d+) \+\d+ms Δ\d+ms (\w+) /.exec(l)?.slice(1))).toEqual([
-      ['1', 'ContentEvent'],
       ['2', 'ContentEvent'],
-      ['3', 'FinalEvent'],
+      ['3', 'ContentEvent'],
+      ['4', 'FinalEvent'],
     ]);
     expect(run.stdout).toBe('one two\n');
   });
 
-  it('chat --debug prints each model call’s exact request body before that call’s events', async () => {
+  it('chat --debug prints each model call’s exact request body as the call starts, before that call’s events', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, 'name: tooled\ndescription: You act.\ntools:\n  - name: action\n');
     env.fake.enqueue({ toolCalls: [{ name: 'action', arguments: { type: 'note' } }] }, { text: 'Noted.' });
-    const run = await cli(['chat', '--debug', '--agent', 'tooled'], as(user), 'take a note');
+    // The model does not answer its second call until the CLI has shown that call's request: the
+    // body is printed live, not once the turn ends.
+    const second = env.fake.holdNext('/v1/chat/completions', (r) => r.body.messages.some((m: { role: string }) => m.role === 'tool'));
+    let shownWhileHeld = false;
+    const run = await cli(['chat', '--debug', '--agent', 'tooled'], as(user), 'take a note', undefined, (stderr) => {
+      if (shownWhileHeld || !/^model request #2 /m.test(stderr)) return;
+      shownWhileHeld = true;
+      second.release();
+    });
     expect(run.code, run.stderr).toBe(0);
+    expect(shownWhileHeld).toBe(true);
     const requests = [...run.stderr.matchAll(/^model request #(\d+) \(([^)]+)\):\n(\{\n[\s\S]*?\n\})$/gm)];
     expect(requests.map((m) => [m[1], m[2]])).toEqual([
-      ['1', 'fake-model'],
-      ['2', 'fake-model'],
+      ['1', 'openai:fake-model'],
+      ['2', 'openai:fake-model'],
     ]);
     // The bodies are what the model received.
     const bodies = requests.map((m) => JSON.parse(m[3]!));

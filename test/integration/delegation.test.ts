@@ -212,6 +212,29 @@ describe('ask_agent delegation', () => {
     expect(tree.status).toBe('CANCELLED');
     expect(tree.children.map((c) => c.status)).toEqual(['CANCELLED']);
   });
+
+  it('with debug, streams each model call’s request body just before the call, its child agent’s too; without, none', async () => {
+    const user = newUser(env.server.url);
+    await team(user);
+    env.fake.enqueue(ask('researcher'), { text: 'Small.' }, { text: 'It is small.' });
+    const debugged = await send(user, { content: 'How big is Lisbon?', agent: 'boss', debug: true });
+    const events = await followTurn(env.server.url, user, debugged.turn.id);
+    const bodies = env.fake.chatRequests.map((r) => r.body);
+    expect(shape(events)).toEqual(['model_request', 'tool_call', 'child', 'child', 'child', 'tool_result', 'model_request', 'content*', 'final']);
+    const requests = events.filter((e): e is Extract<Event, { __typename: 'ModelRequestEvent' }> => e.__typename === 'ModelRequestEvent');
+    expect(requests.map((e) => [e.iteration, e.model, e.body])).toEqual([
+      [1, 'openai:fake-model', bodies[0]],
+      [2, 'openai:fake-model', bodies[2]],
+    ]);
+    // The child inherits debug: its own request comes before its answer.
+    expect(childEvents(events).map((c) => c.event.__typename)).toEqual(['ModelRequestEvent', 'ContentEvent', 'FinalEvent']);
+    expect(childEvents(events)[0]!.event).toMatchObject({ iteration: 1, body: bodies[1] });
+
+    env.fake.enqueue(ask('researcher'), { text: 'Small.' }, { text: 'It is small.' });
+    const plain = await send(user, { content: 'How big is Lisbon?', agent: 'boss' });
+    const plainEvents = await followTurn(env.server.url, user, plain.turn.id);
+    expect(shape(plainEvents)).toEqual(['tool_call', 'child', 'child', 'tool_result', 'content*', 'final']);
+  });
 });
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {

@@ -136,6 +136,8 @@ export type SendMessageInput = {
   content: string;
   /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
   corpus?: string | null | undefined;
+  /** Stream each model call’s exact request body (a ModelRequestEvent, stored with the turn’s events) just before the call, child agents’ included. */
+  debug?: boolean | null | undefined;
   /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
   document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
@@ -217,6 +219,8 @@ type CliEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, age
 
 type CliEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } };
 
+type CliEvent_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number, at: string, iteration: number, model: string, body: unknown };
+
 type CliEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string };
 
 type CliEvent_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string };
@@ -235,6 +239,7 @@ export type CliEventFragment =
   | CliEvent_ContentEvent_Fragment
   | CliEvent_ErrorEvent_Fragment
   | CliEvent_FinalEvent_Fragment
+  | CliEvent_ModelRequestEvent_Fragment
   | CliEvent_ResumeEvent_Fragment
   | CliEvent_SourcesEvent_Fragment
   | CliEvent_ThoughtEvent_Fragment
@@ -260,6 +265,7 @@ export type CliTurnEventsSubscription = { turnEvents:
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, at: string, code: string, message: string }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number, at: string, iteration: number, model: string, body: unknown }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
@@ -269,6 +275,7 @@ export type CliTurnEventsSubscription = { turnEvents:
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, at: string, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, at: string, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, at: string, status: TurnStatus, content: string | null, usage: { totalTokens: number, requests: number } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number, at: string, iteration: number, model: string, body: unknown }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, at: string }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, at: string, text: string }
@@ -508,13 +515,6 @@ export type CliUsageQueryVariables = Exact<{
 
 export type CliUsageQuery = { usage: Array<{ key: string, requests: number, inputTokens: number, outputTokens: number, totalTokens: number, avgLatencyMs: number, totalLatencyMs: number }> };
 
-export type CliTurnRequestsQueryVariables = Exact<{
-  id: string;
-}>;
-
-
-export type CliTurnRequestsQuery = { turn: { llmCalls: Array<{ iteration: number, model: string, request: unknown }> | null } | null };
-
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -562,6 +562,11 @@ export const CliEventFragmentDoc = new TypedDocumentString(`
   }
   ... on ThoughtEvent {
     text
+  }
+  ... on ModelRequestEvent {
+    iteration
+    model
+    body
   }
   ... on ToolCallEvent {
     name
@@ -658,6 +663,11 @@ export const CliTurnEventsDocument = new TypedDocumentString(`
   }
   ... on ThoughtEvent {
     text
+  }
+  ... on ModelRequestEvent {
+    iteration
+    model
+    body
   }
   ... on ToolCallEvent {
     name
@@ -1275,14 +1285,3 @@ export const CliUsageDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliUsageQuery, CliUsageQueryVariables>;
-export const CliTurnRequestsDocument = new TypedDocumentString(`
-    query CliTurnRequests($id: ID!) {
-  turn(id: $id) {
-    llmCalls {
-      iteration
-      model
-      request
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<CliTurnRequestsQuery, CliTurnRequestsQueryVariables>;

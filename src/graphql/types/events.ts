@@ -73,6 +73,11 @@ function eventType<T extends AgentEvent['type']>(
 }
 
 const ThoughtEvent = eventType('ThoughtEvent', 'thought', (t) => ({ text: t.exposeString('text') }));
+const ModelRequestEvent = eventType('ModelRequestEvent', 'model_request', (t) => ({
+  iteration: t.exposeInt('iteration', { description: 'The model call of the turn (from 1).' }),
+  model: t.exposeString('model'),
+  body: t.expose('body', { type: 'JSON', description: 'The request body exactly as sent to the provider.' }),
+}));
 const ContentEvent = eventType('ContentEvent', 'content', (t) => ({ delta: t.exposeString('delta') }));
 const SourcesEvent = eventType('SourcesEvent', 'sources', (t) => ({ sources: t.field({ type: [SourceRef], resolve: (e: Of<'sources'>) => e.sources }) }));
 const ToolCallEvent = eventType('ToolCallEvent', 'tool_call', (t) => ({
@@ -129,6 +134,7 @@ export const AgentEventUnion: UnionRef<AgentEventTypes, AgentEvent, AgentEvent> 
   // A thunk, because ChildEvent (below) refers back to this union.
   types: () => [
     ThoughtEvent,
+    ModelRequestEvent,
     ContentEvent,
     SourcesEvent,
     ToolCallEvent,
@@ -153,6 +159,7 @@ const ChildEvent: ObjectRef<AgentEventTypes, Of<'child'>> = eventType('ChildEven
 
 const TYPE_NAMES: Record<AgentEvent['type'], string> = {
   thought: 'ThoughtEvent',
+  model_request: 'ModelRequestEvent',
   content: 'ContentEvent',
   sources: 'SourcesEvent',
   tool_call: 'ToolCallEvent',

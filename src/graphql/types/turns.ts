@@ -136,6 +136,11 @@ export const SendMessageInput = builder.inputType('SendMessageInput', {
     }),
     document: t.id({ required: false, description: 'Bind the turn (and the session) to this Document: its tools are offered, its title told.' }),
     corpus: t.id({ required: false, description: 'Bind the turn (and the session) to this Corpus, or give the document’s corpus.' }),
+    debug: t.boolean({
+      required: false,
+      description:
+        'Stream each model call’s exact request body (a ModelRequestEvent, stored with the turn’s events) just before the call, child agents’ included.',
+    }),
   }),
 });
 
@@ -151,6 +156,7 @@ export function sendInputOf(input: typeof SendMessageInput.$inferInput, headerSe
         ? sessionIdOf(headerSessionId, 'X-Session-Id')
         : null,
     ephemeral: input.ephemeral,
+    debug: input.debug,
     overrides: input.overrides,
     content: input.content,
     agent: input.agent,

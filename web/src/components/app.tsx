@@ -23,6 +23,7 @@ import { Inspector } from './inspector.js';
 import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
 import { DocumentsPanel, type ChatBinding } from './documents.js';
+import { ExperimentsPanel } from './experiments.js';
 import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.js';
 import { SessionList } from './sessions.js';
 
@@ -44,6 +45,7 @@ export function App() {
   // On narrow screens the sessions and memory panels are drawers; at most one is open.
   const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
   const [documentsOpen, setDocumentsOpen] = useState(false);
+  const [experimentsOpen, setExperimentsOpen] = useState(false);
   // "Chat about this": the next conversation's document or corpus (the server keeps it on the session).
   const [binding, setBinding] = useState<ChatBinding | null>(null);
   const [theme, toggleTheme] = useTheme();
@@ -257,6 +259,14 @@ export function App() {
         <button class="icon inbox-toggle" title="Documents and corpora" onClick={() => setDocumentsOpen(!documentsOpen)} data-testid="documents-toggle">
           Documents
         </button>
+        <button
+          class="icon inbox-toggle"
+          title="Experiments and regressions"
+          onClick={() => setExperimentsOpen(!experimentsOpen)}
+          data-testid="experiments-toggle"
+        >
+          Experiments
+        </button>
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">
           GraphiQL
@@ -343,6 +353,7 @@ export function App() {
           }}
         />
       )}
+      {experimentsOpen && <ExperimentsPanel onClose={() => setExperimentsOpen(false)} />}
       {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
       {replay && 'turnId' in replay && (
         <ReplayForm

@@ -12,6 +12,7 @@ import {
 } from '../generated/graphql.js';
 import { renderMarkdown } from '../markdown.js';
 import { TurnView } from '../turn-view.js';
+import { AnswerDiff, ToolCallChanges } from './turn-diff.js';
 
 /** Where to fork: after a stored message, or after a turn's answer. */
 export type ForkPoint = { messageId: string } | { turnId: string };
@@ -159,33 +160,9 @@ export function CompareView({ a, b, onClose }: { a: string; b: string; onClose()
             <Side label="Replay" side={comparison.b} />
           </div>
           <h3>Answer</h3>
-          {comparison.textChanged ? (
-            <ol class="line-diff" data-testid="text-diff">
-              {comparison.text.map((line, i) => (
-                <li key={i} class={line.op.toLowerCase()} data-op={line.op}>
-                  <span class="op">{line.op === 'ADDED' ? '+' : line.op === 'REMOVED' ? '−' : ' '}</span>
-                  {line.text}
-                </li>
-              ))}
-            </ol>
-          ) : (
-            <p class="hint">The same answer.</p>
-          )}
+          <AnswerDiff diff={comparison} />
           <h3>Tool calls</h3>
-          {comparison.toolCalls.length === 0 && <p class="hint">Neither turn called a tool.</p>}
-          {comparison.toolCalls.map((call, i) => (
-            <div key={i} class={`tool-change ${call.op.toLowerCase()}`} data-testid="tool-change" data-op={call.op}>
-              <div class="tool-change-head">
-                <code>{call.name}</code> · {call.op.toLowerCase()}
-                {call.changedArguments.length > 0 && <> · arguments changed: {call.changedArguments.join(', ')}</>}
-                {call.resultChanged && <> · result changed</>}
-              </div>
-              <div class="compare-sides">
-                <Arguments value={call.argumentsA} changed={call.changedArguments} />
-                <Arguments value={call.argumentsB} changed={call.changedArguments} />
-              </div>
-            </div>
-          ))}
+          <ToolCallChanges diff={comparison} />
           {(comparison.sources.added.length > 0 || comparison.sources.removed.length > 0) && (
             <>
               <h3>Sources</h3>
@@ -224,21 +201,5 @@ function Side({ label, side }: { label: string; side: WebComparedTurnFragment })
       </div>
       <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(side.text ?? '') }} />
     </section>
-  );
-}
-
-/** A call's arguments, one key a line, the keys that differ between the two calls marked. */
-function Arguments({ value, changed }: { value: unknown; changed: string[] }) {
-  if (value === null || value === undefined) return <div class="arguments none">(not called)</div>;
-  if (typeof value !== 'object' || Array.isArray(value)) return <pre class="arguments">{JSON.stringify(value, null, 2)}</pre>;
-  return (
-    <dl class="arguments">
-      {Object.entries(value).map(([key, v]) => (
-        <div key={key} class={changed.includes(key) ? 'changed' : ''} data-testid={changed.includes(key) ? 'changed-argument' : undefined}>
-          <dt>{key}</dt>
-          <dd>{JSON.stringify(v)}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }

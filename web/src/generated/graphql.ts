@@ -48,6 +48,18 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type ExperimentResultStatus =
+  | 'DONE'
+  | 'ERROR'
+  | 'PENDING'
+  | 'RUNNING';
+
+export type ExperimentStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING';
+
 export type IngestStage =
   | 'DONE'
   | 'EMBEDDING'
@@ -64,6 +76,11 @@ export type MessageType =
   | 'tool_call'
   | 'tool_response'
   | 'user';
+
+export type RegressionVerdict =
+  | 'IMPROVED'
+  | 'REGRESSED'
+  | 'UNCHANGED';
 
 export type RemMode =
   | 'FUZZY'
@@ -90,6 +107,8 @@ export type SendMessageInput = {
   content: string;
   /** Bind the turn (and the session) to this Corpus, or give the document’s corpus. */
   corpus?: string | null | undefined;
+  /** Stream each model call’s exact request body (a ModelRequestEvent, stored with the turn’s events) just before the call, child agents’ included. */
+  debug?: boolean | null | undefined;
   /** Bind the turn (and the session) to this Document: its tools are offered, its title told. */
   document?: string | null | undefined;
   /** Stream a turn that stores no messages (the user’s included); the turn itself is kept EPHEMERAL_TURN_RETENTION_MS after it ends. */
@@ -168,6 +187,8 @@ type StepFields_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, a
 
 type StepFields_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
 
+type StepFields_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number };
+
 type StepFields_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
 type StepFields_SourcesEvent_Fragment = { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> };
@@ -186,6 +207,7 @@ export type StepFieldsFragment =
   | StepFields_ContentEvent_Fragment
   | StepFields_ErrorEvent_Fragment
   | StepFields_FinalEvent_Fragment
+  | StepFields_ModelRequestEvent_Fragment
   | StepFields_ResumeEvent_Fragment
   | StepFields_SourcesEvent_Fragment
   | StepFields_ThoughtEvent_Fragment
@@ -209,6 +231,7 @@ type WebEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', childTurnId: str
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -221,6 +244,8 @@ type WebEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: number,
 type WebEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string };
 
 type WebEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
+
+type WebEvent_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number };
 
 type WebEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string };
 
@@ -240,6 +265,7 @@ export type WebEventFragment =
   | WebEvent_ContentEvent_Fragment
   | WebEvent_ErrorEvent_Fragment
   | WebEvent_FinalEvent_Fragment
+  | WebEvent_ModelRequestEvent_Fragment
   | WebEvent_ResumeEvent_Fragment
   | WebEvent_SourcesEvent_Fragment
   | WebEvent_ThoughtEvent_Fragment
@@ -259,6 +285,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -268,6 +295,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -307,6 +335,7 @@ export type WebConversationQuery = { session: { createdAt: string, id: string, n
                 | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
                 | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
                 | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+                | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
                 | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
                 | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
                 | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -316,6 +345,7 @@ export type WebConversationQuery = { session: { createdAt: string, id: string, n
             | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
             | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
             | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+            | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
             | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
             | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
             | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -341,6 +371,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
           | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
           | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
           | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+          | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
           | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
           | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
           | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -350,6 +381,7 @@ export type WebTurnEventsQuery = { turn: { id: string, status: TurnStatus, event
       | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
       | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
       | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+      | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
       | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
       | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
       | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -465,6 +497,7 @@ export type WebFollowTurnSubscription = { turnEvents:
         | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
         | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
         | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+        | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
         | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
         | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
         | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -474,6 +507,7 @@ export type WebFollowTurnSubscription = { turnEvents:
     | { __typename: 'ContentEvent', seq: number, agent: string, depth: number, delta: string }
     | { __typename: 'ErrorEvent', seq: number, agent: string, depth: number, code: string, message: string }
     | { __typename: 'FinalEvent', seq: number, agent: string, depth: number, status: TurnStatus, content: string | null, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }>, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }
+    | { __typename: 'ModelRequestEvent', seq: number, agent: string, depth: number }
     | { __typename: 'ResumeEvent', seq: number, agent: string, depth: number, approvalId: string }
     | { __typename: 'SourcesEvent', seq: number, agent: string, depth: number, sources: Array<{ key: string, title: string | null, uri: string | null, snippet: string | null, score: number | null, entityType: string | null }> }
     | { __typename: 'ThoughtEvent', seq: number, agent: string, depth: number, text: string }
@@ -521,6 +555,7 @@ type InspectEvent_ChildEvent_Fragment = { __typename: 'ChildEvent', seq: number,
     | { __typename: 'ContentEvent' }
     | { __typename: 'ErrorEvent' }
     | { __typename: 'FinalEvent', status: TurnStatus }
+    | { __typename: 'ModelRequestEvent' }
     | { __typename: 'ResumeEvent' }
     | { __typename: 'SourcesEvent' }
     | { __typename: 'ThoughtEvent' }
@@ -533,6 +568,8 @@ type InspectEvent_ContentEvent_Fragment = { __typename: 'ContentEvent', seq: num
 type InspectEvent_ErrorEvent_Fragment = { __typename: 'ErrorEvent', seq: number, at: string, agent: string };
 
 type InspectEvent_FinalEvent_Fragment = { __typename: 'FinalEvent', seq: number, at: string, agent: string };
+
+type InspectEvent_ModelRequestEvent_Fragment = { __typename: 'ModelRequestEvent', seq: number, at: string, agent: string };
 
 type InspectEvent_ResumeEvent_Fragment = { __typename: 'ResumeEvent', seq: number, at: string, agent: string };
 
@@ -552,6 +589,7 @@ export type InspectEventFragment =
   | InspectEvent_ContentEvent_Fragment
   | InspectEvent_ErrorEvent_Fragment
   | InspectEvent_FinalEvent_Fragment
+  | InspectEvent_ModelRequestEvent_Fragment
   | InspectEvent_ResumeEvent_Fragment
   | InspectEvent_SourcesEvent_Fragment
   | InspectEvent_ThoughtEvent_Fragment
@@ -580,6 +618,7 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
           | { __typename: 'ContentEvent' }
           | { __typename: 'ErrorEvent' }
           | { __typename: 'FinalEvent', status: TurnStatus }
+          | { __typename: 'ModelRequestEvent' }
           | { __typename: 'ResumeEvent' }
           | { __typename: 'SourcesEvent' }
           | { __typename: 'ThoughtEvent' }
@@ -589,6 +628,7 @@ export type WebInspectTurnQuery = { turn: { id: string, agent: string, status: T
       | { __typename: 'ContentEvent', seq: number, at: string, agent: string }
       | { __typename: 'ErrorEvent', seq: number, at: string, agent: string }
       | { __typename: 'FinalEvent', seq: number, at: string, agent: string }
+      | { __typename: 'ModelRequestEvent', seq: number, at: string, agent: string }
       | { __typename: 'ResumeEvent', seq: number, at: string, agent: string }
       | { __typename: 'SourcesEvent', seq: number, at: string, agent: string }
       | { __typename: 'ThoughtEvent', seq: number, at: string, agent: string }
@@ -681,6 +721,29 @@ export type WebSummaryDiffQueryVariables = Exact<{
 
 
 export type WebSummaryDiffQuery = { document: { summaryDiff: string } };
+
+export type WebExperimentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebExperimentsQuery = { experiments: { edges: Array<{ node: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } } }> } };
+
+export type WebExperimentHeadFragment = { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } };
+
+export type WebExperimentProgressSubscriptionVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebExperimentProgressSubscription = { experimentProgress: { id: string, status: ExperimentStatus, done: number, total: number } };
+
+export type WebRegressionSideFragment = { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } };
+
+export type WebRegressionQueryVariables = Exact<{
+  experimentId: string;
+}>;
+
+
+export type WebRegressionQuery = { regression: { experiment: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }, candidate: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } } | null, comparison: { textChanged: boolean, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1107,6 +1170,37 @@ export const WebComparedTurnFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"WebComparedTurn"}) as unknown as TypedDocumentString<WebComparedTurnFragment, unknown>;
+export const WebExperimentHeadFragmentDoc = new TypedDocumentString(`
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}
+    `, {"fragmentName":"WebExperimentHead"}) as unknown as TypedDocumentString<WebExperimentHeadFragment, unknown>;
+export const WebRegressionSideFragmentDoc = new TypedDocumentString(`
+    fragment WebRegressionSide on RegressionSide {
+  output
+  toolCalls
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+}
+    `, {"fragmentName":"WebRegressionSide"}) as unknown as TypedDocumentString<WebRegressionSideFragment, unknown>;
 export const WebViewerDocument = new TypedDocumentString(`
     query WebViewer {
   viewer {
@@ -1993,3 +2087,118 @@ export const WebSummaryDiffDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebSummaryDiffQuery, WebSummaryDiffQueryVariables>;
+export const WebExperimentsDocument = new TypedDocumentString(`
+    query WebExperiments {
+  experiments(first: 50) {
+    edges {
+      node {
+        ...WebExperimentHead
+      }
+    }
+  }
+}
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}`) as unknown as TypedDocumentString<WebExperimentsQuery, WebExperimentsQueryVariables>;
+export const WebExperimentProgressDocument = new TypedDocumentString(`
+    subscription WebExperimentProgress($id: ID!) {
+  experimentProgress(id: $id) {
+    id
+    status
+    done
+    total
+  }
+}
+    `) as unknown as TypedDocumentString<WebExperimentProgressSubscription, WebExperimentProgressSubscriptionVariables>;
+export const WebRegressionDocument = new TypedDocumentString(`
+    query WebRegression($experimentId: ID!) {
+  regression(experimentId: $experimentId) {
+    experiment {
+      ...WebExperimentHead
+    }
+    examples {
+      ord
+      verdict
+      example {
+        input
+      }
+      result {
+        status
+        error
+      }
+      original {
+        ...WebRegressionSide
+      }
+      candidate {
+        ...WebRegressionSide
+      }
+      comparison {
+        textChanged
+        text {
+          op
+          text
+        }
+        toolCalls {
+          op
+          name
+          changedArguments
+          argumentsA
+          argumentsB
+          resultChanged
+        }
+      }
+    }
+    summary {
+      total
+      finished
+      improved
+      regressed
+      unchanged
+      tokensA
+      tokensB
+      tokensDelta
+      latencyMsA
+      latencyMsB
+      latencyMsDelta
+    }
+  }
+}
+    fragment WebExperimentHead on Experiment {
+  id
+  agent
+  model
+  status
+  done
+  total
+  regression
+  evaluators
+  createdAt
+  dataset {
+    id
+    name
+  }
+}
+fragment WebRegressionSide on RegressionSide {
+  output
+  toolCalls
+  latencyMs
+  scores
+  usage {
+    inputTokens
+    outputTokens
+    requests
+    estimated
+  }
+}`) as unknown as TypedDocumentString<WebRegressionQuery, WebRegressionQueryVariables>;
