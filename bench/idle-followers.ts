@@ -6,8 +6,8 @@
  * followers once), then measured with and without the followers after two full garbage
  * collections (through the inspector: both servers run with `--inspect=127.0.0.1:0`): heap and RSS
  * per follower, and remgraph's ÷ bare (target ≤ 1.5). Then remgraph's sendMessage → final p50 over
- * BENCH_TURNS turns without and with the followers waiting, and its ratio (target ≤ 1.3), with the
- * server's CPU per turn.
+ * BENCH_TURNS turns with the followers waiting against as many without them (half before they open,
+ * half after they close), and its ratio (target ≤ 1.3), with the server's CPU per turn.
  *
  * With `BENCH_BACKENDS=postgres` and REDIS_URL set, remgraph relays events through Redis: each
  * session follower is a pattern subscription there, so the line also gives Redis's memory per
@@ -39,6 +39,8 @@ const INSPECT = '--inspect=127.0.0.1:0';
 const user = (i: number) => ({ 'x-user-id': `follower-${i}`, 'x-tenant-id': 'bench' });
 
 const print = (line: object) => console.log(JSON.stringify(line));
+/** Where the run is, on stderr: a run at full size takes minutes per phase. */
+const note = (phase: string) => console.error(`[idle-followers] ${new Date().toISOString().slice(11, 19)} ${phase}`);
 const kb = (bytes: number) => +(bytes / 1024).toFixed(1);
 const median = (values: number[]) =>
   percentile(
@@ -142,6 +144,7 @@ async function bare() {
   const server = await startBareServer('bench/bare-ws-server.ts', {});
   try {
     const inspector = inspectorAddress(server.output());
+    note('bare server: followers');
     const sessions = Array.from({ length: FOLLOWERS }, (_, i) => `session-${i}`);
     await unfollow(await follow(server.url, sessions, server.pid), server.pid);
     const measured = await perFollower(inspector, () => follow(server.url, sessions, server.pid));
@@ -178,37 +181,45 @@ async function measure(backend: string, floor: Awaited<ReturnType<typeof bare>>)
     const pids = database ? await postgresPids(database, { shared: false }) : [];
     return (await Promise.all([pid, ...pids].map(cpuMs))).reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
   };
-  const turns = async (count: number) => {
-    const wall: number[] = [];
-    const cpu: number[] = [];
-    const relayCpu: number[] = [];
+  type Samples = { wall: number[]; cpu: number[]; relayCpu: number[] };
+  const turns = async (count: number, into: Samples = { wall: [], cpu: [], relayCpu: [] }) => {
     for (let i = 0; i < count; i++) {
       fake.enqueue({ text: Array.from({ length: 20 }, () => 'x ') });
       const [cpu0, redis0] = [await used(), redisServer ? await cpuMs(redisServer) : 0];
       const turn = await runTurn(server.url, 'bench-turner', 'go');
       if (turn.status !== 'COMPLETED') throw new Error(`turn ended ${turn.status}`);
-      wall.push(turn.doneAt - turn.sentAt);
-      cpu.push((await used()) - cpu0);
-      if (redisServer) relayCpu.push(((await cpuMs(redisServer)) ?? 0) - (redis0 ?? 0));
+      into.wall.push(turn.doneAt - turn.sentAt);
+      into.cpu.push((await used()) - cpu0);
+      if (redisServer) into.relayCpu.push(((await cpuMs(redisServer)) ?? 0) - (redis0 ?? 0));
     }
-    return {
-      p50Ms: +median(wall).toFixed(2),
-      cpuMsPerTurn: +median(cpu).toFixed(2),
-      ...(redisServer ? { redisCpuMsPerTurn: +(relayCpu.reduce((a, b) => a + b, 0) / count).toFixed(2) } : {}),
-    };
+    return into;
   };
+  const summary = ({ wall, cpu, relayCpu }: Samples) => ({
+    p50Ms: +median(wall).toFixed(2),
+    cpuMsPerTurn: +median(cpu).toFixed(2),
+    ...(redisServer ? { redisCpuMsPerTurn: +(relayCpu.reduce((a, b) => a + b, 0) / relayCpu.length).toFixed(2) } : {}),
+  });
   const redisMemory = async () => Number(/used_memory:(\d+)/.exec((await redis?.info('memory')) ?? '')?.[1] ?? 0);
   try {
     const inspector = inspectorAddress(server.output());
+    note(`${backend}: creating ${FOLLOWERS} sessions`);
     const sessions = await createSessions(server.url);
+    note(`${backend}: ${WARMUP} warm-up turns`);
     await turns(WARMUP);
+    note(`${backend}: opening and closing the followers once`);
     await unfollow(await follow(server.url, sessions, pid), pid);
-    const without = await turns(TURNS);
+    // Turns without followers before they open and after they close, around the turns with them.
+    note(`${backend}: ${TURNS / 2} turns without followers`);
+    const without = await turns(Math.ceil(TURNS / 2));
     const redisBefore = await redisMemory();
+    note(`${backend}: measuring the followers`);
     const measured = await perFollower(inspector, () => follow(server.url, sessions, pid));
     const redisPerFollowerKb = redis ? kb(((await redisMemory()) - redisBefore) / FOLLOWERS) : undefined;
-    const withFollowers = await turns(TURNS);
+    note(`${backend}: ${TURNS} turns with followers`);
+    const withFollowers = summary(await turns(TURNS));
     await unfollow(measured.clients, pid);
+    note(`${backend}: ${TURNS / 2} turns without followers`);
+    const withoutFollowers = summary(await turns(Math.floor(TURNS / 2), without));
     const { clients: _, ...memory } = measured;
     print({ bench: 'idle-followers', server: 'bare', followers: FOLLOWERS, ...floor });
     print({
@@ -222,7 +233,14 @@ async function measure(backend: string, floor: Awaited<ReturnType<typeof bare>>)
       rssRatio: +(memory.rssKb / floor.rssKb).toFixed(2),
       ...(redis ? { redisPerFollowerKb } : {}),
     });
-    print({ bench: 'idle-followers-turns', backend, turns: TURNS, without, with: withFollowers, p50Ratio: +(withFollowers.p50Ms / without.p50Ms).toFixed(2) });
+    print({
+      bench: 'idle-followers-turns',
+      backend,
+      turns: TURNS,
+      without: withoutFollowers,
+      with: withFollowers,
+      p50Ratio: +(withFollowers.p50Ms / withoutFollowers.p50Ms).toFixed(2),
+    });
   } finally {
     await server.stop();
     await fake.close();
