@@ -27,9 +27,8 @@ import { userContext } from '../src/auth/agent-context.js';
 import { loadConfig } from '../src/config/config.js';
 import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
 import { importMemory } from '../src/rem/import/import-memory.js';
-import type { ImportSource } from '../src/rem/import/jsonl.js';
-import type { MemoryItemInput } from '../src/rem/memory/inputs.js';
 import { spawnServer } from '../test/support/process.js';
+import { entity, fuzzyText, generatedSource, keyOf, rng, WORDS } from './rem-data.js';
 import { freshPostgres, startBareServer, summarize } from './support.js';
 
 if (process.argv.includes('--help')) {
@@ -54,69 +53,13 @@ const HEADERS = { 'content-type': 'application/json', 'x-user-id': USER, 'x-tena
 
 const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
 
-// Deterministic pseudo-random numbers (mulberry32) so that runs are comparable.
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// Pronounceable made-up words (consonant-vowel syllables): about as varied in trigrams as real words.
-const WORDS = (() => {
-  const random = rng(42);
-  const letter = (from: string) => from[Math.floor(random() * from.length)]!;
-  const words = new Set<string>();
-  while (words.size < 2000) {
-    const n = 2 + Math.floor(random() * 3);
-    words.add(Array.from({ length: n }, () => letter('bcdfghjklmnprstvwxz') + letter('aeiou')).join('') + letter('bcdfghjklmnprstvwxz'));
-  }
-  return [...words];
-})();
-
-/** Entity i, the same in every run: its key, name, content and edges (to entities below `size`). */
-function entity(i: number, size: number): MemoryItemInput {
-  const random = rng(i + 1);
-  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  const name = `${pick()} ${pick()}`;
-  return {
-    entity: {
-      key: `${name} ${i}`,
-      name,
-      content: `${name} ${Array.from({ length: 12 }, pick).join(' ')}`,
-      tags: ['bench'],
-      graphEdges: ['knows', 'cites', 'part_of'].map((relType) => ({
-        dst: keyOf(Math.floor(random() * size)),
-        relType,
-        weight: +(0.5 + random() / 2).toFixed(2),
-      })),
-    },
-  };
-}
-const keyOf = (i: number) => {
-  const random = rng(i + 1);
-  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  return `${pick()}-${pick()}-${i}`;
-};
-
 /**
  * Grows the database to `size` entities through the bulk import (`remgraph import`'s code path: JSONL
  * lines parsed and validated, embedded, written in batches; an import this large drops the vector
  * index and builds it once after), from lines generated here instead of read from a file.
  */
 async function grow(db: Database, backend: string, from: number, size: number) {
-  const total = size - from;
-  const source: ImportSource = {
-    name: 'generated',
-    total,
-    async *lines(start: number) {
-      for (let line = Math.max(start, 1); line <= total; line++) yield { line, text: JSON.stringify(entity(from + line - 1, size)) };
-    },
-    where: (line) => `${line}`,
-  };
+  const source = generatedSource(from, size);
   const settings = loadConfig(process.env).rem.import;
   const started = performance.now();
   let indexingAt = 0;
@@ -155,10 +98,9 @@ function queries(size: number, seed: number, keys?: string[]) {
   const random = rng(seed);
   const key = () => (keys ? keys[Math.floor(random() * keys.length)]! : keyOf(Math.floor(random() * size)));
   const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  const typo = (w: string) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : `${w}x`);
   return {
     LOOKUP: () => `LOOKUP "${key()}"`,
-    FUZZY: () => `FUZZY "${typo(word())} ${word()}" THRESHOLD 0.5 LIMIT 10`,
+    FUZZY: () => `FUZZY "${fuzzyText(random)}" THRESHOLD 0.5 LIMIT 10`,
     SEARCH: () => `SEARCH "${word()} ${word()} ${word()}" FROM entities LIMIT 10 MIN_SIMILARITY 0.1`,
     TRAVERSE: () => `TRAVERSE FROM "${key()}" DEPTH 3 LIMIT 100`,
   };
