@@ -5,6 +5,9 @@
  * drops it and builds it once). Prints one JSON line per backend: rows/s over the whole import,
  * the seconds spent loading and building the index, and this process's CPU seconds while loading
  * (PGlite's worker thread included): on a shared machine a steadier figure than the wall clock.
+ * Then, in the same run, the physical floor (bench/import-floor.ts: the same rows by `COPY` into a
+ * plain table plus one HNSW build) and the ratio import ÷ floor (targets of issue 41: ≤ 1.5× on
+ * PostgreSQL, ≤ 2× on PGlite).
  *
  *   npx tsx bench/import.ts
  *   BENCH_ROWS=20000 BENCH_BACKENDS=postgres npx tsx bench/import.ts
@@ -21,6 +24,8 @@ import { applyMigrations } from '../src/db/migrations.js';
 import { createEmbeddingProvider } from '../src/rem/embeddings/create.js';
 import { importMemory } from '../src/rem/import/import-memory.js';
 import { fileSource } from '../src/rem/import/jsonl.js';
+import { vectorLiteral } from '../src/rem/embeddings/provider.js';
+import { copyLine, pgliteFloor, postgresFloor } from './import-floor.js';
 import { freshPostgres } from './support.js';
 
 if (process.argv.includes('--help')) {
@@ -32,21 +37,31 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 const WORDS = 'invoice contract travel policy flight hotel budget approval team project roadmap release customer support billing account'.split(' ');
 
-function line(i: number): string {
+function entity(i: number) {
   const pick = (n: number) => WORDS[(i * 7 + n * 13) % WORDS.length]!;
-  return JSON.stringify({
-    entity: {
-      key: `entity-${i}`,
-      name: `Entity ${i}`,
-      entityType: 'topic',
-      content: `Entity ${i} is about ${pick(1)} and ${pick(2)} for the ${pick(3)} of team ${i % 97}.`,
-      tags: [pick(4)],
-      graphEdges: [{ dst: `entity-${(i + 1) % ROWS}`, relType: 'related_to' }],
-    },
-  });
+  return {
+    key: `entity-${i}`,
+    name: `Entity ${i}`,
+    entityType: 'topic',
+    content: `Entity ${i} is about ${pick(1)} and ${pick(2)} for the ${pick(3)} of team ${i % 97}.`,
+    tags: [pick(4)],
+    graphEdges: [{ dst: `entity-${(i + 1) % ROWS}`, relType: 'related_to' }],
+  };
 }
 
-async function run(backend: string, file: string) {
+/** The floor's rows: each entity's key, text, vector (embedded here, before any clock starts) and the rest as jsonb. */
+async function floorLines(): Promise<string[]> {
+  const embedder = createEmbeddingProvider(loadConfig({ ...process.env, EMBEDDING_DIMENSION: '384' }).rem.embedding);
+  const lines: string[] = [];
+  for (let at = 0; at < ROWS; at += 1000) {
+    const batch = Array.from({ length: Math.min(1000, ROWS - at) }, (_, i) => entity(at + i));
+    const vectors = await embedder.embed(batch.map((e) => e.content));
+    batch.forEach(({ key, content, ...data }, i) => lines.push(copyLine([key, content, vectorLiteral(vectors[i]!), JSON.stringify(data)])));
+  }
+  return lines;
+}
+
+async function run(backend: string, file: string, lines: string[]) {
   const pg = backend === 'postgres' ? await freshPostgres('remgraph_import_bench') : null;
   const dataDir = pg ? '' : await mkdtemp(join(tmpdir(), 'remgraph-import-bench-'));
   const config = loadConfig({ ...process.env, EMBEDDING_DIMENSION: '384', ...(pg ? { DATABASE_URL: pg.url } : { DATA_DIR: dataDir }) });
@@ -95,6 +110,19 @@ async function run(backend: string, file: string) {
         reindexed: result.reindexed,
       }),
     );
+    const floor = pg ? await postgresFloor(pg.url, lines) : await pgliteFloor(lines);
+    console.log(
+      JSON.stringify({
+        bench: 'import-floor',
+        backend,
+        rows: lines.length,
+        copyS: +floor.copyS.toFixed(1),
+        indexS: +floor.indexS.toFixed(1),
+        totalS: +floor.totalS.toFixed(1),
+        importOverFloor: +(seconds / floor.totalS).toFixed(2),
+        target: backend === 'postgres' ? 1.5 : 2,
+      }),
+    );
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
       printTop(profile);
@@ -124,9 +152,10 @@ function printTop(profile: {
 
 const dir = await mkdtemp(join(tmpdir(), 'remgraph-import-bench-'));
 const file = join(dir, 'entities.jsonl');
-await writeFile(file, `${Array.from({ length: ROWS }, (_, i) => line(i)).join('\n')}\n`);
+await writeFile(file, `${Array.from({ length: ROWS }, (_, i) => JSON.stringify({ entity: entity(i) })).join('\n')}\n`);
+const lines = await floorLines();
 try {
-  for (const backend of BACKENDS) await run(backend, file);
+  for (const backend of BACKENDS) await run(backend, file, lines);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -1,11 +1,13 @@
 /**
  * REM at scale. For each backend, one database grows through the sizes (default 10k → 100k; add
- * 1000000 for PostgreSQL) with generated entities (3 edges each, embeddings), written through the
- * `ingest` code path in batches of 1000. At each size it prints (one JSON line per figure):
- *   - rem-ingest: bulk ingest rate with the HNSW index dropped, then the index build time (the
- *     documented fast path for bulk loads), and the ingest rate over HTTP with the index live;
+ * 1000000 for PostgreSQL) with generated entities (3 edges each, 384-d embeddings), written through
+ * the bulk import (`remgraph import`'s code path). At each size it prints (one JSON line per figure):
+ *   - rem-ingest: the bulk import's rate and time (the index build included, and apart), and the
+ *     ingest rate over HTTP with the index live;
  *   - rem: p50/p99 over GraphQL HTTP of LOOKUP, FUZZY, SEARCH (top 10) and TRAVERSE depth 3 limit 100,
- *     against a server in its own process;
+ *     against a server in its own process, and p99 ÷ p50 (target of issue 41: ≤ 3);
+ *   - rem-growth (each size after the first): per mode, p50 and p99 at this size ÷ at the size before
+ *     (target of issue 41: p99 at 1M ÷ p99 at 100k ≤ 1.5 on PostgreSQL);
  *   - rem-reads (first size only): `session(id)` requests/s at 32 concurrent clients, remgraph next
  *     to a bare graphql-yoga server measured in the same run, and their ratio.
  *
@@ -21,11 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { applyMigrations } from '../src/db/migrations.js';
+import { userContext } from '../src/auth/agent-context.js';
+import { loadConfig } from '../src/config/config.js';
 import { HashedLexicalEmbedder } from '../src/rem/embeddings/hashed-lexical.js';
-import { ingest } from '../src/rem/memory/ingest.js';
-import type { MemoryItemInput } from '../src/rem/memory/inputs.js';
-import { contextOf } from '../test/support/client.js';
+import { importMemory } from '../src/rem/import/import-memory.js';
 import { spawnServer } from '../test/support/process.js';
+import { entity, fuzzyText, generatedSource, keyOf, rng, WORDS } from './rem-data.js';
 import { freshPostgres, startBareServer, summarize } from './support.js';
 
 if (process.argv.includes('--help')) {
@@ -46,93 +49,48 @@ const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const TENANT = 'bench';
 const USER = 'bench-user';
-const BATCH = 1000;
 const HEADERS = { 'content-type': 'application/json', 'x-user-id': USER, 'x-tenant-id': TENANT };
-const HNSW = `CREATE INDEX "embeddings_hnsw_384_custom" ON "embeddings" USING hnsw (("embedding"::vector(384)) vector_cosine_ops) WHERE "dimension" = 384`;
 
 const print = (figures: Record<string, unknown>) => console.log(JSON.stringify(figures));
 
-// Deterministic pseudo-random numbers (mulberry32) so that runs are comparable.
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// Pronounceable made-up words (consonant-vowel syllables): about as varied in trigrams as real words.
-const WORDS = (() => {
-  const random = rng(42);
-  const letter = (from: string) => from[Math.floor(random() * from.length)]!;
-  const words = new Set<string>();
-  while (words.size < 2000) {
-    const n = 2 + Math.floor(random() * 3);
-    words.add(Array.from({ length: n }, () => letter('bcdfghjklmnprstvwxz') + letter('aeiou')).join('') + letter('bcdfghjklmnprstvwxz'));
-  }
-  return [...words];
-})();
-
-/** Entity i, the same in every run: its key, name, content and edges (to entities below `size`). */
-function entity(i: number, size: number): MemoryItemInput {
-  const random = rng(i + 1);
-  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  const name = `${pick()} ${pick()}`;
-  return {
-    entity: {
-      key: `${name} ${i}`,
-      name,
-      content: `${name} ${Array.from({ length: 12 }, pick).join(' ')}`,
-      tags: ['bench'],
-      graphEdges: ['knows', 'cites', 'part_of'].map((relType) => ({
-        dst: keyOf(Math.floor(random() * size)),
-        relType,
-        weight: +(0.5 + random() / 2).toFixed(2),
-      })),
-    },
-  };
-}
-const keyOf = (i: number) => {
-  const random = rng(i + 1);
-  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  return `${pick()}-${pick()}-${i}`;
-};
-
-/** Grows the database to `size` entities through `ingest`, the vector index dropped meanwhile and rebuilt after. */
+/**
+ * Grows the database to `size` entities through the bulk import (`remgraph import`'s code path: JSONL
+ * lines parsed and validated, embedded, written in batches; an import this large drops the vector
+ * index and builds it once after), from lines generated here instead of read from a file.
+ */
 async function grow(db: Database, backend: string, from: number, size: number) {
-  const ctx = contextOf({ headers: { 'x-user-id': USER, 'x-tenant-id': TENANT } });
-  const deps = { prisma: db.prisma, embedder: new HashedLexicalEmbedder() };
-  await db.prisma.$executeRawUnsafe('DROP INDEX IF EXISTS "embeddings_hnsw_384_custom"');
+  const source = generatedSource(from, size);
+  const settings = loadConfig(process.env).rem.import;
   const started = performance.now();
-  for (let start = from; start < size; start += BATCH) {
-    const items = Array.from({ length: Math.min(BATCH, size - start) }, (_, j) => entity(start + j, size));
-    await ingest(deps, ctx, items);
-    if ((start - from) % (BATCH * 50) === 0 && start > from) {
-      print({ bench: 'rem-progress', backend, written: start, ratePerS: Math.round((start - from) / ((performance.now() - started) / 1000)) });
-    }
-  }
-  const ingestS = (performance.now() - started) / 1000;
-  const indexStarted = performance.now();
-  // The fast path for bulk loads: one in-memory index build instead of one graph insert per row.
-  await db.prisma.$transaction(
-    async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${backend === 'postgres' ? '2GB' : '512MB'}'`);
-      await tx.$executeRawUnsafe(HNSW);
+  let indexingAt = 0;
+  let reported = 0;
+  const result = await importMemory(
+    { prisma: db.prisma, sql: db.sql, backend: db.backend, embedder: new HashedLexicalEmbedder() },
+    { ...userContext(TENANT, USER), isAdmin: true },
+    source,
+    settings,
+    {
+      onProgress: (p) => {
+        if (p.stage === 'indexing') indexingAt ||= performance.now();
+        else if (p.rows - reported >= 50_000) {
+          reported = p.rows;
+          print({ bench: 'rem-progress', backend, written: from + p.rows, ratePerS: Math.round(p.rows / ((performance.now() - started) / 1000)) });
+        }
+      },
     },
-    { timeout: 4 * 3600_000 },
   );
-  const hnswBuildS = (performance.now() - indexStarted) / 1000;
+  const done = performance.now();
   await db.prisma.$executeRawUnsafe('ANALYZE');
   print({
     bench: 'rem-ingest',
-    phase: 'bulk, index dropped',
+    phase: 'bulk import',
     backend,
     entities: size,
-    written: size - from,
-    ratePerS: Math.round((size - from) / ingestS),
-    hnswBuildS: +hnswBuildS.toFixed(1),
+    written: result.rows,
+    ratePerS: Math.round(result.rows / ((done - started) / 1000)),
+    totalS: +((done - started) / 1000).toFixed(1),
+    hnswBuildS: indexingAt ? +((done - indexingAt) / 1000).toFixed(1) : null,
+    reindexed: result.reindexed,
   });
 }
 
@@ -140,10 +98,9 @@ function queries(size: number, seed: number, keys?: string[]) {
   const random = rng(seed);
   const key = () => (keys ? keys[Math.floor(random() * keys.length)]! : keyOf(Math.floor(random() * size)));
   const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
-  const typo = (w: string) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : `${w}x`);
   return {
     LOOKUP: () => `LOOKUP "${key()}"`,
-    FUZZY: () => `FUZZY "${typo(word())} ${word()}" THRESHOLD 0.5 LIMIT 10`,
+    FUZZY: () => `FUZZY "${fuzzyText(random)}" THRESHOLD 0.5 LIMIT 10`,
     SEARCH: () => `SEARCH "${word()} ${word()} ${word()}" FROM entities LIMIT 10 MIN_SIMILARITY 0.1`,
     TRAVERSE: () => `TRAVERSE FROM "${key()}" DEPTH 3 LIMIT 100`,
   };
@@ -157,7 +114,11 @@ async function post(url: string, query: string, variables: unknown): Promise<any
   return result.data;
 }
 
+type Summary = ReturnType<typeof summarize>;
+
+/** Each mode's latency summary over HTTP, printed, and by mode. */
 async function latencies(url: string, backend: string, size: number, keys?: string[], modes = ['LOOKUP', 'FUZZY', 'SEARCH', 'TRAVERSE']) {
+  const byMode = new Map<string, Summary>();
   for (const [mode, make] of Object.entries(queries(size, 7, keys)).filter(([m]) => modes.includes(m))) {
     let hits = 0;
     const samples: number[] = [];
@@ -171,6 +132,17 @@ async function latencies(url: string, backend: string, size: number, keys?: stri
     // Target (issue 41): every mode's p99 within 3× its p50.
     const tail = +(summary.p99 / summary.p50).toFixed(2);
     print({ bench: 'rem', backend, entities: size, mode, via: 'http', meanHits: +(hits / (ITERATIONS + WARMUP)).toFixed(1), ...summary, p99OverP50: tail });
+    byMode.set(mode, summary);
+  }
+  return byMode;
+}
+
+/** Growth from one size to the next, per mode (target of issue 41: p99 at 1M within 1.5× of p99 at 100k). */
+function growth(backend: string, from: number, to: number, before: Map<string, Summary>, after: Map<string, Summary>) {
+  for (const [mode, now] of after) {
+    const then = before.get(mode);
+    if (!then) continue;
+    print({ bench: 'rem-growth', backend, mode, from, to, p50Ratio: +(now.p50 / then.p50).toFixed(2), p99Ratio: +(now.p99 / then.p99).toFixed(2) });
   }
 }
 
@@ -270,6 +242,7 @@ async function benchBackend(backend: string) {
   const settings = { url: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '', poolSize: 4 };
   try {
     let size = 0;
+    let previous: Map<string, Summary> | undefined;
     for (const [i, target] of SIZES.entries()) {
       // PGlite allows one process per data directory: grow in this process, then serve from another.
       const db = await openDatabase(settings);
@@ -279,12 +252,15 @@ async function benchBackend(backend: string) {
       } finally {
         await db.close();
       }
+      const grownFrom = size;
       size = target;
       // Generous: opening a grown PGlite directory on a busy machine takes a while.
       // liveIngest sends batches of 500 items, past the default MAX_LIST_ARGUMENT (100).
       const server = await spawnServer({ ...env, LOG_LEVEL: 'info', MAX_LIST_ARGUMENT: '500' }, 600_000);
       try {
-        await latencies(server.url, backend, size);
+        const measured = await latencies(server.url, backend, size);
+        if (previous) growth(backend, grownFrom, size, previous, measured);
+        previous = measured;
         await liveIngest(server.url, backend, size);
         if (i === 0) await reads(server.url, backend);
       } finally {

@@ -1,15 +1,25 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { once } from 'node:events';
 import pg from 'pg';
+import WebSocket from 'ws';
 
 /**
  * Starts one of the reference servers (bench/bare-yoga-server.ts, bench/floor-server.ts) in its own process, as remgraph runs in its own;
  * FLOOR_NODE_ARGS passes extra flags to its node (e.g. `--cpu-prof`, to profile it beside remgraph).
  */
-export async function startBareServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => void }> {
+export async function startBareServer(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; stop: () => void; output: () => string }> {
   const proc = spawn(process.execPath, [...(process.env.FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+  });
+  let stderr = '';
+  proc.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    process.stderr.write(chunk);
   });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk) => {
@@ -18,7 +28,7 @@ export async function startBareServer(script: string, env: Record<string, string
     });
     proc.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
   });
-  return { url, pid: proc.pid!, stop: () => proc.kill() };
+  return { url, pid: proc.pid!, stop: () => proc.kill(), output: () => stderr };
 }
 
 export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -114,4 +124,52 @@ export async function postgresPids(database: string, { shared = true } = {}): Pr
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
   const verdicts = await Promise.all(pids.map(postgresFor));
   return pids.filter((_, i) => (shared && verdicts[i] === '*') || verdicts[i] === database);
+}
+
+/** The inspector address a node started with `--inspect=127.0.0.1:0` printed (its output so far). */
+export function inspectorAddress(output: string): string {
+  const address = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
+  if (!address) throw new Error("no inspector address in the server's output: start it with --inspect=127.0.0.1:0");
+  return address;
+}
+
+/**
+ * Collects the garbage of the process behind the inspector at `address` (twice: a full GC can leave
+ * what a finaliser frees to the next), then reads its `process.memoryUsage()`, in bytes.
+ */
+export async function memoryAfterGc(address: string): Promise<NodeJS.MemoryUsage> {
+  const socket = new WebSocket(address);
+  await once(socket, 'open');
+  let ids = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<any>((resolve, reject) => {
+      const id = ++ids;
+      const onMessage = (data: WebSocket.RawData) => {
+        const message = JSON.parse(String(data));
+        if (message.id !== id) return;
+        socket.off('message', onMessage);
+        if (message.error) reject(new Error(message.error.message));
+        else resolve(message.result);
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    await call('HeapProfiler.collectGarbage');
+    const { result } = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    return JSON.parse(result.value);
+  } finally {
+    socket.close();
+  }
+}
+
+/** Waits until the process uses under 5% of a core over half a second (at most `timeoutMs`): the work it was given is done. */
+export async function settle(pid: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const before = (await cpuMs(pid)) ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (((await cpuMs(pid)) ?? 0) - before < 25) return;
+  }
 }

@@ -89,9 +89,14 @@ export async function startApp(
   }
   const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
 
+  // `kill -USR2 <pid>` logs what this process holds, for an operator (or bench/soak.ts) looking for a leak.
+  const logDiagnostics = () => logger.info({ diagnostics: { ...services.hub.diagnostics(), ...activeResources() } }, 'diagnostics');
+  process.on('SIGUSR2', logDiagnostics);
+
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      process.off('SIGUSR2', logDiagnostics);
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       // Closes every websocket with 1001 (going away) so clients know to reconnect elsewhere.
       await ws.dispose();
@@ -119,4 +124,11 @@ export async function startApp(
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${GRAPHQL_PATH}`;
   return { url, port, db, logger, processId: services.supervisor.processId, stop };
+}
+
+/** Node's active handles and requests by kind (`Timeout`, `TCPSocketWrap`…), e.g. `{ Timeout: 3 }`. */
+function activeResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
 }

@@ -121,6 +121,18 @@ export class EventHub {
     this.writer = new EventWriter(deps.prisma, deps.sql, deps.logger, deps.eventFlushMs, (events) => this.settled(events));
   }
 
+  /** What the hub holds now, counted (a leak shows as a count that only grows: `kill -USR2`, see app.ts). */
+  diagnostics(): Record<string, number> {
+    const total = (map: Map<string, Set<unknown>>) => [...map.values()].reduce((sum, set) => sum + set.size, 0);
+    return {
+      openTurns: this.turns.size,
+      endedTurns: this.ended.size,
+      turnListeners: total(this.listeners),
+      sessionListeners: total(this.sessionListeners),
+      closeWatchers: total(this.closeWatchers),
+    };
+  }
+
   /** Starts numbering `turn`'s events after `lastSeq` (0 for a new turn, the last logged seq otherwise). */
   open(turn: HubTurn, lastSeq: number): void {
     if (this.turns.has(turn.id)) return;

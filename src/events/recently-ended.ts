@@ -38,6 +38,11 @@ export class RecentlyEnded<V> {
     return undefined;
   }
 
+  /** Entries held, expired ones not yet dropped included. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Forgets the entries `test` picks (e.g. those of a deleted session). */
   deleteWhere(test: (value: V) => boolean): void {
     for (const [id, entry] of this.entries) if (test(entry.value)) this.delete(id);
