@@ -74,7 +74,7 @@ builder.prismaObject('SentReply', {
 });
 
 builder.prismaObjectField('LlmCall', 'callType', (t) =>
-  t.exposeString('callType', { description: 'What the call was for: agent (a turn), classify, draft, router, dreaming or evaluator.' }),
+  t.exposeString('callType', { description: 'What the call was for: agent (a turn), classify, draft, router, dreaming, evaluator or extract.' }),
 );
 
 builder.queryField('inboundEmails', (t) =>
