@@ -23,6 +23,7 @@ import { Inspector } from './inspector.js';
 import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
 import { DocumentsPanel, type ChatBinding } from './documents.js';
+import { EmailPanel } from './email.js';
 import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.js';
 import { SessionList } from './sessions.js';
 
@@ -44,6 +45,7 @@ export function App() {
   // On narrow screens the sessions and memory panels are drawers; at most one is open.
   const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
   const [documentsOpen, setDocumentsOpen] = useState(false);
+  const [emailOpen, setEmailOpen] = useState(false);
   // "Chat about this": the next conversation's document or corpus (the server keeps it on the session).
   const [binding, setBinding] = useState<ChatBinding | null>(null);
   const [theme, toggleTheme] = useTheme();
@@ -254,6 +256,11 @@ export function App() {
         <button class="icon inbox-toggle" title="Documents and corpora" onClick={() => setDocumentsOpen(!documentsOpen)} data-testid="documents-toggle">
           Documents
         </button>
+        {viewer.isAdmin && (
+          <button class="icon inbox-toggle" title="Inbound email (the shared inbox)" onClick={() => setEmailOpen(!emailOpen)} data-testid="email-toggle">
+            Email
+          </button>
+        )}
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">
           GraphiQL
@@ -338,6 +345,18 @@ export function App() {
             setDocumentsOpen(false);
             openSession(null);
           }}
+        />
+      )}
+      {emailOpen && (
+        <EmailPanel
+          pending={inbox.pending}
+          onDecided={inbox.refresh}
+          onOpenSession={(id) => {
+            setEmailOpen(false);
+            openSession(id);
+          }}
+          onProblem={setProblem}
+          onClose={() => setEmailOpen(false)}
         />
       )}
       {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}

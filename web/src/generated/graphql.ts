@@ -29,6 +29,11 @@ export type CreateSessionInput = {
   routing?: boolean | null | undefined;
 };
 
+export type EmailDraftStatus =
+  | 'DISCARDED'
+  | 'PENDING'
+  | 'SENT';
+
 /** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
@@ -48,12 +53,26 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'VALIDATION_FAILED';
 
+export type InboundEmailStatus =
+  | 'AWAITING_APPROVAL'
+  | 'DONE'
+  | 'ESCALATED'
+  | 'FAILED'
+  | 'PROCESSING'
+  | 'RECEIVED';
+
 export type IngestStage =
   | 'DONE'
   | 'EMBEDDING'
   | 'EXTRACTING'
   | 'FAILED'
   | 'STORING';
+
+export type JobStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING';
 
 export type MessageType =
   | 'assistant'
@@ -278,7 +297,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
 export type WebViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WebViewerQuery = { viewer: { userId: string | null, tenantId: string, authMode: AuthMode, defaultModel: string | null } };
+export type WebViewerQuery = { viewer: { userId: string | null, tenantId: string, authMode: AuthMode, defaultModel: string | null, isAdmin: boolean } };
 
 export type WebAgentsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -681,6 +700,21 @@ export type WebSummaryDiffQueryVariables = Exact<{
 
 
 export type WebSummaryDiffQuery = { document: { summaryDiff: string } };
+
+export type WebInboundEmailsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebInboundEmailsQuery = { inboundEmails:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'InboundEmailsSuccess', data: { edges: Array<{ node: { id: string, from: string, subject: string | null, route: string, profile: string | null, status: InboundEmailStatus, createdAt: string } }> } }
+   };
+
+export type WebInboundEmailQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebInboundEmailQuery = { inboundEmail: { id: string, from: string, fromName: string | null, to: string | null, subject: string | null, text: string, route: string, rule: string | null, profile: string | null, status: InboundEmailStatus, sessionId: string | null, turnId: string | null, createdAt: string, jobs: Array<{ id: string, kind: string, status: JobStatus, attempts: number, error: unknown }>, events: Array<{ kind: string, detail: unknown, createdAt: string }>, drafts: Array<{ id: string, to: string, subject: string, body: string, status: EmailDraftStatus, author: string }>, replies: Array<{ to: string, subject: string, messageId: string, sentAt: string }> } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1114,6 +1148,7 @@ export const WebViewerDocument = new TypedDocumentString(`
     tenantId
     authMode
     defaultModel
+    isAdmin
   }
 }
     `) as unknown as TypedDocumentString<WebViewerQuery, WebViewerQueryVariables>;
@@ -1985,3 +2020,75 @@ export const WebSummaryDiffDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebSummaryDiffQuery, WebSummaryDiffQueryVariables>;
+export const WebInboundEmailsDocument = new TypedDocumentString(`
+    query WebInboundEmails {
+  inboundEmails(first: 50) {
+    __typename
+    ... on InboundEmailsSuccess {
+      data {
+        edges {
+          node {
+            id
+            from
+            subject
+            route
+            profile
+            status
+            createdAt
+          }
+        }
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebInboundEmailsQuery, WebInboundEmailsQueryVariables>;
+export const WebInboundEmailDocument = new TypedDocumentString(`
+    query WebInboundEmail($id: ID!) {
+  inboundEmail(id: $id) {
+    id
+    from
+    fromName
+    to
+    subject
+    text
+    route
+    rule
+    profile
+    status
+    sessionId
+    turnId
+    createdAt
+    jobs {
+      id
+      kind
+      status
+      attempts
+      error
+    }
+    events {
+      kind
+      detail
+      createdAt
+    }
+    drafts {
+      id
+      to
+      subject
+      body
+      status
+      author
+    }
+    replies {
+      to
+      subject
+      messageId
+      sentAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebInboundEmailQuery, WebInboundEmailQueryVariables>;
