@@ -95,7 +95,10 @@ describe('the inbound email view in Chromium', () => {
     const approval = page.getByTestId('email-approvals').getByTestId('inbox-item');
     await approval.waitFor();
     expect(await approval.innerText()).toContain('send_reply');
-    const kinds = await page.getByTestId('email-events').locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+    const kinds = await page
+      .getByTestId('email-events')
+      .locator('li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
     expect(kinds).toEqual(['received', 'routed', 'job_started', 'drafted', 'approval_asked', 'job_finished']);
     expect(await page.getByTestId('email-jobs').innerText()).toContain('agent_process · DONE');
     await browser.screenshot(page, 'email-view');

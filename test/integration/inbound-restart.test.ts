@@ -80,7 +80,7 @@ async function deliver(server: ServerProcess, body: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -108,7 +108,7 @@ async function killedMidJob(env: Record<string, string>) {
 }
 
 describe('inbound email across a crash', () => {
-  it('finishes an email whose server was killed mid-job after the restart, once', { timeout: 180_000 }, async () => {
+  it('finishes an email whose server was killed mid-job after the restart, once', { timeout: 480_000 }, async () => {
     const tenant = `inbox-${randomUUID()}`;
     const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant };
     const id = await killedMidJob(env);
@@ -146,7 +146,7 @@ describe('inbound email across a crash', () => {
     expect(fake.chatRequests).toHaveLength(3);
   });
 
-  it('gives up a job whose server died each time it ran (JOB_MAX_ATTEMPTS), without calling the model again', { timeout: 180_000 }, async () => {
+  it('gives up a job whose server died each time it ran (JOB_MAX_ATTEMPTS), without calling the model again', { timeout: 480_000 }, async () => {
     const tenant = `inbox-${randomUUID()}`;
     const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant, JOB_MAX_ATTEMPTS: '1' };
     const id = await killedMidJob(env);
@@ -157,7 +157,14 @@ describe('inbound email across a crash', () => {
       async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
       (e) => e.jobs[0]?.status === 'FAILED',
     );
-    expect(email.jobs).toEqual([{ kind: 'agent_process', status: 'FAILED', attempts: 2, error: { code: 'INTERRUPTED', message: expect.stringContaining('stopped on each of its 1 attempts') } }]);
+    expect(email.jobs).toEqual([
+      {
+        kind: 'agent_process',
+        status: 'FAILED',
+        attempts: 2,
+        error: { code: 'INTERRUPTED', message: expect.stringContaining('stopped on each of its 1 attempts') },
+      },
+    ]);
     expect(email.drafts).toEqual([]);
     expect(fake.chatRequests).toHaveLength(1);
   });

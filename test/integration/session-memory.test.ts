@@ -386,7 +386,15 @@ describe('extract', () => {
     expect(await rowCounts()).toEqual(before);
     const [call, ...more] = await extractCalls(user);
     expect(more).toEqual([]);
-    expect(call).toMatchObject({ callType: 'extract', turnId: null, sessionId: null, model: 'fake-model', inputTokens: 30, outputTokens: 8, finishReason: 'stop' });
+    expect(call).toMatchObject({
+      callType: 'extract',
+      turnId: null,
+      sessionId: null,
+      model: 'fake-model',
+      inputTokens: 30,
+      outputTokens: 8,
+      finishReason: 'stop',
+    });
     expect(JSON.parse(call!.request!)).toEqual(body);
   });
 

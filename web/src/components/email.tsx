@@ -125,7 +125,10 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
             <ul data-testid="email-drafts">
               {detail.drafts.map((draft) => (
                 <li key={draft.id} data-testid="email-draft" data-status={draft.status}>
-                  <strong>{draft.subject}</strong> <span class="meta">to {draft.to} · {draft.author} · {draft.status}</span>
+                  <strong>{draft.subject}</strong>{' '}
+                  <span class="meta">
+                    to {draft.to} · {draft.author} · {draft.status}
+                  </span>
                   <pre>{draft.body}</pre>
                 </li>
               ))}
@@ -137,7 +140,10 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
               <ul data-testid="email-replies">
                 {detail.replies.map((reply) => (
                   <li key={reply.messageId}>
-                    <strong>{reply.subject}</strong> <span class="meta">to {reply.to} · {new Date(reply.sentAt).toLocaleString()}</span>
+                    <strong>{reply.subject}</strong>{' '}
+                    <span class="meta">
+                      to {reply.to} · {new Date(reply.sentAt).toLocaleString()}
+                    </span>
                   </li>
                 ))}
               </ul>
