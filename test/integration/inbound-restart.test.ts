@@ -35,21 +35,25 @@ async function database(): Promise<Record<string, string>> {
 }
 
 async function start(env: Record<string, string>) {
-  const server = await spawnServer({
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: fake.url,
-    LLM_DEFAULT_MODEL: 'openai:fake-model',
-    LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
-    LLM_RETRY_BASE_MS: '1',
-    ROUTING_FILE: SEED_FILE,
-    MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
-    INBOUND_EMAIL_SECRET: SECRET,
-    JOB_KINDS: 'agent_process,classify,draft',
-    JOB_POLL_MS: '50',
-    SWEEP_INTERVAL_MS: '100',
-    TURN_HEARTBEAT_MS: '200',
-    ...env,
-  });
+  // Generous: each start loads the server and the example MCP server anew, on two shared cores.
+  const server = await spawnServer(
+    {
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: fake.url,
+      LLM_DEFAULT_MODEL: 'openai:fake-model',
+      LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
+      LLM_RETRY_BASE_MS: '1',
+      ROUTING_FILE: SEED_FILE,
+      MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
+      INBOUND_EMAIL_SECRET: SECRET,
+      JOB_KINDS: 'agent_process,classify,draft',
+      JOB_POLL_MS: '50',
+      SWEEP_INTERVAL_MS: '100',
+      TURN_HEARTBEAT_MS: '200',
+      ...env,
+    },
+    300_000,
+  );
   running.push(server);
   return server;
 }
@@ -103,7 +107,6 @@ async function killedMidJob(env: Record<string, string>) {
     (n) => n === 1,
   );
   await first.stop('SIGKILL');
-  console.log('DEBUG killed', new Date().toISOString());
   return id;
 }
 
@@ -118,7 +121,6 @@ describe('inbound email across a crash', () => {
       { text: 'Koncept připraven.' },
     );
     const second = await start(env);
-    console.log('DEBUG second started', new Date().toISOString());
     const admin = adminOf(second, tenant);
     const email = await until(
       async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
