@@ -187,6 +187,9 @@ async function createServices(
     agentFiles,
   );
   const processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const liveness = await db.liveness(processId, (err) =>
+    logger.error({ err }, 'this process may look stopped to others, who then take over its turn trees and jobs'),
+  );
   const hub = new EventHub({ prisma: db.prisma, sql: db.sql, eventFlushMs: config.database.eventFlushMs, relay, logger });
   const engine = {
     prisma: db.prisma,
@@ -200,11 +203,7 @@ async function createServices(
     tools,
     documentTools,
     store: new TurnStore(db.prisma, db.sql, processId),
-    lease: new TreeLease(
-      db.prisma,
-      processId,
-      await db.liveness(processId, (err) => logger.error({ err }, 'this process may look stopped to others, who then take over its turn trees')),
-    ),
+    lease: new TreeLease(db.prisma, processId, liveness),
     settings: config.agents,
   };
   const supervisor = new Supervisor(engine);
@@ -216,7 +215,7 @@ async function createServices(
   );
   const quota = new TurnQuota(db.sql, config.security.quotas);
   const turns = new TurnService(engine, supervisor, quota, router);
-  const queue = new JobQueue(db.prisma, processId, pubsub);
+  const queue = new JobQueue(db.prisma, processId, pubsub, liveness);
   const approvals = new ApprovalService({
     prisma: db.prisma,
     pubsub,

@@ -19,7 +19,7 @@ export interface DetachedRunInput {
   content: string;
   /** The background job this run belongs to: memory its tools write records it as the source. */
   jobId?: string | null;
-  /** What each model call is recorded as in llm_calls (router, dreaming, evaluator, classify, draft). */
+  /** What each model call is recorded as in llm_calls (router, dreaming, evaluator, classify, draft; extract records its own). */
   callType: string;
   signal?: AbortSignal;
 }
@@ -61,7 +61,7 @@ export async function runDetached(
       toolContext: { agent: state.context, prisma: deps.prisma, turnId: null, sessionId: null, jobId: input.jobId ?? null, agentName: agent.name },
       onUnexpected: (error) => deps.logger.error({ err: error, agent: agent.name }, 'background agent run failed'),
       // No turn to record model calls on: each is a row of its own, named by what it was for.
-      modelCalled: (call) => recordCall(deps.prisma, ctx, input.callType, call),
+      modelCalled: (call) => recordLlmCall(deps.prisma, ctx, input.callType, call),
     },
   });
   if (outcome.kind === 'paused') throw new ModelError(`${agent.name} asked for a tool that needs a human decision, which background runs cannot get`);
@@ -69,7 +69,8 @@ export async function runDetached(
   return { text: state.text, output: agent.spec.structuredOutput ? structuredOutput(agent, state.text) : null, usage: state.usage, model: model.id };
 }
 
-async function recordCall(prisma: EngineDeps['prisma'], ctx: AgentContext, callType: string, call: ModelCallRecord): Promise<void> {
+/** One model call made outside a turn, as a row of llm_calls named by what it was for. */
+export async function recordLlmCall(prisma: EngineDeps['prisma'], ctx: AgentContext, callType: string, call: ModelCallRecord): Promise<void> {
   const { request, ...rest } = call;
   await prisma.llmCall.create({
     data: { ...rest, request: request === null ? null : storable(request), callType, tenantId: ctx.tenantId, userId: ctx.userId },

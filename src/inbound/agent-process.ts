@@ -11,7 +11,7 @@ import { AGENT_PROCESS_JOB, routingContent, routingMetadata } from './intake.js'
 
 export interface AgentProcessDeps {
   prisma: PrismaClient;
-  turns: Pick<TurnService, 'sendMessage'>;
+  turns: Pick<TurnService, 'sendMessage' | 'regenerate'>;
   rules: readonly RoutingRule[];
   /** How often the job looks at its turn while it runs. */
   pollMs?: number;
@@ -24,7 +24,10 @@ const EMAIL_KEY = 'inbound_email_id';
  * The `agent_process` job: the profile works the preprocessed email as a turn of the shared inbox,
  * in the session of the email's thread, and the job follows the turn until it ends or waits for a
  * person (send_reply's approval); a decision queues the job again (`afterDecision`) to follow the
- * rest. A job started again (a retry, a restart) follows the turn it already started.
+ * rest. A job started again (a retry, a restart) follows the turn it already started; a turn its
+ * server stopped running (INTERRUPTED: killed, crashed, or shut down) is answered again in a new
+ * turn of the same session, so the email is worked to its end once. How often that may happen is
+ * bounded by the job's attempts (JOB_MAX_ATTEMPTS, see JobWorker).
  */
 export function agentProcessHandler(deps: AgentProcessDeps) {
   return async (job: Job, signal: AbortSignal) => {
@@ -32,8 +35,12 @@ export function agentProcessHandler(deps: AgentProcessDeps) {
     const email = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: (job.payload as { emailId: string }).emailId } });
     if (email.status === 'DONE' || email.status === 'FAILED') return { status: email.status };
     await emailEvent(prisma, email.id, 'job_started', { job: AGENT_PROCESS_JOB, attempt: job.attempts });
-    const turnId = email.turnId ?? (await startedTurn(prisma, email)) ?? (await start(deps, email));
-    const turn = await untilSettled(prisma, turnId, signal, deps.pollMs ?? 200);
+    let turnId = email.turnId ?? (await startedTurn(prisma, email)) ?? (await start(deps, email));
+    let turn = await untilSettled(prisma, turnId, signal, deps.pollMs ?? 200);
+    while (turn.status === 'INTERRUPTED') {
+      turnId = await answerAgain(deps, email.id, turnId);
+      turn = await untilSettled(prisma, turnId, signal, deps.pollMs ?? 200);
+    }
     const current = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: email.id } });
     const status = await settledStatus(prisma, email.id, turnId, turn, current.status);
     await prisma.inboundEmail.update({ where: { id: email.id }, data: { status } });
@@ -71,6 +78,15 @@ export async function followAfterDecision(prisma: PrismaClient, queue: JobQueue,
     payload: { emailId: email.id },
     dedupeKey: `${AGENT_PROCESS_JOB}:${email.id}`,
   });
+}
+
+/** A new turn answering the interrupted turn's message (the email) again; the email follows it from now on. */
+async function answerAgain(deps: AgentProcessDeps, emailId: string, interrupted: string): Promise<string> {
+  const email = await deps.prisma.inboundEmail.findUniqueOrThrow({ where: { id: emailId } });
+  const { turn } = await deps.turns.regenerate(inboxContext(email.tenantId), interrupted);
+  await deps.prisma.inboundEmail.update({ where: { id: emailId }, data: { turnId: turn.id } });
+  await emailEvent(deps.prisma, emailId, 'resumed', { interruptedTurnId: interrupted, turnId: turn.id });
+  return turn.id;
 }
 
 /** The turn an earlier run of the job started, if it died before storing it on the email. */

@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from '../db/generated/client.js';
 
 /** What happens to an inbound email, in the order it can happen. */
 export type EmailEventKind =
-  'received' | 'routed' | 'job_started' | 'classified' | 'drafted' | 'approval_asked' | 'sent' | 'escalated' | 'job_finished' | 'failed';
+  'received' | 'routed' | 'job_started' | 'resumed' | 'classified' | 'drafted' | 'approval_asked' | 'sent' | 'escalated' | 'job_finished' | 'failed';
 
 type Client = Pick<PrismaClient, 'emailEvent'> | Prisma.TransactionClient;
 

@@ -1,6 +1,7 @@
 import { Prisma, type Job, type PrismaClient } from '../db/generated/client.js';
 import type { JobChange, RemPubSub } from '../events/pubsub.js';
 import { storable } from '../events/storable.js';
+import type { ProcessLiveness } from '../db/process-liveness.js';
 
 export interface NewJob {
   kind: string;
@@ -34,7 +35,8 @@ type StateRow = Omit<JobChange, 'startedAt' | 'finishedAt'> & { id: string; star
  * The jobs table as a queue. A job is claimed by one process at a time with a conditional UPDATE
  * over `FOR UPDATE SKIP LOCKED` (concurrent claimers on PostgreSQL skip each other's rows; PGlite,
  * one connection, simply runs them one after another) and held under a lease the process renews;
- * a job whose lease ran out (its process died) is claimed again. Every change of a running job is
+ * a job whose process is known to have stopped (a kill, a crash: see ProcessLiveness), or whose
+ * lease ran out, is claimed again at once, its attempt counted. Every change of a running job is
  * conditional on still holding it, bumps its `revision` and is published on `job:changed`.
  */
 export class JobQueue {
@@ -45,6 +47,7 @@ export class JobQueue {
     private readonly prisma: PrismaClient,
     readonly processId: string,
     private readonly pubsub: RemPubSub,
+    private readonly liveness: ProcessLiveness,
   ) {}
 
   async enqueue(job: NewJob): Promise<Job> {
@@ -62,7 +65,7 @@ export class JobQueue {
     return open ?? this.enqueue(job);
   }
 
-  /** Takes the oldest runnable job of these kinds (queued, or running under an expired lease), or null. */
+  /** Takes the oldest runnable job of these kinds (queued, or running on a stopped process or under an expired lease), or null. */
   async claim(kinds: string[], leaseMs: number): Promise<Job | null> {
     const [claimed] = await this.prisma.$queryRaw<StateRow[]>`
       UPDATE jobs SET status = 'RUNNING', runner = ${this.processId}, attempts = attempts + 1, revision = revision + 1,
@@ -70,7 +73,7 @@ export class JobQueue {
       WHERE id = (
         SELECT id FROM jobs
         WHERE kind = ANY(${kinds}::text[]) AND run_after <= now()
-          AND (status = 'QUEUED' OR (status = 'RUNNING' AND locked_until < now()))
+          AND (status = 'QUEUED' OR (status = 'RUNNING' AND (locked_until < now() OR ${this.liveness.gone(Prisma.sql`runner`)})))
         ORDER BY created_at LIMIT 1
         FOR UPDATE SKIP LOCKED
       )

@@ -91,6 +91,14 @@ export class JobWorker {
   }
 
   private async run(job: Job, signal: AbortSignal) {
+    // Failures stop at maxAttempts, and a job handed back at shutdown keeps its count: a job claimed
+    // beyond it was taken over from processes that died running it, each time. Not run again, so
+    // a job that kills its server does not do so for ever.
+    if (job.attempts > this.settings.maxAttempts) {
+      const message = `The process running the job stopped on each of its ${job.attempts - 1} attempts; not tried again`;
+      this.logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts - 1 }, 'gave up a job whose process stopped each time it ran');
+      return this.queue.fail(job.id, { code: 'INTERRUPTED', message }, null);
+    }
     try {
       const result = await this.handlers[job.kind]!(job, signal);
       await this.queue.finish(job.id, result);

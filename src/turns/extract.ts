@@ -11,6 +11,7 @@ import { buildRequestInstructions, buildSystemPrompt, structuredOutputSchema } f
 import type { JsonSchema } from '../agents/spec.js';
 import { checkStructuredOutput, repairInstruction, schemaProblem } from '../engine/structured-output.js';
 import { modelRequest } from '../engine/model-request.js';
+import { recordLlmCall } from '../engine/detached-run.js';
 import { extractionSource, type ExtractionSource } from '../documents/extraction-source.js';
 import type { SearchDeps } from '../documents/search.js';
 
@@ -70,11 +71,11 @@ export interface ExtractOutcome {
  * stored of a document or corpus (see extractionSource), and a JSON Schema: the caller's, a
  * primitive `type`'s, or the agent's own output schema. The reply is validated; a mismatch gets
  * one repair round, then VALIDATION_FAILED with the errors (null data with `nullOnFailure`).
- * Nothing is stored: no session, turn, message or model-call row. It spends the caller's turn
+ * Nothing is stored but its model calls (llm_calls rows of call type `extract`): no session, turn or message. It spends the caller's turn
  * quota like a turn does, and is refused (RATE_LIMITED) before any model call when that is used up.
  */
 export async function extract(
-  deps: Pick<EngineDeps, 'agents' | 'models'> & { quota: TurnQuota } & SearchDeps,
+  deps: Pick<EngineDeps, 'agents' | 'models' | 'prisma'> & { quota: TurnQuota } & SearchDeps,
   ctx: AgentContext,
   raw: ExtractInput,
 ): Promise<ExtractOutcome> {
@@ -109,7 +110,7 @@ export async function extract(
   const usage: UsageTotals = { inputTokens: 0, outputTokens: 0, requests: 0 };
   const source = from ? { mode: from.mode, passages: from.passages } : null;
   try {
-    const value = await validReply(model, request, schema, usage);
+    const value = await validReply((req) => reply(deps, ctx, model, req, usage), request, schema);
     return { data: input.type ? (value as { value: unknown }).value : value, model: model.id, usage, source, failure: null };
   } catch (error) {
     if (!input.nullOnFailure || !(error instanceof ValidationError || error instanceof ModelError)) throw error;
@@ -118,12 +119,12 @@ export async function extract(
 }
 
 /** The reply as JSON valid against the schema, after one repair round at most. */
-async function validReply(model: ChatModel, request: ChatRequest, schema: JsonSchema, usage: UsageTotals): Promise<unknown> {
-  let text = await reply(model, request, usage);
+async function validReply(ask: (request: ChatRequest) => Promise<string>, request: ChatRequest, schema: JsonSchema): Promise<unknown> {
+  let text = await ask(request);
   let check = checkStructuredOutput(schema, text);
   if (!check.ok) {
     request.messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairInstruction(check.errors) });
-    text = await reply(model, request, usage);
+    text = await ask(request);
     check = checkStructuredOutput(schema, text);
   }
   if (!check.ok) {
@@ -149,18 +150,46 @@ function refuse(field: string, message: string): ValidationError {
   return new ValidationError(`input.${field}: ${message}`, [{ path: ['input', field], message }]);
 }
 
-/** The text of one model reply (the model is asked for JSON, so tool calls are not offered). */
-async function reply(model: ChatModel, request: ChatRequest, usage: ExtractOutcome['usage']): Promise<string> {
+/** The text of one model reply (the model is asked for JSON, so tool calls are not offered), recorded in llm_calls as `extract`. */
+async function reply(
+  deps: Pick<EngineDeps, 'prisma'>,
+  ctx: AgentContext,
+  model: ChatModel,
+  request: ChatRequest,
+  usage: ExtractOutcome['usage'],
+): Promise<string> {
   let text = '';
   usage.requests += 1;
   let reported = null;
-  for await (const part of model.stream(request)) {
-    if (part.type === 'text-delta') text += part.delta;
-    if (part.type === 'finish') reported = part.usage;
+  let finishReason: string | null = null;
+  let body: string | null = null;
+  const started = Date.now();
+  try {
+    for await (const part of model.stream(request)) {
+      if (part.type === 'request') body = part.body;
+      if (part.type === 'text-delta') text += part.delta;
+      if (part.type === 'finish') {
+        reported = part.usage;
+        finishReason = part.reason;
+      }
+    }
+  } finally {
+    const used = reported ?? (await estimateUsage(model.id, request, { text }));
+    usage.inputTokens += used.inputTokens;
+    usage.outputTokens += used.outputTokens;
+    if (!reported) usage.estimated = true;
+    await recordLlmCall(deps.prisma, ctx, 'extract', {
+      provider: model.provider,
+      model: model.model,
+      iteration: usage.requests - 1,
+      inputTokens: used.inputTokens,
+      outputTokens: used.outputTokens,
+      usageEstimated: !reported,
+      latencyMs: Date.now() - started,
+      finishReason,
+      error: finishReason ? null : 'stream did not finish',
+      request: body,
+    });
   }
-  const used = reported ?? (await estimateUsage(model.id, request, { text }));
-  usage.inputTokens += used.inputTokens;
-  usage.outputTokens += used.outputTokens;
-  if (!reported) usage.estimated = true;
   return text;
 }

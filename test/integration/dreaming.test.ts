@@ -8,6 +8,7 @@ import { backend } from '../support/server.js';
 import type { RecordedRequest } from '../support/fake-openai.js';
 import { DreamDocument, DreamedMemoryDocument, JobDocument } from '../generated/graphql.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
+import { embeddedLiveness } from '../../src/db/process-liveness.js';
 import { scheduleDreams } from '../../src/dreaming/dream.js';
 
 const env = useAgentServer({ JOB_KINDS: 'dream', JOB_POLL_MS: '100' });
@@ -183,7 +184,8 @@ describe('dreaming', () => {
     const ids = users.map((u) => u.headers['x-user-id']!);
     await env.server.db.prisma.session.updateMany({ where: { userId: { notIn: ids } }, data: { dreamedSeq: 1_000_000 } });
     env.fake.enqueue({ json: TRIP_DREAM }, { json: TRIP_DREAM });
-    const queue = new JobQueue(env.server.db.prisma, 'test-scheduler', createPubSub());
+    // It only queues (it never claims), so whom it takes for stopped does not matter.
+    const queue = new JobQueue(env.server.db.prisma, 'test-scheduler', createPubSub(), embeddedLiveness('test-scheduler'));
     expect(await scheduleDreams({ prisma: env.server.db.prisma, queue })).toBe(2);
     // Queued already: scheduling again adds nothing.
     await scheduleDreams({ prisma: env.server.db.prisma, queue });

@@ -361,10 +361,13 @@ describe('structured output', () => {
 describe('extract', () => {
   const rowCounts = async () => {
     const p = env.server.db.prisma;
-    return Promise.all([p.session.count(), p.turn.count(), p.message.count(), p.llmCall.count(), p.turnEventChunk.count()]);
+    return Promise.all([p.session.count(), p.turn.count(), p.message.count(), p.turnEventChunk.count()]);
   };
+  /** Each model call an extraction made: a row of llm_calls of call type `extract`, on no turn. */
+  const extractCalls = (user: { headers: Record<string, string> }) =>
+    env.server.db.prisma.llmCall.findMany({ where: { userId: user.headers['x-user-id'] }, orderBy: { createdAt: 'asc' } });
 
-  it('returns JSON valid against the agent’s schema and writes nothing', async () => {
+  it('returns JSON valid against the agent’s schema and stores nothing but its model call', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, STRUCTURED_AGENT);
     const before = await rowCounts();
@@ -381,9 +384,21 @@ describe('extract', () => {
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'extractor', schema: { required: ['name', 'age'] } } });
     expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Sarah Chen, 41, runs finance.' });
     expect(await rowCounts()).toEqual(before);
+    const [call, ...more] = await extractCalls(user);
+    expect(more).toEqual([]);
+    expect(call).toMatchObject({
+      callType: 'extract',
+      turnId: null,
+      sessionId: null,
+      model: 'fake-model',
+      inputTokens: 30,
+      outputTokens: 8,
+      finishReason: 'stop',
+    });
+    expect(JSON.parse(call!.request!)).toEqual(body);
   });
 
-  it('uses a caller’s schema, repairs once, then fails with the validation errors (still writing nothing)', async () => {
+  it('uses a caller’s schema, repairs once, then fails with the validation errors (storing only its two model calls)', async () => {
     const user = newUser(env.server.url);
     const before = await rowCounts();
     const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
@@ -394,6 +409,10 @@ describe('extract', () => {
     expect(env.fake.chatRequests[1]!.body.messages.at(-1).content).toContain("- / must have required property 'total'");
     expect(extract).toMatchObject({ __typename: 'ValidationError', code: 'VALIDATION_FAILED', issues: [{ path: ['data'], message: '/total must be number' }] });
     expect(await rowCounts()).toEqual(before);
+    expect((await extractCalls(user)).map((c) => [c.callType, c.iteration])).toEqual([
+      ['extract', 0],
+      ['extract', 1],
+    ]);
   });
 
   it('refuses an agent without an output schema when none is given, a broken schema and an unknown agent', async () => {
@@ -405,6 +424,7 @@ describe('extract', () => {
     const unknown = await user.data(ExtractDocument, { input: { agent: 'nobody', content: 'x', schema: { type: 'object' } } });
     expect(unknown.extract).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
     expect(env.fake.chatRequests).toHaveLength(0);
+    expect(await extractCalls(user)).toEqual([]);
   });
 });
 

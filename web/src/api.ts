@@ -2,7 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import type { TypedDocumentString } from './generated/graphql.js';
 
 /** Who the app speaks as: header identity (local development) or a JWT. Kept in localStorage. */
-export type Identity = { mode: 'headers'; userId: string; tenantId: string } | { mode: 'jwt'; token: string };
+export type Identity = { mode: 'headers'; userId: string; tenantId: string; roles?: string } | { mode: 'jwt'; token: string };
 
 const IDENTITY_KEY = 'remgraph.identity';
 const endpoint = new URL('/graphql', location.href);
@@ -30,6 +30,7 @@ function credentials(identity: Identity): Record<string, string> {
   const headers: Record<string, string> = {};
   if (identity.userId) headers['X-User-Id'] = identity.userId;
   if (identity.tenantId) headers['X-Tenant-Id'] = identity.tenantId;
+  if (identity.roles) headers['X-Roles'] = identity.roles;
   return headers;
 }
 

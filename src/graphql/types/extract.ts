@@ -54,7 +54,8 @@ const ExtractPayload = builder.objectRef<Awaited<ReturnType<typeof extract>>>('E
 builder.mutationField('extract', (t) =>
   t.field({
     type: ExtractPayload,
-    description: 'One-shot structured extraction: validated JSON (one repair round, then VALIDATION_FAILED). Stores nothing.',
+    description:
+      'One-shot structured extraction: validated JSON (one repair round, then VALIDATION_FAILED). Stores nothing but its model calls (llm_calls, call type extract).',
     errors: { types: [ValidationError, NotFoundError, ModelError, RateLimitedError], directResult: true },
     args: { input: t.arg({ type: ExtractInput }) },
     resolve: (_root, { input }, ctx) =>

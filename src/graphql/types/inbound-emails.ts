@@ -34,11 +34,22 @@ builder.prismaNode('InboundEmail', {
     drafts: t.relation('drafts', { query: { orderBy: { createdAt: 'asc' } } }),
     replies: t.relation('replies', { query: { orderBy: { sentAt: 'asc' } } }),
     events: t.relation('events', { query: { orderBy: { id: 'asc' } }, description: 'What happened to the email, in order.' }),
+    jobs: t.prismaField({
+      type: ['Job'],
+      description: 'The jobs that worked the email, oldest first: agent_process (agent route), or classify then draft (pipeline).',
+      resolve: (query, email, _args, ctx) =>
+        ctx.prisma.job.findMany({
+          ...query,
+          where: { tenantId: email.tenantId, payload: { path: ['emailId'], equals: email.id } },
+          orderBy: { createdAt: 'asc' },
+        }),
+    }),
   }),
 });
 
 builder.prismaObject('EmailEvent', {
-  description: 'One step of an inbound email: received, routed, job_started, classified, drafted, approval_asked, sent, escalated, job_finished, failed.',
+  description:
+    'One step of an inbound email: received, routed, job_started, resumed (a turn its server stopped running, answered again), classified, drafted, approval_asked, sent, escalated, job_finished, failed.',
   fields: (t) => ({
     kind: t.exposeString('kind'),
     detail: t.expose('detail', { type: 'JSON' }),
@@ -74,7 +85,7 @@ builder.prismaObject('SentReply', {
 });
 
 builder.prismaObjectField('LlmCall', 'callType', (t) =>
-  t.exposeString('callType', { description: 'What the call was for: agent (a turn), classify, draft, router, dreaming or evaluator.' }),
+  t.exposeString('callType', { description: 'What the call was for: agent (a turn), classify, draft, router, dreaming, evaluator or extract.' }),
 );
 
 builder.queryField('inboundEmails', (t) =>

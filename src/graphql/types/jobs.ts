@@ -19,7 +19,7 @@ export const JobRef = builder.prismaNode('Job', {
     'Background work: a dream, an experiment, a re-embed or an import. Survives restarts; retried with backoff when it fails. ' +
     'A caller sees their own jobs; admins also the tenant’s (a whole-tenant re-embed).',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: '`dream`, `experiment`, `reembed` or `import`.' }),
+    kind: t.exposeString('kind', { description: '`dream`, `experiment`, `reembed`, `import`, or inbound email’s `agent_process`, `classify` and `draft`.' }),
     status: t.expose('status', { type: JobStatusEnum }),
     attempts: t.exposeInt('attempts'),
     result: t.expose('result', {

@@ -24,6 +24,7 @@ import { UploadList, useUploads } from './uploads.js';
 import { MemoryPanel } from './memory.js';
 import { DocumentsPanel, type ChatBinding } from './documents.js';
 import { ExperimentsPanel } from './experiments.js';
+import { EmailPanel } from './email.js';
 import { CompareView, forkSession, ReplayForm, type ForkPoint } from './replay.js';
 import { SessionList } from './sessions.js';
 
@@ -46,6 +47,7 @@ export function App() {
   const [drawer, setDrawer] = useState<'sessions' | 'memory' | 'inbox' | null>(null);
   const [documentsOpen, setDocumentsOpen] = useState(false);
   const [experimentsOpen, setExperimentsOpen] = useState(false);
+  const [emailOpen, setEmailOpen] = useState(false);
   // "Chat about this": the next conversation's document or corpus (the server keeps it on the session).
   const [binding, setBinding] = useState<ChatBinding | null>(null);
   const [theme, toggleTheme] = useTheme();
@@ -267,6 +269,11 @@ export function App() {
         >
           Experiments
         </button>
+        {viewer.isAdmin && (
+          <button class="icon inbox-toggle" title="Inbound email (the shared inbox)" onClick={() => setEmailOpen(!emailOpen)} data-testid="email-toggle">
+            Email
+          </button>
+        )}
         <IdentityBar viewer={viewer} identity={identity} onChange={changeIdentity} />
         <a class="graphiql-link" href="/graphql" target="_blank" rel="noopener">
           GraphiQL
@@ -354,6 +361,18 @@ export function App() {
         />
       )}
       {experimentsOpen && <ExperimentsPanel onClose={() => setExperimentsOpen(false)} />}
+      {emailOpen && (
+        <EmailPanel
+          pending={inbox.pending}
+          onDecided={inbox.refresh}
+          onOpenSession={(id) => {
+            setEmailOpen(false);
+            openSession(id);
+          }}
+          onProblem={setProblem}
+          onClose={() => setEmailOpen(false)}
+        />
+      )}
       {inspecting && <Inspector key={inspecting} turnId={inspecting} onClose={closeInspector} />}
       {replay && 'turnId' in replay && (
         <ReplayForm

@@ -54,12 +54,13 @@ function IdentityForm({ identity, onChange }: { identity: Identity; onChange(ide
   const [token, setToken] = useState(identity.mode === 'jwt' ? identity.token : '');
   const [userId, setUserId] = useState(identity.mode === 'headers' ? identity.userId : '');
   const [tenantId, setTenantId] = useState(identity.mode === 'headers' ? identity.tenantId : '');
+  const [roles, setRoles] = useState(identity.mode === 'headers' ? (identity.roles ?? '') : '');
   return (
     <form
       class="identity-form"
       onSubmit={(e) => {
         e.preventDefault();
-        onChange(mode === 'jwt' ? { mode, token: token.trim() } : { mode, userId: userId.trim(), tenantId: tenantId.trim() });
+        onChange(mode === 'jwt' ? { mode, token: token.trim() } : { mode, userId: userId.trim(), tenantId: tenantId.trim(), roles: roles.trim() });
       }}
     >
       <div class="modes">
@@ -76,6 +77,7 @@ function IdentityForm({ identity, onChange }: { identity: Identity; onChange(ide
         <>
           <input placeholder="X-User-Id (server default when empty)" value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
           <input placeholder="X-Tenant-Id (server default when empty)" value={tenantId} onInput={(e) => setTenantId(e.currentTarget.value)} />
+          <input placeholder="X-Roles (e.g. admin)" value={roles} onInput={(e) => setRoles(e.currentTarget.value)} />
         </>
       )}
       <button type="submit">Use</button>

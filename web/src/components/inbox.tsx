@@ -64,7 +64,8 @@ export function Inbox({ pending, onDecided, onOpen, onProblem }: Props) {
   );
 }
 
-function InboxItem({ approval, onDecided, onOpen, onProblem }: { approval: WebPendingApprovalFragment } & Omit<Props, 'pending'>) {
+/** One waiting tool call, decided in place (also in the email view, for the email's own turn). */
+export function InboxItem({ approval, onDecided, onOpen, onProblem }: { approval: WebPendingApprovalFragment } & Omit<Props, 'pending'>) {
   const [reason, setReason] = useState('');
   const [sending, setSending] = useState(false);
   const decide = async (approve: boolean) => {

@@ -29,6 +29,11 @@ export type CreateSessionInput = {
   routing?: boolean | null | undefined;
 };
 
+export type EmailDraftStatus =
+  | 'DISCARDED'
+  | 'PENDING'
+  | 'SENT';
+
 /** Stable machine-readable failure codes: of Error results, of `extensions.code` in GraphQL errors, and of turn and job errors. */
 export type ErrorCode =
   | 'ALREADY_DECIDED'
@@ -60,12 +65,26 @@ export type ExperimentStatus =
   | 'QUEUED'
   | 'RUNNING';
 
+export type InboundEmailStatus =
+  | 'AWAITING_APPROVAL'
+  | 'DONE'
+  | 'ESCALATED'
+  | 'FAILED'
+  | 'PROCESSING'
+  | 'RECEIVED';
+
 export type IngestStage =
   | 'DONE'
   | 'EMBEDDING'
   | 'EXTRACTING'
   | 'FAILED'
   | 'STORING';
+
+export type JobStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING';
 
 export type MessageType =
   | 'assistant'
@@ -306,7 +325,7 @@ export type WebTurnFragment = { id: string, status: TurnStatus, agent: string, m
 export type WebViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WebViewerQuery = { viewer: { userId: string | null, tenantId: string, authMode: AuthMode, defaultModel: string | null } };
+export type WebViewerQuery = { viewer: { userId: string | null, tenantId: string, authMode: AuthMode, defaultModel: string | null, isAdmin: boolean } };
 
 export type WebAgentsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -744,6 +763,21 @@ export type WebRegressionQueryVariables = Exact<{
 
 
 export type WebRegressionQuery = { regression: { experiment: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }, candidate: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } } | null, comparison: { textChanged: boolean, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
+
+export type WebInboundEmailsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebInboundEmailsQuery = { inboundEmails:
+    | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
+    | { __typename: 'InboundEmailsSuccess', data: { edges: Array<{ node: { id: string, from: string, subject: string | null, route: string, profile: string | null, status: InboundEmailStatus, createdAt: string } }> } }
+   };
+
+export type WebInboundEmailQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebInboundEmailQuery = { inboundEmail: { id: string, from: string, fromName: string | null, to: string | null, subject: string | null, text: string, route: string, rule: string | null, profile: string | null, status: InboundEmailStatus, sessionId: string | null, turnId: string | null, createdAt: string, jobs: Array<{ id: string, kind: string, status: JobStatus, attempts: number, error: unknown }>, events: Array<{ kind: string, detail: unknown, createdAt: string }>, drafts: Array<{ id: string, to: string, subject: string, body: string, status: EmailDraftStatus, author: string }>, replies: Array<{ to: string, subject: string, messageId: string, sentAt: string }> } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1208,6 +1242,7 @@ export const WebViewerDocument = new TypedDocumentString(`
     tenantId
     authMode
     defaultModel
+    isAdmin
   }
 }
     `) as unknown as TypedDocumentString<WebViewerQuery, WebViewerQueryVariables>;
@@ -2202,3 +2237,75 @@ fragment WebRegressionSide on RegressionSide {
     estimated
   }
 }`) as unknown as TypedDocumentString<WebRegressionQuery, WebRegressionQueryVariables>;
+export const WebInboundEmailsDocument = new TypedDocumentString(`
+    query WebInboundEmails {
+  inboundEmails(first: 50) {
+    __typename
+    ... on InboundEmailsSuccess {
+      data {
+        edges {
+          node {
+            id
+            from
+            subject
+            route
+            profile
+            status
+            createdAt
+          }
+        }
+      }
+    }
+    ...WebError
+  }
+}
+    fragment WebError on Error {
+  __typename
+  code
+  message
+}`) as unknown as TypedDocumentString<WebInboundEmailsQuery, WebInboundEmailsQueryVariables>;
+export const WebInboundEmailDocument = new TypedDocumentString(`
+    query WebInboundEmail($id: ID!) {
+  inboundEmail(id: $id) {
+    id
+    from
+    fromName
+    to
+    subject
+    text
+    route
+    rule
+    profile
+    status
+    sessionId
+    turnId
+    createdAt
+    jobs {
+      id
+      kind
+      status
+      attempts
+      error
+    }
+    events {
+      kind
+      detail
+      createdAt
+    }
+    drafts {
+      id
+      to
+      subject
+      body
+      status
+      author
+    }
+    replies {
+      to
+      subject
+      messageId
+      sentAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebInboundEmailQuery, WebInboundEmailQueryVariables>;

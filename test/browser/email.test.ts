@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/inbound/signature.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { useChromium } from './chromium.js';
+
+const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
+const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
+const SECRET = 'inbound-browser-secret-0123456789';
+const TENANT = `inbox-${randomUUID()}`;
+
+let fake: FakeOpenAI;
+let smtp: SmtpSink;
+let server: TestServer;
+const browser = useChromium();
+
+beforeAll(async () => {
+  [fake, smtp] = await Promise.all([startFakeOpenAI(), startSmtpSink()]);
+  server = await startTestServer({
+    OPENAI_API_KEY: 'test-key',
+    OPENAI_BASE_URL: fake.url,
+    LLM_DEFAULT_MODEL: 'openai:fake-model',
+    LLM_RETRY_BASE_MS: '1',
+    // The seed's profile asks for gemini/gemini-2.5-pro: the fake answers for that provider too.
+    LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
+    ROUTING_FILE: SEED_FILE,
+    MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
+    INBOUND_EMAIL_SECRET: SECRET,
+    INBOUND_EMAIL_TENANT: TENANT,
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Pharmacy Support <support@dostupnost-leku.cz>',
+    JOB_KINDS: 'agent_process,classify,draft',
+    JOB_POLL_MS: '50',
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+  await Promise.all([fake?.close(), smtp?.close()]);
+});
+
+const crispEmail = (messageId: string) =>
+  [
+    'From: Dostupnost leku <info@dostupnost-leku.cz>',
+    'To: podpora@dostupnost-leku.cz',
+    'Subject: Dotaz na Ibalgin',
+    `Message-ID: ${messageId}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Nová zpráva od Jana Nováková (jana.novakova@example.cz)',
+    '',
+    'Zpráva:',
+    'Máte Ibalgin 400 v Praze?',
+  ].join('\r\n');
+
+const admin = { mode: 'headers', userId: `admin-${randomUUID()}`, tenantId: TENANT, roles: 'admin' };
+
+describe('the inbound email view in Chromium', () => {
+  it('lists a delivered email with its route and status; opened, shows its body, draft, the send_reply waiting, events and jobs; approving sends it', async () => {
+    fake.enqueue(
+      { toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Ibalgin 400 máme.' } }] },
+      { toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Dobrý den, máme.' } }] },
+    );
+    const body = crispEmail(`<${randomUUID()}@crisp.example>`);
+    const res = await fetch(server.url.replace('/graphql', '/inbound/email'), {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', 'x-signature-256': signBody(SECRET, body) },
+      body,
+    });
+    expect(res.status).toBe(202);
+    const end = Date.now() + 30_000;
+    while ((await server.db.prisma.inboundEmail.findFirstOrThrow({ where: { tenantId: TENANT } })).status !== 'AWAITING_APPROVAL') {
+      if (Date.now() > end) throw new Error('the email never waited for the approval');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const page = await browser.open(new URL('/', server.url).href, admin);
+    await page.getByTestId('email-toggle').click();
+    const listed = page.getByTestId('email');
+    await listed.first().waitFor();
+    expect(await listed.count()).toBe(1);
+    expect(await listed.innerText()).toContain('Dotaz na Ibalgin');
+    expect(await listed.innerText()).toContain('info@dostupnost-leku.cz');
+    expect(await listed.innerText()).toContain('agent: pharmacy');
+    expect(await page.getByTestId('email-status').innerText()).toBe('AWAITING_APPROVAL');
+
+    await listed.click();
+    await page.getByTestId('email-detail').waitFor();
+    expect(await page.getByTestId('email-route').innerText()).toContain('agent by rule pharmacy_support → profile pharmacy · AWAITING_APPROVAL');
+    expect(await page.getByTestId('email-text').innerText()).toContain('Máte Ibalgin 400 v Praze?');
+    expect(await page.getByTestId('email-draft').innerText()).toContain('Ibalgin 400 máme.');
+    expect(await page.getByTestId('email-draft').getAttribute('data-status')).toBe('PENDING');
+    const approval = page.getByTestId('email-approvals').getByTestId('inbox-item');
+    await approval.waitFor();
+    expect(await approval.innerText()).toContain('send_reply');
+    const kinds = await page
+      .getByTestId('email-events')
+      .locator('li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+    expect(kinds).toEqual(['received', 'routed', 'job_started', 'drafted', 'approval_asked', 'job_finished']);
+    expect(await page.getByTestId('email-jobs').innerText()).toContain('agent_process · DONE');
+    await browser.screenshot(page, 'email-view');
+
+    fake.enqueue({ text: 'Odesláno.' });
+    await approval.getByRole('button', { name: 'Approve' }).click();
+    const [mail] = await smtp.received(1);
+    expect(mail!.text?.trim()).toBe('Dobrý den, máme.');
+    await page.locator('[data-testid=email-route]', { hasText: '· DONE' }).waitFor();
+    expect(await page.getByTestId('email-replies').innerText()).toContain('Re: Dotaz na Ibalgin');
+    expect(await page.getByTestId('email-approvals').count()).toBe(0);
+    await browser.screenshot(page, 'email-view-sent');
+    expect(fake.pending).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+});

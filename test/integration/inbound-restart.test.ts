@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { signBody } from '../../src/inbound/signature.js';
+import { caller } from '../support/client.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { spawnServer, type ServerProcess } from '../support/process.js';
+import { tempDataDir } from '../support/server.js';
+import { InboundEmailDocument } from '../generated/graphql.js';
+
+const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
+const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
+const SECRET = 'inbound-restart-secret-0123456789';
+
+let fake: FakeOpenAI;
+const running: ServerProcess[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake?.close();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop('SIGKILL')));
+  const pending = fake.pending;
+  fake.reset();
+  expect(pending, 'every scripted model reply was used').toBe(0);
+});
+
+/** One database for the servers of a test: the same PGlite directory, or the same PostgreSQL database. */
+async function database(): Promise<Record<string, string>> {
+  const url = inject('databaseUrl');
+  return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
+}
+
+async function start(env: Record<string, string>) {
+  // Generous: each start loads the server and the example MCP server anew, on two shared cores.
+  const server = await spawnServer(
+    {
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: fake.url,
+      LLM_DEFAULT_MODEL: 'openai:fake-model',
+      LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
+      LLM_RETRY_BASE_MS: '1',
+      ROUTING_FILE: SEED_FILE,
+      MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
+      INBOUND_EMAIL_SECRET: SECRET,
+      JOB_KINDS: 'agent_process,classify,draft',
+      JOB_POLL_MS: '50',
+      SWEEP_INTERVAL_MS: '100',
+      TURN_HEARTBEAT_MS: '200',
+      ...env,
+    },
+    300_000,
+  );
+  running.push(server);
+  return server;
+}
+
+/** A Crisp forward: the seed's `forwarded_from` rule routes it to the pharmacy profile (an agent_process job). */
+function crispEmail(messageId: string) {
+  return [
+    'From: Dostupnost leku <info@dostupnost-leku.cz>',
+    'To: podpora@dostupnost-leku.cz',
+    'Subject: Dotaz na Paralen',
+    `Message-ID: ${messageId}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Nová zpráva od Petr Svoboda (petr.svoboda@example.cz)',
+    '',
+    'Zpráva:',
+    'Máte Paralen 500?',
+  ].join('\r\n');
+}
+
+async function deliver(server: ServerProcess, body: string): Promise<string> {
+  const res = await fetch(server.url.replace('/graphql', '/inbound/email'), {
+    method: 'POST',
+    headers: { 'content-type': 'message/rfc822', 'x-signature-256': signBody(SECRET, body) },
+    body,
+  });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > end) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const adminOf = (server: ServerProcess, tenant: string) =>
+  caller(server.url, { 'x-user-id': `admin-${randomUUID()}`, 'x-tenant-id': tenant, 'x-roles': 'admin' });
+
+/** Starts a server, delivers the email and kills the server (SIGKILL) while the profile's first model call hangs. */
+async function killedMidJob(env: Record<string, string>) {
+  const first = await start(env);
+  fake.enqueue({ text: 'Hledám…', hang: true });
+  const id = await deliver(first, crispEmail(`<${randomUUID()}@crisp.example>`));
+  await until(
+    async () => fake.chatRequests.length,
+    (n) => n === 1,
+  );
+  await first.stop('SIGKILL');
+  return id;
+}
+
+describe('inbound email across a crash', () => {
+  it('finishes an email whose server was killed mid-job after the restart, once', { timeout: 480_000 }, async () => {
+    const tenant = `inbox-${randomUUID()}`;
+    const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant };
+    const id = await killedMidJob(env);
+
+    fake.enqueue(
+      { toolCalls: [{ name: 'create_draft', arguments: { to: 'petr.svoboda@example.cz', subject: 'Re: Dotaz na Paralen', body: 'Paralen 500 máme.' } }] },
+      { text: 'Koncept připraven.' },
+    );
+    const second = await start(env);
+    const admin = adminOf(second, tenant);
+    const email = await until(
+      async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
+      (e) => e.status !== 'RECEIVED' && e.status !== 'PROCESSING',
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${second.output()}`);
+    });
+
+    expect(email.status).toBe('DONE');
+    expect(email.drafts).toEqual([expect.objectContaining({ to: 'petr.svoboda@example.cz', body: 'Paralen 500 máme.', status: 'PENDING' })]);
+    // The interrupted call, then the resumed turn's two: no model work done twice beyond the call the kill cut.
+    expect(fake.chatRequests).toHaveLength(3);
+    // The resumed turn asks what the interrupted one asked: the same prompt and email (the context's clock aside).
+    const asked = (i: number) => [fake.chatRequests[i]!.body.messages[0], fake.chatRequests[i]!.body.messages.at(-1)];
+    expect(asked(1)).toEqual(asked(0));
+    expect(email.events.map((e) => e.kind)).toEqual(['received', 'routed', 'job_started', 'job_started', 'resumed', 'drafted', 'job_finished']);
+    expect(email.events[3]!.detail).toMatchObject({ job: 'agent_process', attempt: 2 });
+    expect(email.jobs).toEqual([{ kind: 'agent_process', status: 'DONE', attempts: 2, error: null }]);
+
+    // Restarting again finds nothing left to do.
+    await second.stop('SIGTERM');
+    const third = await start(env);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = (await adminOf(third, tenant).data(InboundEmailDocument, { id })).inboundEmail!;
+    expect(after.events).toHaveLength(email.events.length);
+    expect(after.drafts).toHaveLength(1);
+    expect(fake.chatRequests).toHaveLength(3);
+  });
+
+  it('gives up a job whose server died each time it ran (JOB_MAX_ATTEMPTS), without calling the model again', { timeout: 480_000 }, async () => {
+    const tenant = `inbox-${randomUUID()}`;
+    const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant, JOB_MAX_ATTEMPTS: '1' };
+    const id = await killedMidJob(env);
+
+    const second = await start(env);
+    const admin = adminOf(second, tenant);
+    const email = await until(
+      async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
+      (e) => e.jobs[0]?.status === 'FAILED',
+    );
+    expect(email.jobs).toEqual([
+      {
+        kind: 'agent_process',
+        status: 'FAILED',
+        attempts: 2,
+        error: { code: 'INTERRUPTED', message: expect.stringContaining('stopped on each of its 1 attempts') },
+      },
+    ]);
+    expect(email.drafts).toEqual([]);
+    expect(fake.chatRequests).toHaveLength(1);
+  });
+});
