@@ -98,7 +98,12 @@ export async function searchPassages(deps: SearchDeps, ctx: AgentContext, raw: P
   if (!filter) return [];
   const hits = await deps.rem.search(ctx, { mode: 'SEARCH', text: input.query, table: 'resources', limit: input.k ?? DEFAULT_K, minSimilarity: 0, filter });
   if (!hits.length && !uncheckedCorpus) return [];
-  const chunks = await chunksOf(deps.prisma, ctx, hits.map((h) => h.id), uncheckedCorpus);
+  const chunks = await chunksOf(
+    deps.prisma,
+    ctx,
+    hits.map((h) => h.id),
+    uncheckedCorpus,
+  );
   return hits.flatMap((hit) => {
     const chunk = chunks.get(hit.id);
     if (!chunk) return [];
