@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient, Prisma } from '../db/generated/client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { NotFoundError } from '../errors.js';
 import { CHUNK_CATEGORY, FILE_CATEGORY } from '../rem/ingest/ingest-file.js';
 import type { RemService } from '../rem/service.js';
@@ -11,6 +12,8 @@ import { documentsWhere, documentTitle, getDocument } from './documents.js';
 
 export interface SearchDeps {
   prisma: PrismaClient;
+  /** The passages' chunks and documents: one statement after each search, Prisma's client skipped. */
+  sql: SqlClient;
   rem: Pick<RemService, 'search'>;
 }
 
@@ -99,7 +102,7 @@ export async function searchPassages(deps: SearchDeps, ctx: AgentContext, raw: P
   const hits = await deps.rem.search(ctx, { mode: 'SEARCH', text: input.query, table: 'resources', limit: input.k ?? DEFAULT_K, minSimilarity: 0, filter });
   if (!hits.length && !uncheckedCorpus) return [];
   const chunks = await chunksOf(
-    deps.prisma,
+    deps.sql,
     ctx,
     hits.map((h) => h.id),
     uncheckedCorpus,
@@ -138,18 +141,19 @@ interface ChunkRow {
  * not), so that a corpus search reads nothing but the search before it. A chunk whose document is
  * not visible is left out.
  */
-async function chunksOf(prisma: PrismaClient, ctx: AgentContext, ids: string[], corpusId: string | null): Promise<Map<string, ChunkRow>> {
-  const rows = await prisma.$queryRaw<ChunkRow[]>`
-    SELECT (${corpusId}::uuid IS NULL OR EXISTS (
-             SELECT 1 FROM "corpora" k WHERE k.id = ${corpusId}::uuid AND k.tenant_id = ${ctx.tenantId}
-               AND (k.user_id IS NULL OR k.user_id = ${ctx.userId}))) AS corpus_visible,
-           p.id, p.content, p.document_id, p.document_key, p.document_name
-    FROM (SELECT 1) one LEFT JOIN LATERAL (
-      SELECT c.id::text AS id, c.content, d.id::text AS document_id, d.key AS document_key, d.name AS document_name
-      FROM "resources" c
-      JOIN "resources" d ON d.tenant_id = ${ctx.tenantId} AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
-        AND d.category = ${FILE_CATEGORY} AND (d.user_id IS NULL OR d.user_id = ${ctx.userId})
-      WHERE c.id = ANY (${ids}::uuid[])) p ON true`;
+async function chunksOf(sql: SqlClient, ctx: AgentContext, ids: string[], corpusId: string | null): Promise<Map<string, ChunkRow>> {
+  const rows = await sql.query<ChunkRow>(
+    `SELECT ($1::uuid IS NULL OR EXISTS (
+              SELECT 1 FROM "corpora" k WHERE k.id = $1::uuid AND k.tenant_id = $2 AND (k.user_id IS NULL OR k.user_id = $3))) AS corpus_visible,
+            p.id, p.content, p.document_id, p.document_key, p.document_name
+     FROM (SELECT 1) one LEFT JOIN LATERAL (
+       SELECT c.id::text AS id, c.content, d.id::text AS document_id, d.key AS document_key, d.name AS document_name
+       FROM "resources" c
+       JOIN "resources" d ON d.tenant_id = $2 AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
+         AND d.category = $4 AND (d.user_id IS NULL OR d.user_id = $3)
+       WHERE c.id = ANY ($5::uuid[])) p ON true`,
+    [corpusId, ctx.tenantId, ctx.userId, FILE_CATEGORY, ids],
+  );
   if (corpusId && !rows[0]?.corpus_visible) throw new NotFoundError('Corpus', corpusId);
   const chunks = new Map<string, ChunkRow>();
   for (const row of rows) if (row.id && !chunks.has(row.id)) chunks.set(row.id, row);

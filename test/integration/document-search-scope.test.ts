@@ -142,7 +142,7 @@ describe('similarity_search within a scope', () => {
 
   it('returns the best passages of the corpus, and only its, by exact distances over a small scope', async () => {
     const expected = await bruteForce(ctx, inCorpus);
-    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
     check(passages, inCorpus);
     // Ties aside, the same chunks: the scores are exactly the brute force's, in its order.
     passages.forEach((p, i) => expect(p.score).toBeCloseTo(expected[i]!.score, 5));
@@ -151,7 +151,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of the corpus through the HNSW index with a check per row', async () => {
     const expected = await bruteForce(ctx, inCorpus);
     // Every scope counts as large: the index is walked in order and each row checked against the corpus.
-    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
     const keys = check(passages, inCorpus);
     // Approximate by nature; on 400 vectors HNSW finds (nearly) all of the true best.
     expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
@@ -160,7 +160,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of one document, and only its, both ways', async () => {
     const expected = await bruteForce(ctx, ['lease-5']);
     for (const rem of [remWith(), remWith(1)]) {
-      const passages = await searchPassages({ prisma: server.db.prisma, rem }, ctx, { query: QUERY, k: K, documentId });
+      const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem }, ctx, { query: QUERY, k: K, documentId });
       const keys = check(passages, ['lease-5']);
       expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
     }
@@ -184,7 +184,11 @@ describe('the statements of similarity_search', () => {
     await server.db.prisma.corpusDocument.createMany({ data: shared.map((d) => ({ corpusId: theirs, documentId: d.id })) });
 
     const db = countingDatabase(server.db);
-    const deps = { prisma: db.prisma, rem: new RemService({ prisma: db.prisma, sql: db.sql, embedder }, loadConfig({ DATA_DIR: 'memory://' }).rem) };
+    const deps = {
+      prisma: db.prisma,
+      sql: db.sql,
+      rem: new RemService({ prisma: db.prisma, sql: db.sql, embedder }, loadConfig({ DATA_DIR: 'memory://' }).rem),
+    };
     const run = async (scope: { corpusId?: string; documentId?: string }) => {
       db.reset();
       const passages = await searchPassages(deps, ctx, { query: QUERY, k: 3, ...scope }).catch((error: unknown) => error);
