@@ -7,10 +7,12 @@ import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.j
 import { CHUNK_CATEGORY, FILE_CATEGORY } from '../../src/rem/ingest/ingest-file.js';
 import { ingest } from '../../src/rem/memory/ingest.js';
 import type { MemoryItemInput } from '../../src/rem/memory/inputs.js';
+import { NotFoundError } from '../../src/errors.js';
 import { RemService } from '../../src/rem/service.js';
 import { vectorLiteral } from '../../src/rem/embeddings/provider.js';
 import type { AgentContext } from '../../src/auth/agent-context.js';
 import { contextOf } from '../support/client.js';
+import { countingDatabase } from '../support/query-count.js';
 import { explainAnalyzed, type StatementReads } from '../support/explain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -140,7 +142,7 @@ describe('similarity_search within a scope', () => {
 
   it('returns the best passages of the corpus, and only its, by exact distances over a small scope', async () => {
     const expected = await bruteForce(ctx, inCorpus);
-    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
     check(passages, inCorpus);
     // Ties aside, the same chunks: the scores are exactly the brute force's, in its order.
     passages.forEach((p, i) => expect(p.score).toBeCloseTo(expected[i]!.score, 5));
@@ -149,7 +151,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of the corpus through the HNSW index with a check per row', async () => {
     const expected = await bruteForce(ctx, inCorpus);
     // Every scope counts as large: the index is walked in order and each row checked against the corpus.
-    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
     const keys = check(passages, inCorpus);
     // Approximate by nature; on 400 vectors HNSW finds (nearly) all of the true best.
     expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
@@ -158,10 +160,58 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of one document, and only its, both ways', async () => {
     const expected = await bruteForce(ctx, ['lease-5']);
     for (const rem of [remWith(), remWith(1)]) {
-      const passages = await searchPassages({ prisma: server.db.prisma, rem }, ctx, { query: QUERY, k: K, documentId });
+      const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem }, ctx, { query: QUERY, k: K, documentId });
       const keys = check(passages, ['lease-5']);
       expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
     }
+  });
+});
+
+describe('the statements of similarity_search', () => {
+  it('sends the search and one statement more, which also checks that the corpus is visible', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const ctx = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
+    const other = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
+    await files(ctx, 'mine', 2, 5);
+    // Shared files (no owner): the caller sees their chunks, whoever's corpus holds them.
+    await files({ ...contextOf({ headers: { 'x-tenant-id': tenant } }), isAdmin: true }, 'shared', 2, 5, 50);
+    const mine = (await createCorpus(server.db.prisma, ctx, { name: 'mine' })).id;
+    const empty = (await createCorpus(server.db.prisma, ctx, { name: 'empty' })).id;
+    const theirs = (await createCorpus(server.db.prisma, other, { name: 'theirs' })).id;
+    const [documentId] = await idsOf(ctx, ['mine-0']);
+    await server.db.prisma.corpusDocument.createMany({ data: [{ corpusId: mine, documentId: documentId! }] });
+    const shared = await server.db.prisma.resource.findMany({ where: { tenantId: tenant, userId: null, category: FILE_CATEGORY }, select: { id: true } });
+    await server.db.prisma.corpusDocument.createMany({ data: shared.map((d) => ({ corpusId: theirs, documentId: d.id })) });
+
+    const db = countingDatabase(server.db);
+    const deps = {
+      prisma: db.prisma,
+      sql: db.sql,
+      rem: new RemService({ prisma: db.prisma, sql: db.sql, embedder }, loadConfig({ DATA_DIR: 'memory://' }).rem),
+    };
+    const run = async (scope: { corpusId?: string; documentId?: string }) => {
+      db.reset();
+      const passages = await searchPassages(deps, ctx, { query: QUERY, k: 3, ...scope }).catch((error: unknown) => error);
+      return { passages, statements: db.queries };
+    };
+    const inCorpus = await run({ corpusId: mine });
+    expect((inCorpus.passages as Passage[]).map((p) => [p.documentKey, p.title, p.corpusId])).toEqual(Array(3).fill(['mine-0', 'mine-0.md', mine]));
+    expect(inCorpus.statements).toBe(2);
+    // The document's lookup (NOT_FOUND before any search), the search, the chunks.
+    const inDocument = await run({ documentId });
+    expect((inDocument.passages as Passage[]).map((p) => p.documentKey)).toEqual(['mine-0', 'mine-0', 'mine-0']);
+    expect(inDocument.statements).toBe(3);
+    expect(await run({ corpusId: empty })).toEqual({ passages: [], statements: 2 });
+    // Another user's corpus: NOT_FOUND, though the search found the shared chunks it holds.
+    for (const corpusId of [theirs, randomUUID()]) {
+      const hidden = await run({ corpusId });
+      expect(hidden.passages).toBeInstanceOf(NotFoundError);
+      expect(hidden.passages).toMatchObject({ message: expect.stringContaining(corpusId) });
+      expect(hidden.statements).toBe(2);
+    }
+    const seen = await searchPassages(deps, other, { query: QUERY, k: 3, corpusId: theirs });
+    // Its owner reads them.
+    expect(seen.map((p) => p.documentKey.replace(/\d+$/, ''))).toEqual(['shared-', 'shared-', 'shared-']);
   });
 });
 

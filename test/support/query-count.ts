@@ -13,10 +13,10 @@ import type { Caller } from './client.js';
 import { createOriginPolicy } from '../../src/http/origin-policy.js';
 
 /**
- * A GraphQL endpoint (in process, no socket) over the database that counts every statement, Prisma's
- * (model queries and raw SQL alike) and the direct ones: for asserting that list fields batch their reads.
+ * The database's clients that count every statement sent through them, Prisma's (model queries and
+ * raw SQL alike) and the direct ones; `reset` starts the count again.
  */
-export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
+export function countingDatabase(db: Pick<Database, 'prisma' | 'sql'>) {
   let queries = 0;
   const sql: Database['sql'] = {
     query: (text, params) => {
@@ -24,7 +24,7 @@ export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
       return db.sql.query(text, params);
     },
   };
-  const counting = db.prisma.$extends({
+  const prisma = db.prisma.$extends({
     query: {
       async $allOperations({ args, query }) {
         queries += 1;
@@ -32,11 +32,30 @@ export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
       },
     },
   }) as unknown as PrismaClient;
+  return {
+    prisma,
+    sql,
+    get queries() {
+      return queries;
+    },
+    reset: () => {
+      queries = 0;
+    },
+  };
+}
+
+/**
+ * A GraphQL endpoint (in process, no socket) over the database that counts every statement (see
+ * countingDatabase): for asserting that list fields batch their reads.
+ */
+export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
+  const counting = countingDatabase(db);
+  const { sql } = counting;
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const services = {
-    prisma: counting,
+    prisma: counting.prisma,
     sql,
-    rem: new RemService({ prisma: counting, sql, embedder: new HashedLexicalEmbedder() }, config.rem),
+    rem: new RemService({ prisma: counting.prisma, sql, embedder: new HashedLexicalEmbedder() }, config.rem),
   } as unknown as AppServices;
   const yoga = createGraphQLServer({
     services,
@@ -47,7 +66,7 @@ export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
     limits: config.security.operations,
   });
   return async <T, V>(user: Caller, document: TypedDocumentNode<T, V>, variables: V): Promise<{ data: T; queries: number }> => {
-    queries = 0;
+    counting.reset();
     const res = await yoga.fetch('http://localhost/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...user.headers },
@@ -55,6 +74,6 @@ export function countingGraphQL(db: Pick<Database, 'prisma' | 'sql'>) {
     });
     const body = (await res.json()) as { data: T; errors?: unknown };
     if (body.errors) throw new Error(JSON.stringify(body.errors));
-    return { data: body.data, queries };
+    return { data: body.data, queries: counting.queries };
   };
 }

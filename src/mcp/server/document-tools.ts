@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeBinding } from '../../documents/binding.js';
-import type { RemService } from '../../rem/service.js';
+import type { SearchDeps } from '../../documents/search.js';
 import { defineTool } from '../../tools/define-tool.js';
 import { allDocumentTools, documentToolsets } from '../../tools/documents/bound-tools.js';
 import type { ToolDefinition } from '../../tools/tool.js';
@@ -14,8 +14,8 @@ const TURN_ONLY = new Set(['ask_document']);
  */
 // Each tool has its own argument type; a list of them can only erase it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function mcpDocumentTools(rem: Pick<RemService, 'search'>): ToolDefinition<any>[] {
-  return allDocumentTools(documentToolsets({ rem }))
+export function mcpDocumentTools(deps: Pick<SearchDeps, 'rem' | 'sql'>): ToolDefinition<any>[] {
+  return allDocumentTools(documentToolsets(deps))
     .filter((def) => !TURN_ONLY.has(def.name))
     .map((def) =>
       defineTool({

@@ -47,7 +47,7 @@ export function createRemgraphMcpServer(deps: RemgraphMcpDeps, ctx: AgentContext
 
 /** The tools remgraph's MCP server offers, in the order it lists them; the agents' save_memory among them. */
 export function mcpTools(deps: RemgraphMcpDeps) {
-  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps), ...mcpDocumentTools(deps.rem)];
+  return [...memoryTools(deps), createSaveMemoryTool(deps.rem), askAgentTool(deps), ...writeTools(deps), readResourceTool(deps), ...mcpDocumentTools(deps)];
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
