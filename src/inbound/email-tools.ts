@@ -56,7 +56,8 @@ export function emailTools(mailer: Mailer) {
   // after a person sent a draft does not mail the sender a second time.
   const sendReply = defineTool({
     name: 'send_reply',
-    description: 'Send a reply to the email now, threaded on it (In-Reply-To, References). A person approves each reply before it goes out; an email is answered once.',
+    description:
+      'Send a reply to the email now, threaded on it (In-Reply-To, References). A person approves each reply before it goes out; an email is answered once.',
     input: reply,
     requiresApproval: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

@@ -120,7 +120,9 @@ export class JobWorker {
       const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The job failed unexpectedly' };
       if (!isAppError(error)) this.logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed');
       if (job.attempts >= this.settings.maxAttempts) return this.giveUp(job, known);
-      await this.queue.fail(job.id, known, 1000 * 2 ** (job.attempts - 1)).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not record a job failure'));
+      await this.queue
+        .fail(job.id, known, 1000 * 2 ** (job.attempts - 1))
+        .catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not record a job failure'));
     }
   }
 

@@ -209,8 +209,12 @@ describe('inbound email', () => {
 
   it('keeps one draft and sends one reply per email when the agent drafts and sends twice', async () => {
     const messageId = `<${randomUUID()}@crisp.example>`;
-    const draft = (body: string) => ({ toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }] });
-    const send = (body: string) => ({ toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }] });
+    const draft = (body: string) => ({
+      toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }],
+    });
+    const send = (body: string) => ({
+      toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }],
+    });
     fake.enqueue(draft('První verze.'), draft('Druhá verze.'), send('Odpověď.'), send('Odpověď znovu.'), { text: 'Hotovo.' });
     const sentBefore = smtp.messages.length;
     const delivered = await deliver(crispEmail(messageId));
@@ -242,7 +246,10 @@ describe('inbound email', () => {
     // The second approved send_reply mailed nothing: the email was answered already.
     expect(smtp.messages).toHaveLength(sentBefore + 1);
     expect(await server.db.prisma.sentReply.count({ where: { emailId: email.id } })).toBe(1);
-    const results = fake.chatRequests.at(-1)!.body.messages.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content);
+    const results = fake.chatRequests
+      .at(-1)!
+      .body.messages.filter((m: { role: string }) => m.role === 'tool')
+      .map((m: { content: string }) => m.content);
     expect(results.join('\n')).toMatch(/"status":"updated"[\s\S]*"status":"sent"[\s\S]*"status":"already_sent"/);
     expect(await eventsOf(email.id)).toEqual(expect.arrayContaining(['drafted', 'drafted', 'sent']));
     expect((await eventsOf(email.id)).filter((k) => k === 'sent')).toHaveLength(1);

@@ -186,7 +186,9 @@ describe('inbound email across a crash', () => {
   it('keeps one draft when the server was killed after create_draft ran', { timeout: 480_000 }, async () => {
     const tenant = `inbox-${randomUUID()}`;
     const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant };
-    const draft = (body: string) => ({ toolCalls: [{ name: 'create_draft', arguments: { to: 'petr.svoboda@example.cz', subject: 'Re: Dotaz na Paralen', body } }] });
+    const draft = (body: string) => ({
+      toolCalls: [{ name: 'create_draft', arguments: { to: 'petr.svoboda@example.cz', subject: 'Re: Dotaz na Paralen', body } }],
+    });
     const first = await start(env);
     fake.enqueue(draft('První verze.'), { text: 'Hotovo…', hang: true });
     const id = await deliver(first, crispEmail(`<${randomUUID()}@crisp.example>`));
