@@ -1,11 +1,11 @@
 import type { InboundEmail, Job, PrismaClient } from '../db/generated/client.js';
 import { isTerminal } from '../events/turn-status.js';
-import { JobReleased } from '../jobs/job-worker.js';
+import { JobReleased, type JobHandler } from '../jobs/job-worker.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { PREPROCESSORS, type Preprocessed } from '../routing/preprocessors.js';
 import type { RoutingRule } from '../routing/routing-file.js';
 import type { TurnService } from '../turns/turn-service.js';
-import { emailEvent } from './email-events.js';
+import { emailEvent, emailGivenUp } from './email-events.js';
 import { inboxContext } from './inbox-context.js';
 import { AGENT_PROCESS_JOB, routingContent, routingMetadata } from './intake.js';
 
@@ -29,8 +29,8 @@ const EMAIL_KEY = 'inbound_email_id';
  * turn of the same session, so the email is worked to its end once. How often that may happen is
  * bounded by the job's attempts (JOB_MAX_ATTEMPTS, see JobWorker).
  */
-export function agentProcessHandler(deps: AgentProcessDeps) {
-  return async (job: Job, signal: AbortSignal) => {
+export function agentProcessHandler(deps: AgentProcessDeps): JobHandler {
+  const handler = async (job: Job, signal: AbortSignal) => {
     const { prisma } = deps;
     const email = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: (job.payload as { emailId: string }).emailId } });
     if (email.status === 'DONE' || email.status === 'FAILED') return { status: email.status };
@@ -47,6 +47,7 @@ export function agentProcessHandler(deps: AgentProcessDeps) {
     await emailEvent(prisma, email.id, 'job_finished', { job: AGENT_PROCESS_JOB, turnId, turnStatus: turn.status });
     return { turnId, turnStatus: turn.status, status };
   };
+  return Object.assign(handler, { onGiveUp: emailGivenUp(deps.prisma) });
 }
 
 /** The email's status once its turn settled, recording what a person is asked or what failed. */

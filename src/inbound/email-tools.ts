@@ -33,29 +33,38 @@ async function emailOf(ctx: ToolContext): Promise<InboundEmail> {
 
 /** create_draft, send_reply and escalate: the routing seed's tools for working an inbound email. */
 export function emailTools(mailer: Mailer) {
+  // One draft per email: a turn answered again after a restart (or an agent revising itself)
+  // rewrites the email's unsent draft instead of adding a second one.
   const createDraft = defineTool({
     name: 'create_draft',
-    description: 'Write a reply to the email as a draft for a person to review and send (nothing is sent).',
+    description: 'Write a reply to the email as a draft for a person to review and send (nothing is sent). Writing again replaces the unsent draft.',
     input: reply,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler(args, ctx) {
       const email = await emailOf(ctx);
-      const draft = await ctx.prisma.$transaction(async (tx) => {
-        const created = await tx.emailDraft.create({ data: { emailId: email.id, ...args, author: ctx.agentName } });
-        await emailEvent(tx, email.id, 'drafted', { draftId: created.id, author: ctx.agentName });
-        return created;
+      return ctx.prisma.$transaction(async (tx) => {
+        const unsent = await tx.emailDraft.findFirst({ where: { emailId: email.id, status: 'PENDING' }, orderBy: { createdAt: 'asc' } });
+        const draft = unsent
+          ? await tx.emailDraft.update({ where: { id: unsent.id }, data: { ...args, author: ctx.agentName } })
+          : await tx.emailDraft.create({ data: { emailId: email.id, ...args, author: ctx.agentName } });
+        await emailEvent(tx, email.id, 'drafted', { draftId: draft.id, author: ctx.agentName, ...(unsent ? { replaced: true } : {}) });
+        return { status: unsent ? 'updated' : 'created', draftId: draft.id };
       });
-      return { status: 'created', draftId: draft.id };
     },
   });
+  // One reply per email: a send_reply approved again (the turn answered anew after a restart) or
+  // after a person sent a draft does not mail the sender a second time.
   const sendReply = defineTool({
     name: 'send_reply',
-    description: 'Send a reply to the email now, threaded on it (In-Reply-To, References). A person approves each reply before it goes out.',
+    description:
+      'Send a reply to the email now, threaded on it (In-Reply-To, References). A person approves each reply before it goes out; an email is answered once.',
     input: reply,
     requiresApproval: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async handler(args, ctx) {
       const email = await emailOf(ctx);
+      const earlier = await ctx.prisma.sentReply.findFirst({ where: { emailId: email.id }, orderBy: { sentAt: 'asc' } });
+      if (earlier) return { status: 'already_sent', messageId: earlier.messageId };
       const { messageId } = await mailer.send({ ...args, inReplyTo: email.messageId, references: email.references });
       await ctx.prisma.$transaction(async (tx) => {
         await tx.sentReply.create({

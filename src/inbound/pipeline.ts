@@ -2,7 +2,8 @@ import type { InboundEmail, Job, Prisma } from '../db/generated/client.js';
 import { runDetached } from '../engine/detached-run.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { emailEvent } from './email-events.js';
+import type { JobHandler } from '../jobs/job-worker.js';
+import { emailEvent, emailGivenUp } from './email-events.js';
 import { inboxContext } from './inbox-context.js';
 import { CLASSIFY_JOB, DRAFT_JOB } from './intake.js';
 import { preprocess } from './agent-process.js';
@@ -83,8 +84,9 @@ function draftHandler(deps: PipelineDeps) {
 }
 
 /** The pipeline's two jobs, by kind. */
-export function pipelineHandlers(deps: PipelineDeps) {
-  return { [CLASSIFY_JOB]: classifyHandler(deps), [DRAFT_JOB]: draftHandler(deps) };
+export function pipelineHandlers(deps: PipelineDeps): Record<string, JobHandler> {
+  const onGiveUp = emailGivenUp(deps.prisma);
+  return { [CLASSIFY_JOB]: Object.assign(classifyHandler(deps), { onGiveUp }), [DRAFT_JOB]: Object.assign(draftHandler(deps), { onGiveUp }) };
 }
 
 /** The email as the pipeline's agents read it. */

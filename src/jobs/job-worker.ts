@@ -9,7 +9,19 @@ import type { JobQueue } from './job-queue.js';
  * then stops at a safe point and throws `JobReleased`, and the job is continued later from what
  * it stored. Handlers are written to resume: work already stored is not done again.
  */
-export type JobHandler = (job: Job, signal: AbortSignal) => Promise<unknown>;
+export type JobHandler = ((job: Job, signal: AbortSignal) => Promise<unknown>) & {
+  /**
+   * Called once the job is FAILED for good (out of attempts, or its process died each time it ran),
+   * so the work it stood for (an inbound email, say) is not left looking as if still under way.
+   */
+  onGiveUp?: (job: Job, error: JobError) => Promise<void>;
+};
+
+/** Why a job failed, as stored on it. */
+export interface JobError {
+  code: string;
+  message: string;
+}
 
 /** A handler stopped early on purpose (shutdown); the job goes back to the queue unfinished. */
 export class JobReleased extends Error {
@@ -97,7 +109,7 @@ export class JobWorker {
     if (job.attempts > this.settings.maxAttempts) {
       const message = `The process running the job stopped on each of its ${job.attempts - 1} attempts; not tried again`;
       this.logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts - 1 }, 'gave up a job whose process stopped each time it ran');
-      return this.queue.fail(job.id, { code: 'INTERRUPTED', message }, null);
+      return this.giveUp(job, { code: 'INTERRUPTED', message });
     }
     try {
       const result = await this.handlers[job.kind]!(job, signal);
@@ -107,8 +119,20 @@ export class JobWorker {
         return this.queue.release(job.id).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not release a job'));
       const known = isAppError(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'The job failed unexpectedly' };
       if (!isAppError(error)) this.logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed');
-      const retry = job.attempts < this.settings.maxAttempts ? 1000 * 2 ** (job.attempts - 1) : null;
-      await this.queue.fail(job.id, known, retry).catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not record a job failure'));
+      if (job.attempts >= this.settings.maxAttempts) return this.giveUp(job, known);
+      await this.queue
+        .fail(job.id, known, 1000 * 2 ** (job.attempts - 1))
+        .catch((e) => this.logger.warn({ err: e, jobId: job.id }, 'could not record a job failure'));
+    }
+  }
+
+  /** FAILED for good, then the job's kind is told (its hook's own failure is logged, not retried). */
+  private async giveUp(job: Job, error: JobError) {
+    try {
+      await this.queue.fail(job.id, error, null);
+      await this.handlers[job.kind]?.onGiveUp?.(job, error);
+    } catch (e) {
+      this.logger.warn({ err: e, jobId: job.id, kind: job.kind }, 'could not record that a job was given up');
     }
   }
 

@@ -207,6 +207,54 @@ describe('inbound email', () => {
     expect(calls.map((c) => c.callType)).toEqual(['agent', 'agent', 'agent']);
   });
 
+  it('keeps one draft and sends one reply per email when the agent drafts and sends twice', async () => {
+    const messageId = `<${randomUUID()}@crisp.example>`;
+    const draft = (body: string) => ({
+      toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }],
+    });
+    const send = (body: string) => ({
+      toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body } }],
+    });
+    fake.enqueue(draft('První verze.'), draft('Druhá verze.'), send('Odpověď.'), send('Odpověď znovu.'), { text: 'Hotovo.' });
+    const sentBefore = smtp.messages.length;
+    const delivered = await deliver(crispEmail(messageId));
+    expect(delivered.status).toBe(202);
+
+    const decide = async () => {
+      const waiting = await until(
+        () => emailRow(messageId),
+        (e) => e?.status === 'AWAITING_APPROVAL',
+      );
+      const { approvals } = await admin().data(ApprovalsDocument, { status: 'PENDING' });
+      expect(approvals.edges.map((e) => e.node.toolName)).toEqual(['send_reply']);
+      await admin().data(DecideApprovalDocument, { id: approvals.edges[0]!.node.id, approve: true });
+      return waiting!;
+    };
+    const email = await decide();
+    // The second create_draft rewrote the unsent draft: one draft, the later text.
+    expect(await server.db.prisma.emailDraft.findMany({ where: { emailId: email.id } })).toMatchObject([{ body: 'Druhá verze.', status: 'PENDING' }]);
+    await smtp.received(sentBefore + 1);
+    await until(
+      async () => (await server.db.prisma.approval.count({ where: { sessionId: email.sessionId!, status: 'PENDING' } })) > 0,
+      (asked) => asked,
+    );
+    await decide();
+    await until(
+      () => emailRow(messageId),
+      (e) => e?.status === 'DONE',
+    );
+    // The second approved send_reply mailed nothing: the email was answered already.
+    expect(smtp.messages).toHaveLength(sentBefore + 1);
+    expect(await server.db.prisma.sentReply.count({ where: { emailId: email.id } })).toBe(1);
+    const results = fake.chatRequests
+      .at(-1)!
+      .body.messages.filter((m: { role: string }) => m.role === 'tool')
+      .map((m: { content: string }) => m.content);
+    expect(results.join('\n')).toMatch(/"status":"updated"[\s\S]*"status":"sent"[\s\S]*"status":"already_sent"/);
+    expect(await eventsOf(email.id)).toEqual(expect.arrayContaining(['drafted', 'drafted', 'sent']));
+    expect((await eventsOf(email.id)).filter((k) => k === 'sent')).toHaveLength(1);
+  });
+
   it('classifies and drafts an email no agent rule matches (the pipeline), recording classify and draft calls', async () => {
     const messageId = `<${randomUUID()}@customer.example>`;
     fake.enqueue(

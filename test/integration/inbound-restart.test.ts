@@ -171,5 +171,44 @@ describe('inbound email across a crash', () => {
     ]);
     expect(email.drafts).toEqual([]);
     expect(fake.chatRequests).toHaveLength(1);
+    // The email is not left PROCESSING: its job's kind was told the job was given up.
+    const failed = await until(
+      async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
+      (e) => e.status !== 'PROCESSING',
+    );
+    expect(failed.status).toBe('FAILED');
+    expect(failed.events.at(-1)).toMatchObject({
+      kind: 'failed',
+      detail: { job: 'agent_process', code: 'INTERRUPTED', reason: expect.stringContaining('stopped on each of its 1 attempts') },
+    });
+  });
+
+  it('keeps one draft when the server was killed after create_draft ran', { timeout: 480_000 }, async () => {
+    const tenant = `inbox-${randomUUID()}`;
+    const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant };
+    const draft = (body: string) => ({
+      toolCalls: [{ name: 'create_draft', arguments: { to: 'petr.svoboda@example.cz', subject: 'Re: Dotaz na Paralen', body } }],
+    });
+    const first = await start(env);
+    fake.enqueue(draft('První verze.'), { text: 'Hotovo…', hang: true });
+    const id = await deliver(first, crispEmail(`<${randomUUID()}@crisp.example>`));
+    await until(
+      async () => fake.chatRequests.length,
+      (n) => n === 2,
+    );
+    await first.stop('SIGKILL');
+
+    fake.enqueue(draft('Druhá verze.'), { text: 'Koncept připraven.' });
+    const second = await start(env);
+    const email = await until(
+      async () => (await adminOf(second, tenant).data(InboundEmailDocument, { id })).inboundEmail!,
+      (e) => e.status !== 'RECEIVED' && e.status !== 'PROCESSING',
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${second.output()}`);
+    });
+    expect(email.status).toBe('DONE');
+    // The turn answered again drafted again: the unsent draft was rewritten, not doubled.
+    expect(email.drafts).toEqual([expect.objectContaining({ body: 'Druhá verze.', status: 'PENDING' })]);
+    expect(email.events.map((e) => e.kind)).toEqual(['received', 'routed', 'job_started', 'drafted', 'job_started', 'resumed', 'drafted', 'job_finished']);
   });
 });
