@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { isVisibleTo, ownedBy, requireIdentity } from '../auth/scope.js';
 import type { Message, Session, Turn } from '../db/generated/client.js';
@@ -23,76 +22,8 @@ import { answeredMessage } from './answered-message.js';
 import { planReplay, type ReplayOverrides } from './replay.js';
 import { copySession } from '../sessions/fork.js';
 import { TURN_COLUMNS } from './turn-columns.js';
+import { sendInput, type ResponseFormatInput, type SendInput, type SendMessageInput } from './send-input.js';
 import { bindTurn, type TurnBinding } from '../tools/documents/bound-tools.js';
-
-const text = z.string().max(100_000, 'must be at most 100000 characters');
-const historyMessage = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('user'), content: text }),
-  z.object({
-    role: z.literal('assistant'),
-    content: text.nullable(),
-    toolCalls: z
-      .array(
-        z.object({
-          id: z.string().min(1).max(200),
-          name: z.string().min(1).max(64),
-          arguments: text,
-          extraContent: z
-            .record(z.string(), z.unknown())
-            .refine((extra) => JSON.stringify(extra).length <= 16_384, 'must be at most 16 KiB of JSON')
-            .optional(),
-        }),
-      )
-      .max(100)
-      .optional(),
-  }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string().min(1).max(200), content: text }),
-]);
-
-const responseFormat = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('json_object') }),
-  z.object({
-    type: z.literal('json_schema'),
-    json_schema: z.object({
-      name: z.string().regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
-      schema: z.record(z.string(), z.unknown()),
-      strict: z.boolean().nullish(),
-    }),
-  }),
-]);
-
-const sendInput = z.object({
-  sessionId: z.string().uuid().nullish(),
-  content: z.string().trim().min(1, 'must not be empty').max(100_000, 'must be at most 100000 characters'),
-  agent: z.string().trim().min(1).max(64).nullish(),
-  model: z.string().trim().min(1).max(200).nullish(),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON')
-    .nullish(),
-  ephemeral: z.boolean().nullish(),
-  /** Each model call's exact request body is streamed (a `model_request` event) before the call. */
-  debug: z.boolean().nullish(),
-  /** Binds the turn and its session to a document (row id) and/or corpus; without them a session's binding holds. */
-  document: z.string().uuid().nullish(),
-  corpus: z.string().uuid().nullish(),
-  /** The earlier conversation of a caller that keeps it itself (stateless clients): only for a new session. */
-  history: z.array(historyMessage).max(2000).nullish(),
-  overrides: z
-    .object({
-      temperature: z.number().min(0).max(2).nullish(),
-      topP: z.number().min(0).max(1).nullish(),
-      maxTokens: z.number().int().min(1).max(1_000_000).nullish(),
-      stop: z.array(z.string().min(1).max(200)).max(4).nullish(),
-      seed: z.number().int().nullish(),
-      responseFormat: responseFormat.nullish(),
-      systemPromptSuffix: z.string().trim().max(4000, 'must be at most 4000 characters').nullish(),
-      tools: z.array(z.string().trim().min(1).max(64)).max(100).nullish(),
-    })
-    .nullish(),
-});
-
-export type SendMessageInput = z.input<typeof sendInput>;
 
 export interface SendMessageOutcome {
   turn: Turn;
@@ -257,7 +188,7 @@ export class TurnService {
    */
   private async start(
     ctx: AgentContext,
-    input: z.output<typeof sendInput>,
+    input: SendInput,
     existing: Session | null,
     decided?: { route: RouteDecision; admission: Admission },
     binding?: TurnBinding,
@@ -292,7 +223,7 @@ export class TurnService {
    * (NOT_FOUND, VALIDATION_FAILED) before anything is stored; corpus-only tools a document turn
    * without a corpus cannot use are left out, and logged.
    */
-  private async binding(ctx: AgentContext, input: z.output<typeof sendInput>, existing: Session | null): Promise<TurnBinding | undefined> {
+  private async binding(ctx: AgentContext, input: SendInput, existing: Session | null): Promise<TurnBinding | undefined> {
     const asked = input.document || input.corpus ? { documentId: input.document ?? null, corpusId: input.corpus ?? null } : null;
     const kept = existing?.documentId || existing?.corpusId ? { documentId: existing.documentId, corpusId: existing.corpusId } : null;
     const wanted = asked ?? kept;
@@ -370,7 +301,7 @@ export class TurnService {
  * answers in its own schema; `json_object` asks nothing more of it). Sampling and a system prompt
  * suffix are the caller's to choose.
  */
-function allowedOverrides(agent: ResolvedAgent, raw: z.output<typeof sendInput>['overrides']): TurnOverrides | undefined {
+function allowedOverrides(agent: ResolvedAgent, raw: SendInput['overrides']): TurnOverrides | undefined {
   if (!raw) return undefined;
   const path = ['input', 'overrides'];
   const refuse = (at: (string | number)[], message: string) =>
@@ -398,7 +329,7 @@ function allowedOverrides(agent: ResolvedAgent, raw: z.output<typeof sendInput>[
   };
 }
 
-function responseFormatOf(format: z.output<typeof responseFormat>): ResponseFormat {
+function responseFormatOf(format: ResponseFormatInput): ResponseFormat {
   if (format.type === 'json_object') return { type: 'json_object' };
   const { name, schema, strict } = format.json_schema;
   return { type: 'json_schema', json_schema: { name, schema, ...(strict != null ? { strict } : {}) } };

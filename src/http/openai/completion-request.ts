@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../../auth/agent-context.js';
-import type { SendMessageInput } from '../../turns/turn-service.js';
+import type { SendMessageInput } from '../../turns/send-input.js';
 import { ValidationError } from '../../errors.js';
 import { rowIdOrUuid } from '../global-ids.js';
 import { parseInput } from '../../validation.js';

@@ -4,7 +4,7 @@ import type { Identify } from '../../auth/identify.js';
 import type { Turn } from '../../db/generated/client.js';
 import type { TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
-import type { SendMessageInput } from '../../turns/turn-service.js';
+import type { SendMessageInput } from '../../turns/send-input.js';
 import type { OriginPolicy } from '../origin-policy.js';
 
 export interface OpenAIRoutesDeps extends TurnEventsDeps {

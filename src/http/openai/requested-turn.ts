@@ -5,7 +5,7 @@ import { ValidationError } from '../../errors.js';
 import { turnCompletion, type CompletionEnd, type CompletionPart } from '../../events/turn-completion.js';
 import { encodeGlobalID } from '../global-ids.js';
 import { forgetRequest, rememberRequest, retriedTurn, turnRequestKey } from '../../turns/turn-requests.js';
-import type { SendMessageInput } from '../../turns/turn-service.js';
+import type { SendMessageInput } from '../../turns/send-input.js';
 import { asRequestError, type CompletionRequest } from './completion-request.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
 import { openAIError } from './errors.js';

@@ -7,7 +7,7 @@ import { ForbiddenError } from '../../errors.js';
 import { turnEventStream, type TurnEventsDeps } from '../../events/turn-events.js';
 import type { Logger } from '../../logger.js';
 import { chatSession, type SessionDeps } from '../../sessions/sessions.js';
-import type { SendMessageInput } from '../../turns/turn-service.js';
+import type { SendMessageInput } from '../../turns/send-input.js';
 import { parseInput } from '../../validation.js';
 import { rowIdOrUuid } from '../global-ids.js';
 import { readJsonBody } from '../json-body.js';
