@@ -6,6 +6,7 @@ import { DEFAULT_POOL_SIZE } from '../config/database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { PrismaClient } from './generated/client.js';
 import { PGliteThread, type Watchdog } from './pglite-thread.js';
+import { flushGinPendingLists } from './gin-pending-lists.js';
 import { runScriptsWhole } from './script-runner.js';
 import type { ProcessLiveness } from './process-liveness.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
@@ -34,7 +35,8 @@ export interface Database {
    * turn's start prunes its caller's quota starts older than a minute, finding the first to keep by
    * reading the caller's index entries from the oldest: unvacuumed, that read steps over every start
    * ever pruned (57 index pages per start after 20,000 turns of one user), and each turn costs more
-   * than the one before. The table holds about a minute of starts, so vacuuming it is quick.
+   * than the one before. The table holds about a minute of starts, so vacuuming it is quick. It
+   * also flushes the GIN indexes' pending lists, which every FUZZY call scans until then.
    */
   tidy?(): Promise<void>;
   /**
@@ -73,14 +75,18 @@ async function openEmbedded(dataDir: string, template: string | undefined): Prom
     throw error;
   }
   const prisma = new (await loading).PrismaClient({ adapter: new PrismaPGlite(client) });
+  const sql = pgliteSqlClient(client);
   return {
     prisma,
-    sql: pgliteSqlClient(client),
+    sql,
     backend: 'pglite',
     // One process owns a PGlite directory (the lock), so there is nobody to race with.
     withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
-    tidy: async () => void (await client.query('VACUUM quota_starts')),
+    tidy: async () => {
+      await client.query('VACUUM quota_starts');
+      await flushGinPendingLists(sql);
+    },
     liveness: async (processId) => (await import('./process-liveness.js')).embeddedLiveness(processId),
     async close() {
       try {

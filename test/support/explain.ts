@@ -27,12 +27,19 @@ class RolledBack extends Error {}
 
 /**
  * Runs `text` under EXPLAIN (ANALYZE, BUFFERS) in a transaction that is rolled back, so a write
- * leaves nothing behind and the statement can still run for real afterwards.
+ * leaves nothing behind and the statement can still run for real afterwards. `settings` are set
+ * for that transaction only, as a SQL function's own SET clauses are for its statements.
  */
-export async function explainAnalyzed(prisma: PrismaClient, text: string, params: readonly unknown[]): Promise<StatementReads> {
+export async function explainAnalyzed(
+  prisma: PrismaClient,
+  text: string,
+  params: readonly unknown[],
+  settings: Record<string, string> = {},
+): Promise<StatementReads> {
   let plan: PlanNode | undefined;
   await prisma
     .$transaction(async (tx) => {
+      for (const [name, value] of Object.entries(settings)) await tx.$executeRawUnsafe(`SELECT set_config($1, $2, true)`, name, value);
       const [row] = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, ...params);
       const json = row!['QUERY PLAN'];
       plan = (typeof json === 'string' ? JSON.parse(json) : json)[0].Plan as PlanNode;

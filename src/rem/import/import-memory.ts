@@ -8,6 +8,7 @@ import type { Config } from '../../config/config.js';
 import type { AgentContext } from '../../auth/agent-context.js';
 import type { Backend } from '../../db/database.js';
 import type { SqlClient } from '../../db/sql-client.js';
+import { flushGinPendingLists } from '../../db/gin-pending-lists.js';
 import { isAppError, ValidationError } from '../../errors.js';
 import type { MemorySource, Prepared } from '../memory/inputs.js';
 import { prepareItem } from '../memory/ingest.js';
@@ -145,6 +146,8 @@ export async function importMemory(
     if (reindexed) await options.onProgress?.({ ...progress, stage: 'indexing' });
     await ensureVectorIndex(deps.prisma, deps.backend, dimension);
   }
+  // The rows just written wait in the trigram and tag indexes' pending lists, which every FUZZY call would scan.
+  await flushGinPendingLists(deps.sql);
   return { ...written, total: source.total, rows: progress.rows, skipped: progress.skipped, reindexed };
 }
 
