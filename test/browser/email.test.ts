@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/inbound/signature.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { pharmacyInboxEnv } from '../support/pharmacy-inbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { useChromium } from './chromium.js';
 
-const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
-const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
 const SECRET = 'inbound-browser-secret-0123456789';
 const TENANT = `inbox-${randomUUID()}`;
 
@@ -20,20 +18,10 @@ const browser = useChromium();
 beforeAll(async () => {
   [fake, smtp] = await Promise.all([startFakeOpenAI(), startSmtpSink()]);
   server = await startTestServer({
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: fake.url,
-    LLM_DEFAULT_MODEL: 'openai:fake-model',
-    LLM_RETRY_BASE_MS: '1',
-    // The seed's profile asks for gemini/gemini-2.5-pro: the fake answers for that provider too.
-    LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
-    ROUTING_FILE: SEED_FILE,
-    MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
-    INBOUND_EMAIL_SECRET: SECRET,
+    ...pharmacyInboxEnv(fake.url, SECRET),
     INBOUND_EMAIL_TENANT: TENANT,
     SMTP_URL: smtp.url,
     MAIL_FROM: 'Pharmacy Support <support@dostupnost-leku.cz>',
-    JOB_KINDS: 'agent_process,classify,draft',
-    JOB_POLL_MS: '50',
   });
 });
 afterAll(async () => {

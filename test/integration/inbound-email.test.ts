@@ -3,18 +3,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { intakeCommand } from '../../src/cli/intake.js';
 import { signBody } from '../../src/inbound/signature.js';
 import { caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { pharmacyInboxEnv } from '../support/pharmacy-inbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { ApprovalsDocument, DecideApprovalDocument, InboundEmailDocument, InboundEmailsDocument, SendEmailDraftDocument } from '../generated/graphql.js';
 
-const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
-const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
 const PROMPT = readFileSync(new URL('../../examples/pharmacy/config/prompts/pharmacy.txt', import.meta.url), 'utf8').trim();
 const SECRET = 'inbound-test-secret-0123456789';
 const TENANT = `inbox-${randomUUID()}`;
@@ -26,20 +24,11 @@ let server: TestServer;
 beforeAll(async () => {
   [fake, smtp] = await Promise.all([startFakeOpenAI(), startSmtpSink()]);
   server = await startTestServer({
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: fake.url,
-    LLM_DEFAULT_MODEL: 'openai:fake-model',
-    LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
-    LLM_RETRY_BASE_MS: '1',
-    ROUTING_FILE: SEED_FILE,
-    MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
-    INBOUND_EMAIL_SECRET: SECRET,
+    ...pharmacyInboxEnv(fake.url, SECRET),
     INBOUND_EMAIL_TENANT: TENANT,
     INBOUND_EMAIL_MAX_BYTES: '20000',
     SMTP_URL: smtp.url,
     MAIL_FROM: 'Pharmacy Support <support@dostupnost-leku.cz>',
-    JOB_KINDS: 'agent_process,classify,draft',
-    JOB_POLL_MS: '50',
   });
 });
 afterAll(async () => {

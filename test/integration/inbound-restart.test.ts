@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signBody } from '../../src/inbound/signature.js';
 import { caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
+import { pharmacyInboxEnv } from '../support/pharmacy-inbox.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
 import { InboundEmailDocument } from '../generated/graphql.js';
 
-const SEED_FILE = fileURLToPath(new URL('../../examples/pharmacy/routing.yaml', import.meta.url));
-const PHARMACY_SERVER = fileURLToPath(new URL('../../examples/pharmacy/pharmacy-mcp-server.ts', import.meta.url));
 const SECRET = 'inbound-restart-secret-0123456789';
 
 let fake: FakeOpenAI;
@@ -38,16 +36,7 @@ async function start(env: Record<string, string>) {
   // Generous: each start loads the server and the example MCP server anew, on two shared cores.
   const server = await spawnServer(
     {
-      OPENAI_API_KEY: 'test-key',
-      OPENAI_BASE_URL: fake.url,
-      LLM_DEFAULT_MODEL: 'openai:fake-model',
-      LLM_PROVIDERS: JSON.stringify({ gemini: { baseUrl: fake.url, apiKey: 'test-key' } }),
-      LLM_RETRY_BASE_MS: '1',
-      ROUTING_FILE: SEED_FILE,
-      MCP_SERVERS: JSON.stringify({ pharmacy: { command: process.execPath, args: ['--import', 'tsx', PHARMACY_SERVER] } }),
-      INBOUND_EMAIL_SECRET: SECRET,
-      JOB_KINDS: 'agent_process,classify,draft',
-      JOB_POLL_MS: '50',
+      ...pharmacyInboxEnv(fake.url, SECRET),
       SWEEP_INTERVAL_MS: '100',
       TURN_HEARTBEAT_MS: '200',
       ...env,
