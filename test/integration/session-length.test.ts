@@ -89,7 +89,10 @@ describe('a plain turn in a long session', () => {
     for (const [i, statement] of inLong.entries()) {
       const before = inShort[i]!.reads;
       const report = `${squash(statement.text)}\nat ${SHORT} messages: ${before.rowsRead} rows, ${before.buffers} buffers\n${before.shape}\nat ${LONG} messages: ${statement.reads.rowsRead} rows, ${statement.reads.buffers} buffers\n${statement.reads.shape}`;
-      expect(statement.reads.rowsRead, report).toBeLessThanOrEqual(before.rowsRead);
+      // quota_starts, small enough to be scanned whole, holds every user's turns in the rate window:
+      // the turn measured second also reads the first one's, whatever the session's length.
+      const sessionRows = (reads: StatementReads) => reads.rowsRead - (reads.rowsByTable['quota_starts'] ?? 0);
+      expect(sessionRows(statement.reads), report).toBeLessThanOrEqual(sessionRows(before));
       expect(statement.reads.buffers, report).toBeLessThanOrEqual(before.buffers + BUFFER_SLACK);
     }
   });

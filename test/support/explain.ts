@@ -4,6 +4,8 @@ import type { PrismaClient } from '../../src/db/generated/client.js';
 export interface StatementReads {
   /** Rows every scan produced or filtered out (times its loops): what the statement had to look at. */
   rowsRead: number;
+  /** The same rows by the table scanned. */
+  rowsByTable: Record<string, number>;
   /** Shared buffers the whole plan hit or read. */
   buffers: number;
   /** The plan's nodes, one per line, indented by depth: what a failure prints. */
@@ -50,15 +52,19 @@ export async function explainAnalyzed(
     });
   const lines: string[] = [];
   let rowsRead = 0;
+  const rowsByTable: Record<string, number> = {};
   const walk = (node: PlanNode, depth: number) => {
     const loops = node['Actual Loops'] ?? 1;
     if (node['Node Type'].includes('Scan')) {
-      rowsRead += ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * loops;
+      const rows = ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * loops;
+      rowsRead += rows;
+      const table = node['Relation Name'] ?? node['Node Type'];
+      rowsByTable[table] = (rowsByTable[table] ?? 0) + rows;
     }
     const on = node['Relation Name'] ? ` on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}` : '';
     lines.push(`${'  '.repeat(depth)}${node['Node Type']}${on} (rows ${node['Actual Rows']} × ${loops})`);
     for (const child of node.Plans ?? []) walk(child, depth + 1);
   };
   walk(plan!, 0);
-  return { rowsRead, buffers: (plan!['Shared Hit Blocks'] ?? 0) + (plan!['Shared Read Blocks'] ?? 0), shape: lines.join('\n') };
+  return { rowsRead, rowsByTable, buffers: (plan!['Shared Hit Blocks'] ?? 0) + (plan!['Shared Read Blocks'] ?? 0), shape: lines.join('\n') };
 }
