@@ -10,7 +10,7 @@
  * half after they close), and its ratio (target ≤ 1.3), with the server's CPU per turn.
  *
  * With `BENCH_BACKENDS=postgres` and REDIS_URL set, remgraph relays events through Redis: each
- * session follower is a pattern subscription there, so the line also gives Redis's memory per
+ * session follower is a channel subscription there, so the line also gives Redis's memory per
  * follower and Redis's CPU per turn (a local redis-server) with and without them.
  *
  *   node scripts/build.mjs && npx tsx bench/idle-followers.ts

@@ -46,7 +46,7 @@ const crispEmail = (messageId: string) =>
 const admin = { mode: 'headers', userId: `admin-${randomUUID()}`, tenantId: TENANT, roles: 'admin' };
 
 describe('the inbound email view in Chromium', () => {
-  it('lists a delivered email with its route and status; opened, shows its body, draft, the send_reply waiting, events and jobs; approving sends it', async () => {
+  it('lists a delivered email with its route and status; opened, shows its body, draft, the send_reply waiting, events and jobs; approving sends it; the draft can be edited and discarded', async () => {
     fake.enqueue(
       { toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Ibalgin 400 máme.' } }] },
       { toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Dobrý den, máme.' } }] },
@@ -99,6 +99,17 @@ describe('the inbound email view in Chromium', () => {
     expect(await page.getByTestId('email-replies').innerText()).toContain('Re: Dotaz na Ibalgin');
     expect(await page.getByTestId('email-approvals').count()).toBe(0);
     await browser.screenshot(page, 'email-view-sent');
+
+    // The draft the agent left is a person's to review: edited, it is stored as edited; discarded, it stays discarded.
+    const draft = page.getByTestId('email-draft');
+    await draft.getByTestId('draft-edit').click();
+    await draft.getByTestId('draft-body').fill('Ibalgin 400 máme na skladě.');
+    await draft.getByTestId('draft-save').click();
+    await page.locator('[data-testid=email-draft] pre', { hasText: 'na skladě' }).waitFor();
+    expect((await server.db.prisma.emailDraft.findFirstOrThrow({ where: { email: { tenantId: TENANT } } })).body).toBe('Ibalgin 400 máme na skladě.');
+    await draft.getByTestId('draft-discard').click();
+    await page.locator('[data-testid=email-draft][data-status=DISCARDED]').waitFor();
+    expect(await draft.getByTestId('draft-send').count()).toBe(0);
     expect(fake.pending).toBe(0);
     expect(page.problems).toEqual([]);
   });

@@ -85,7 +85,7 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing Po
     expect(all.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED', content: words.join('') });
   });
 
-  it('publishes each event of a turn to Redis once, and both its followers and its session’s on another instance get every event', async () => {
+  it('publishes each event of a turn once on its turn’s channel and once on its session’s, and both its followers and its session’s on another instance get every event', async () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const user = newUser(a.url);
     const onB = caller(b.url, user.headers);
@@ -129,9 +129,17 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing Po
 
       expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'COMPLETED' });
       expect(sessionEvents).toEqual(events);
-      // One message per event, on one channel: none is published a second time for the session.
-      expect(published().map(({ event }) => event.seq)).toEqual(events.map((e) => (e as { seq: number }).seq));
-      expect(new Set(published().map(({ channel }) => channel)).size).toBe(1);
+      // Each event once on its turn's channel and once on its session's: session followers subscribe
+      // to a plain channel, since Redis matches every message against every pattern subscribed.
+      const seqs = events.map((e) => (e as { seq: number }).seq);
+      const sessionId = decodeGlobalID(first.session.id).id;
+      const on = (channel: string) =>
+        published()
+          .filter((p) => p.channel === channel)
+          .map(({ event }) => event.seq);
+      expect(new Set(published().map(({ channel }) => channel))).toEqual(new Set([`remgraph:turn-events:${turnId}`, `remgraph:session-events:${sessionId}`]));
+      expect(on(`remgraph:turn-events:${turnId}`)).toEqual(seqs);
+      expect(on(`remgraph:session-events:${sessionId}`)).toEqual(seqs);
     } finally {
       watcher.disconnect();
       admin.disconnect();

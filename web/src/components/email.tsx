@@ -7,6 +7,7 @@ import {
   type WebInboundEmailsQuery,
   type WebPendingApprovalFragment,
 } from '../generated/graphql.js';
+import { DraftItem } from './email-draft.js';
 import { InboxItem } from './inbox.js';
 
 type Listed = Extract<WebInboundEmailsQuery['inboundEmails'], { __typename: 'InboundEmailsSuccess' }>['data']['edges'][number]['node'];
@@ -26,8 +27,8 @@ const sessionRowId = (approval: WebPendingApprovalFragment) => atob(approval.ses
 
 /**
  * The inbound email view (admins: the shared inbox): the emails with their route and status; an
- * email's body, jobs, events in order, drafts and replies, the approval its turn waits for, and
- * the session it ran in.
+ * email's body, jobs, events in order, drafts (to edit, send or discard) and replies, the approval
+ * its turn waits for, and the session it ran in.
  */
 export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClose }: Props) {
   const [emails, setEmails] = useState<Listed[] | null>(null);
@@ -124,13 +125,7 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
           ) : (
             <ul data-testid="email-drafts">
               {detail.drafts.map((draft) => (
-                <li key={draft.id} data-testid="email-draft" data-status={draft.status}>
-                  <strong>{draft.subject}</strong>{' '}
-                  <span class="meta">
-                    to {draft.to} · {draft.author} · {draft.status}
-                  </span>
-                  <pre>{draft.body}</pre>
-                </li>
+                <DraftItem key={draft.id} draft={draft} onChanged={() => setTick((n) => n + 1)} onProblem={onProblem} />
               ))}
             </ul>
           )}

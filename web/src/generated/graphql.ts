@@ -779,6 +779,44 @@ export type WebInboundEmailQueryVariables = Exact<{
 
 export type WebInboundEmailQuery = { inboundEmail: { id: string, from: string, fromName: string | null, to: string | null, subject: string | null, text: string, route: string, rule: string | null, profile: string | null, status: InboundEmailStatus, sessionId: string | null, turnId: string | null, createdAt: string, jobs: Array<{ id: string, kind: string, status: JobStatus, attempts: number, error: unknown }>, events: Array<{ kind: string, detail: unknown, createdAt: string }>, drafts: Array<{ id: string, to: string, subject: string, body: string, status: EmailDraftStatus, author: string }>, replies: Array<{ to: string, subject: string, messageId: string, sentAt: string }> } | null };
 
+export type WebUpdateEmailDraftMutationVariables = Exact<{
+  id: string;
+  subject?: string | null | undefined;
+  body?: string | null | undefined;
+}>;
+
+
+export type WebUpdateEmailDraftMutation = { updateEmailDraft:
+    | { __typename: 'ForbiddenError', message: string }
+    | { __typename: 'NotFoundError', message: string }
+    | { __typename: 'UpdateEmailDraftSuccess' }
+    | { __typename: 'ValidationError', message: string }
+   };
+
+export type WebSendEmailDraftMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebSendEmailDraftMutation = { sendEmailDraft:
+    | { __typename: 'ForbiddenError', message: string }
+    | { __typename: 'NotFoundError', message: string }
+    | { __typename: 'SendEmailDraftSuccess' }
+    | { __typename: 'ValidationError', message: string }
+   };
+
+export type WebDiscardEmailDraftMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WebDiscardEmailDraftMutation = { discardEmailDraft:
+    | { __typename: 'DiscardEmailDraftSuccess' }
+    | { __typename: 'ForbiddenError', message: string }
+    | { __typename: 'NotFoundError', message: string }
+    | { __typename: 'ValidationError', message: string }
+   };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -2309,3 +2347,33 @@ export const WebInboundEmailDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebInboundEmailQuery, WebInboundEmailQueryVariables>;
+export const WebUpdateEmailDraftDocument = new TypedDocumentString(`
+    mutation WebUpdateEmailDraft($id: ID!, $subject: String, $body: String) {
+  updateEmailDraft(id: $id, subject: $subject, body: $body) {
+    __typename
+    ... on Error {
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebUpdateEmailDraftMutation, WebUpdateEmailDraftMutationVariables>;
+export const WebSendEmailDraftDocument = new TypedDocumentString(`
+    mutation WebSendEmailDraft($id: ID!) {
+  sendEmailDraft(id: $id) {
+    __typename
+    ... on Error {
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebSendEmailDraftMutation, WebSendEmailDraftMutationVariables>;
+export const WebDiscardEmailDraftDocument = new TypedDocumentString(`
+    mutation WebDiscardEmailDraft($id: ID!) {
+  discardEmailDraft(id: $id) {
+    __typename
+    ... on Error {
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebDiscardEmailDraftMutation, WebDiscardEmailDraftMutationVariables>;
