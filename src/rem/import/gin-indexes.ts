@@ -1,8 +1,8 @@
 /**
  * The GIN indexes of memory rows (tags, and the trigram index of kv_store's keys that FUZZY uses)
- * around a large import: each row written while they exist adds its tags and trigrams to them (on
- * PostgreSQL about 90 µs a row, 45% of the load's statement time at 10k rows); one build after the
- * load costs a fraction of that. Meanwhile tag filters and FUZZY scan the rows (slower, still correct).
+ * around a large import: each row written while they exist adds its tags and trigrams to them one
+ * by one, which costs the load more than one build after it. Meanwhile tag filters and FUZZY scan
+ * the rows (slower, still correct).
  */
 import type { PrismaClient } from '../../db/generated/client.js';
 
