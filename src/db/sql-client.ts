@@ -21,7 +21,7 @@ export interface SqlClient {
 }
 
 /** A transaction of `SqlClient.transaction`, which can also load rows by `COPY … FROM STDIN` (copy-from-stdin.ts). */
-export interface SqlTransaction {
+interface SqlTransaction {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
   copyFrom(sql: string, rows: readonly string[]): Promise<void>;
 }
