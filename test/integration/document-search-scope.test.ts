@@ -142,7 +142,7 @@ describe('similarity_search within a scope', () => {
 
   it('returns the best passages of the corpus, and only its, by exact distances over a small scope', async () => {
     const expected = await bruteForce(ctx, inCorpus);
-    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
     check(passages, inCorpus);
     // Ties aside, the same chunks: the scores are exactly the brute force's, in its order.
     passages.forEach((p, i) => expect(p.score).toBeCloseTo(expected[i]!.score, 5));
@@ -151,7 +151,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of the corpus through the HNSW index with a check per row', async () => {
     const expected = await bruteForce(ctx, inCorpus);
     // Every scope counts as large: the index is walked in order and each row checked against the corpus.
-    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
     const keys = check(passages, inCorpus);
     // Approximate by nature; on 400 vectors HNSW finds (nearly) all of the true best.
     expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
@@ -160,7 +160,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of one document, and only its, both ways', async () => {
     const expected = await bruteForce(ctx, ['lease-5']);
     for (const rem of [remWith(), remWith(1)]) {
-      const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem }, ctx, { query: QUERY, k: K, documentId });
+      const passages = await searchPassages({ prisma: server.db.prisma, rem }, ctx, { query: QUERY, k: K, documentId });
       const keys = check(passages, ['lease-5']);
       expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
     }
@@ -168,7 +168,7 @@ describe('similarity_search within a scope', () => {
 });
 
 describe('the statements of similarity_search', () => {
-  it('sends the search and one statement more, which also checks that the corpus is visible', async () => {
+  it('sends one statement for a corpus: the search, with the chunks, their documents and whether the corpus is visible', async () => {
     const tenant = `t-${randomUUID()}`;
     const ctx = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
     const other = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
@@ -186,7 +186,6 @@ describe('the statements of similarity_search', () => {
     const db = countingDatabase(server.db);
     const deps = {
       prisma: db.prisma,
-      sql: db.sql,
       rem: new RemService({ prisma: db.prisma, sql: db.sql, embedder }, loadConfig({ DATA_DIR: 'memory://' }).rem),
     };
     const run = async (scope: { corpusId?: string; documentId?: string }) => {
@@ -196,18 +195,18 @@ describe('the statements of similarity_search', () => {
     };
     const inCorpus = await run({ corpusId: mine });
     expect((inCorpus.passages as Passage[]).map((p) => [p.documentKey, p.title, p.corpusId])).toEqual(Array(3).fill(['mine-0', 'mine-0.md', mine]));
-    expect(inCorpus.statements).toBe(2);
-    // The document's lookup (NOT_FOUND before any search), the search, the chunks.
+    expect(inCorpus.statements).toBe(1);
+    // The document's lookup (NOT_FOUND before any search), then the search with the chunks.
     const inDocument = await run({ documentId });
     expect((inDocument.passages as Passage[]).map((p) => p.documentKey)).toEqual(['mine-0', 'mine-0', 'mine-0']);
-    expect(inDocument.statements).toBe(3);
-    expect(await run({ corpusId: empty })).toEqual({ passages: [], statements: 2 });
+    expect(inDocument.statements).toBe(2);
+    expect(await run({ corpusId: empty })).toEqual({ passages: [], statements: 1 });
     // Another user's corpus: NOT_FOUND, though the search found the shared chunks it holds.
     for (const corpusId of [theirs, randomUUID()]) {
       const hidden = await run({ corpusId });
       expect(hidden.passages).toBeInstanceOf(NotFoundError);
       expect(hidden.passages).toMatchObject({ message: expect.stringContaining(corpusId) });
-      expect(hidden.statements).toBe(2);
+      expect(hidden.statements).toBe(1);
     }
     const seen = await searchPassages(deps, other, { query: QUERY, k: 3, corpusId: theirs });
     // Its owner reads them.
