@@ -272,10 +272,12 @@ BEGIN
     RETURN;
   END IF;
   -- The chunks SEARCH finds among the resources, each with its text and its file (visible, by key
-  -- and owner; a chunk of no such file is left out).
+  -- and owner; a chunk of no such file is left out). The LIMIT, which the search keeps anyway, tells
+  -- the planner how few rows come: else it expects a thousand and hashes every resource to join them.
   RETURN QUERY
     SELECT true, s.entity_id, s.entity_key, c.content, s.distance, s.page, d.id, d.key, d.name
-    FROM "rem_search_custom"(p_tenant, p_user, p_vector, p_dimension, p_model, ARRAY['resources'], p_limit, p_max_distance, p_filter, p_exact_rows) s
+    FROM (SELECT * FROM "rem_search_custom"(p_tenant, p_user, p_vector, p_dimension, p_model, ARRAY['resources'], p_limit, p_max_distance, p_filter, p_exact_rows)
+          LIMIT p_limit) s
     JOIN "resources" c ON c.id = s.entity_id
     JOIN "resources" d ON d.tenant_id = p_tenant AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
       AND d.category = p_file_category AND (d.user_id IS NULL OR d.user_id = p_user)
