@@ -7,6 +7,7 @@ import type { RoutingRule } from '../routing/routing-file.js';
 import type { TurnService } from '../turns/turn-service.js';
 import { emailEvent, emailGivenUp } from './email-events.js';
 import { inboxContext } from './inbox-context.js';
+import { deliveryUnknown } from './reply-once.js';
 import { AGENT_PROCESS_JOB, routingContent, routingMetadata } from './intake.js';
 
 export interface AgentProcessDeps {
@@ -81,8 +82,9 @@ export async function followAfterDecision(prisma: PrismaClient, queue: JobQueue,
   });
 }
 
-/** A new turn answering the interrupted turn's message (the email) again; the email follows it from now on. */
+/** A new turn answering the interrupted turn's message (the email) again; the email follows it from now on. A reply the stopped turn was sending is a person's to check. */
 async function answerAgain(deps: AgentProcessDeps, emailId: string, interrupted: string): Promise<string> {
+  await deliveryUnknown(deps.prisma, emailId);
   const email = await deps.prisma.inboundEmail.findUniqueOrThrow({ where: { id: emailId } });
   const { turn } = await deps.turns.regenerate(inboxContext(email.tenantId), interrupted);
   await deps.prisma.inboundEmail.update({ where: { id: emailId }, data: { turnId: turn.id } });
