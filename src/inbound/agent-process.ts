@@ -44,7 +44,8 @@ export function agentProcessHandler(deps: AgentProcessDeps): JobHandler {
     }
     const current = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: email.id } });
     const status = await settledStatus(prisma, email.id, turnId, turn, current.status);
-    await prisma.inboundEmail.update({ where: { id: email.id }, data: { status } });
+    // Conditional: a person who resolved the email meanwhile has the last word.
+    await prisma.inboundEmail.updateMany({ where: { id: email.id, status: current.status }, data: { status } });
     await emailEvent(prisma, email.id, 'job_finished', { job: AGENT_PROCESS_JOB, turnId, turnStatus: turn.status });
     return { turnId, turnStatus: turn.status, status };
   };
