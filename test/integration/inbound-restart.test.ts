@@ -234,7 +234,7 @@ describe('inbound email across a crash', () => {
       expect(email.replies).toEqual([expect.objectContaining({ status: 'UNKNOWN', messageId: held!.messageId, to: 'petr.svoboda@example.cz' })]);
       expect(email.escalationReason).toContain(held!.messageId);
       const kinds = email.events.map((e) => e.kind);
-      expect(kinds.slice(kinds.indexOf('resumed') - 2)).toEqual(['job_started', 'delivery_unknown', 'escalated', 'resumed', 'job_finished']);
+      expect(kinds.slice(kinds.indexOf('resumed') - 3)).toEqual(['job_started', 'delivery_unknown', 'escalated', 'resumed', 'job_finished']);
       expect(email.events.find((e) => e.kind === 'delivery_unknown')!.detail).toEqual({ to: 'petr.svoboda@example.cz', messageId: held!.messageId });
       expect(kinds).not.toContain('sent');
       // The receiver saw one message per Message-ID: nothing was mailed again.
