@@ -15,7 +15,10 @@ interface Reply {
  */
 export type ReplyOutcome = { status: 'sent' | 'already_sent' | 'sending' | 'delivery_unknown'; reply: SentReply };
 
-const EARLIER = { SENT: 'already_sent', SENDING: 'sending', UNKNOWN: 'delivery_unknown' } as const satisfies Record<SentReply['status'], ReplyOutcome['status']>;
+const EARLIER = { SENT: 'already_sent', SENDING: 'sending', UNKNOWN: 'delivery_unknown' } as const satisfies Record<
+  SentReply['status'],
+  ReplyOutcome['status']
+>;
 
 /**
  * Answers the email once, threaded on it. The reply's row is stored SENDING, with the Message-ID it

@@ -301,7 +301,9 @@ describe('inbound email', () => {
     } else {
       expect(replies[0]!.draftId).toBeNull();
       expect(toolResult).toMatch(/"status":"sent"/);
-      expect((await server.db.prisma.emailDraft.findUniqueOrThrow({ where: { id: Buffer.from(draftId, 'base64').toString().replace('EmailDraft:', '') } })).status).toBe('PENDING');
+      expect(
+        (await server.db.prisma.emailDraft.findUniqueOrThrow({ where: { id: Buffer.from(draftId, 'base64').toString().replace('EmailDraft:', '') } })).status,
+      ).toBe('PENDING');
     }
   });
 

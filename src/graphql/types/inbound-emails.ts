@@ -87,7 +87,10 @@ builder.prismaObject('SentReply', {
     subject: t.exposeString('subject'),
     body: t.exposeString('body'),
     messageId: t.exposeString('messageId'),
-    status: t.expose('status', { type: SentReplyStatusEnum, description: 'SENDING while the mail server takes it; UNKNOWN if its server stopped then (a person checks).' }),
+    status: t.expose('status', {
+      type: SentReplyStatusEnum,
+      description: 'SENDING while the mail server takes it; UNKNOWN if its server stopped then (a person checks).',
+    }),
     inReplyTo: t.exposeString('inReplyTo'),
     sentAt: t.expose('sentAt', { type: 'DateTime' }),
   }),
