@@ -81,9 +81,7 @@ function assemble(
   const fixed = requestOverhead(counter, requestWith(memoryMessages));
   let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (state.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
-  const newestFirst = input.history
-    ? input.history.toReversed()
-    : stored.conversation.map((row) => contextMessage(session.id, row, compressAbove));
+  const newestFirst = input.history ? input.history.toReversed() : stored.conversation.map((row) => contextMessage(session.id, row, compressAbove));
   const history: ChatMessage[] = [];
   for (const message of newestFirst) {
     budget -= counter.message(message);

@@ -60,16 +60,15 @@ export function storedRequest(
 }
 
 /** The request body of a stored model call exactly as the provider received it (its history rebuilt from the session's messages). */
-export async function requestBody(
-  sql: SqlClient,
-  call: { request: string | null; requestHistory: unknown; sessionId: string | null },
-): Promise<string | null> {
+export async function requestBody(sql: SqlClient, call: { request: string | null; requestHistory: unknown; sessionId: string | null }): Promise<string | null> {
   if (call.request === null || call.requestHistory === null || call.sessionId === null) return call.request;
   const ref = requestHistorySchema.parse(call.requestHistory);
   const statement = Prisma.sql`SELECT type::text AS type, content, seq FROM messages
     WHERE session_id = ${call.sessionId}::uuid AND seq BETWEEN ${ref.from} AND ${ref.to} AND ${CONTEXT_ROWS} ORDER BY seq`;
   const rows = await sql.query<{ type: ContextRow['type']; content: string; seq: number }>(statement.text, statement.values);
-  const texts = rows.map((row, i) => ref.inline[i] ?? wireMessageText(contextMessage(call.sessionId!, contextRow({ ...row, crumb: false }), ref.compressAbove)));
+  const texts = rows.map(
+    (row, i) => ref.inline[i] ?? wireMessageText(contextMessage(call.sessionId!, contextRow({ ...row, crumb: false }), ref.compressAbove)),
+  );
   const cut = `${texts.join(',')},`;
   if (rows.length !== ref.count || cut.length !== ref.chars || hashOf(cut) !== ref.hash) {
     throw new Error(`the history of a stored model request (session ${call.sessionId}, messages ${ref.from}-${ref.to}) no longer matches the session`);

@@ -68,7 +68,7 @@ export function contextMessage(sessionId: string, row: ContextRow, compressAbove
  * REM's session compression (REMLight): the head and tail of a long message around a breadcrumb
  * that names the REM LOOKUP key of the full text. The stored message is never changed.
  */
-export function compressMessage(sessionId: string, seq: number, content: string, keepChars: number): string {
+function compressMessage(sessionId: string, seq: number, content: string, keepChars: number): string {
   const head = content.slice(0, Math.ceil(keepChars / 2)).trimEnd();
   const tail = content.slice(content.length - Math.floor(keepChars / 2)).trimStart();
   return `${head}\n\n... [Message truncated - REM LOOKUP ${messageKey(sessionId, seq)} to recover full content] ...\n\n${tail}`;
