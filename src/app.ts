@@ -13,7 +13,7 @@ import { SocketQuotas } from './graphql/socket-quotas.js';
 import { createChatApp } from './http/chat-app.js';
 import { createOpenAIRoutes } from './http/openai/routes.js';
 import { createUIStreamRoutes } from './http/ui-stream/routes.js';
-import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.js';
+import { createOriginPolicy } from './http/origin-policy.js';
 import { createRouter } from './http/router.js';
 import { listenEarly, type StartupGate } from './http/startup-gate.js';
 import { createLogger, type Logger } from './logger.js';
@@ -38,7 +38,8 @@ export interface App {
  * websockets on one port, plus /healthz and /readyz. `stop()` shuts down in order: stop
  * accepting, close websockets (1001), stop background work, drain HTTP, close the database.
  * `opening` and `listening` let a caller start opening the database and listening (/healthz answers
- * from then on, other requests wait for the app) before it has loaded this module.
+ * from then on, other requests wait for the app) before it has loaded this module; without
+ * `listening` the app listens once it is built.
  */
 export async function startApp(
   config: Config,
@@ -49,13 +50,11 @@ export async function startApp(
   spanExporter?: SpanExporter,
   listening?: Promise<StartupGate>,
 ): Promise<App> {
-  const origins = createOriginPolicy(config.security.corsOrigins);
-  const gate = listening ?? listenEarly(config.server, origins);
-  gate.catch(() => {}); // awaited once the app is built, unless building it fails first
+  listening?.catch(() => {}); // awaited once the app is built, unless building it fails first
   try {
-    return await serveApp(config, logger, opening, spanExporter, origins, gate);
+    return await serveApp(config, logger, opening, spanExporter, listening);
   } catch (error) {
-    const server = await gate.then(
+    const server = await listening?.then(
       ({ server }) => server,
       () => undefined,
     );
@@ -71,8 +70,7 @@ async function serveApp(
   logger: Logger,
   opening: Promise<Database>,
   spanExporter: SpanExporter | undefined,
-  origins: OriginPolicy,
-  gate: Promise<StartupGate>,
+  listening: Promise<StartupGate> | undefined,
 ): Promise<App> {
   // The agent files need no database: they are read and checked while it opens.
   const agentFiles = readAgentFiles(config.agents.agentsDir);
@@ -81,6 +79,7 @@ async function serveApp(
   const { services, start, close } = await openServices(config, db, logger, agentFiles);
   const { identify } = services;
   const graphiql = config.server.graphiql && graphiqlOptions(config.auth);
+  const origins = createOriginPolicy(config.security.corsOrigins);
   const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
 
   const routeDeps = { ...services, origins, logger, maxRequestBytes: config.server.maxRequestBytes };
@@ -100,7 +99,7 @@ async function serveApp(
   });
   let opened: StartupGate;
   try {
-    opened = await gate;
+    opened = await (listening ?? listenEarly(config.server, origins));
   } catch (error) {
     await close(async () => yoga.dispose());
     await tracing.shutdown();

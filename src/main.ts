@@ -309,10 +309,12 @@ async function serve(args: string[]): Promise<number> {
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
   // modules while it runs. /healthz answers meanwhile (the process is alive); the rest waits for the app.
   const opening = openDatabase(config.database);
-  const listening = listenEarly(config.server, createOriginPolicy(config.security.corsOrigins));
+  // Not a worker of `serve --workers N`: the connections the primary would hand it while it starts
+  // are better served by the workers already up.
+  const listening = cluster.isWorker ? undefined : listenEarly(config.server, createOriginPolicy(config.security.corsOrigins));
   // startApp handles a failure to open or listen; until it is loaded, keep those from counting as unhandled.
   opening.catch(() => {});
-  listening.catch(() => {});
+  listening?.catch(() => {});
   const { startApp } = await import('./app.js');
   const app = await startApp(config, logger, opening, undefined, listening);
   const startupMs = Math.round(performance.now() - started);
