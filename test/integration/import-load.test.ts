@@ -1,5 +1,4 @@
-import { inject, describe, expect, it, afterAll, beforeAll } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { userContext } from '../../src/auth/agent-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
@@ -9,6 +8,7 @@ import { createEmbeddingProvider } from '../../src/rem/embeddings/create.js';
 import { importMemory, type ImportSettings } from '../../src/rem/import/import-memory.js';
 import { textSource } from '../../src/rem/import/jsonl.js';
 import { ValidationError } from '../../src/errors.js';
+import { ownPostgresDatabase } from '../support/own-database.js';
 import { backend, tempDataDir } from '../support/server.js';
 
 // The load of a large import: on PostgreSQL by COPY in each batch's transaction, on PGlite as one
@@ -44,19 +44,9 @@ const copies: number[] = [];
 beforeAll(async () => {
   let url = '';
   if (backend() === 'postgres') {
-    const name = `remgraph_import_load_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const target = new URL(inject('databaseUrl'));
-    target.pathname = `/${name}`;
-    url = target.toString();
-    drop = async () => {
-      // After the pool's connections are gone (ended, not killed: a killed one is an uncaught error).
-      while ((await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1`, [name])).rowCount) await new Promise((r) => setTimeout(r, 50));
-      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin.end();
-    };
+    const own = await ownPostgresDatabase('remgraph_import_load');
+    url = own.url;
+    drop = own.drop;
   }
   db = await openDatabase({ url, dataDir: url ? '' : await tempDataDir() });
   await applyMigrations(db);
