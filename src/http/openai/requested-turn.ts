@@ -45,7 +45,11 @@ export async function requestedTurn(
   const { spec } = await deps.agents.load(ctx, request.agent);
   // Clients send max_tokens of their own choosing: more than the agent allows is the agent's limit, not an error.
   const { maxTokens } = request.overrides;
-  const overrides = { ...request.overrides, maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens };
+  const overrides = {
+    ...request.overrides,
+    ...toolsFor(spec.tools, request.overrides),
+    maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens,
+  };
   // A JSON answer may be repaired once after it was validated, so only the validated answer is sent
   // (in one piece when streaming): a client must never get the rejected attempt joined to it.
   const validatedOnly = Boolean(spec.structuredOutput || overrides.responseFormat);
@@ -78,6 +82,7 @@ export async function requestedTurn(
     const input: SendMessageInput = {
       sessionId: request.sessionId,
       content: request.content,
+      toolResults: request.toolResults,
       history: request.history,
       agent: request.agent,
       model: request.modelOverride,
@@ -92,6 +97,23 @@ export async function requestedTurn(
     });
     return turn;
   }
+}
+
+/**
+ * A request's tools split by whose they are: a function named without parameters is one of the
+ * agent's (the turn offers only those named), unless the agent has no tool of that name: then it is
+ * the client's, taking no arguments.
+ */
+function toolsFor(agentTools: { name: string }[], overrides: CompletionRequest['overrides']): Pick<CompletionRequest['overrides'], 'tools' | 'clientTools'> {
+  const named = overrides.tools ?? [];
+  const own = named.filter((name) => agentTools.some((tool) => tool.name === name));
+  const theirs = named.filter((name) => !own.includes(name)).map((name) => ({ name, parameters: { type: 'object', properties: {} } }));
+  const clientTools = [...(overrides.clientTools ?? []), ...theirs];
+  return {
+    // Naming none of the agent's tools restricts none of them.
+    tools: own.length ? own : named.length ? null : overrides.tools,
+    clientTools: clientTools.length ? clientTools : null,
+  };
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {

@@ -93,6 +93,9 @@ function storedState(base: ResponseBase, turn: Turn, text: string | null): Respo
       return { status: 'in_progress', text };
     case 'AWAITING_APPROVAL':
       return { status: 'incomplete', text, incomplete: 'approval_required' };
+    case 'TOOL_CALLS':
+      // The handed-back calls are in the session's messages (GraphQL), not repeated here.
+      return { status: 'completed', text };
     case 'COMPLETED':
     case 'CANCELLED':
     case 'MAX_ITERATIONS': {
