@@ -342,25 +342,21 @@ describe('request parameters', () => {
     expect(hot.error).toMatchObject({ param: 'temperature', code: 'VALIDATION_FAILED' });
   });
 
-  it('offers only the agent tools a request names, and refuses tools the agent does not have', async () => {
+  it('offers only the agent tools a request names, and a client tool (with parameters) beside them', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, CAPPED);
+    const named = (name: string) => ({ type: 'function' as const, function: { name } });
     const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
-    env.fake.enqueue({ text: 'ok' });
-    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action')] });
+    env.fake.enqueue({ text: 'ok' }, { text: 'ok' });
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [named('action')] });
     expect(env.fake.chatRequests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [named('action'), fn('get_weather')] });
+    expect(env.fake.chatRequests[1]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action', 'get_weather']);
 
-    const refused = await refusal(
-      sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action'), fn('get_weather')] }),
-    );
+    const refused = await refusal(sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action')] }));
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(refused.error).toEqual({
-      message: 'tools.1.function.name: agent capped does not declare tool "get_weather"',
-      type: 'invalid_request_error',
-      param: 'tools.1.function.name',
-      code: 'VALIDATION_FAILED',
-    });
-    expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(1);
+    expect(refused.error).toMatchObject({ param: 'tools', code: 'VALIDATION_FAILED', message: expect.stringContaining('"action" is a tool of agent capped') });
+    expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(2);
   });
 
   it('answers in a JSON object for json_object', async () => {

@@ -137,13 +137,9 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
 
     const fn = (name: string) => ({ type: 'function' as const, name, parameters: { type: 'object', properties: {} }, strict: false });
-    const unknown = await refusal(sdk(user).responses.create({ model: 'tooled', input: 'hi', tools: [fn('action'), fn('get_weather')] }));
-    expect(unknown).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(unknown.error).toMatchObject({
-      param: 'tools.1.name',
-      code: 'VALIDATION_FAILED',
-      message: 'tools.1.name: agent tooled does not declare tool "get_weather"',
-    });
+    const clash = await refusal(sdk(user).responses.create({ model: 'tooled', input: 'hi', tools: [fn('action'), fn('get_weather')] }));
+    expect(clash).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(clash.error).toMatchObject({ param: 'tools', code: 'VALIDATION_FAILED', message: expect.stringContaining('"action" is a tool of agent tooled') });
 
     const orphan = await refusal(
       sdk(user).responses.create({

@@ -249,10 +249,10 @@ function requestPath(path: (string | number)[]): (string | number)[] {
   const [, area, field, ...rest] = path;
   if (area === 'history' || area === 'content' || area === 'toolResults') return ['messages'];
   if (area === 'agent' || area === 'model') return ['model'];
+  // Client tools are the request's tools with parameters: the message names the tool, not its place.
+  if (area === 'overrides' && field === 'clientTools') return ['tools'];
   if (area !== 'overrides' || typeof field !== 'string' || !PARAMS[field]) return path.slice(1);
   if (field === 'tools' && rest.length === 1) return ['tools', rest[0]!, 'function', 'name'];
-  // Client tools are the request's tools with parameters: named by the tool's name, not its place.
-  if (field === 'clientTools') return ['tools'];
   return [PARAMS[field]!, ...rest];
 }
 
