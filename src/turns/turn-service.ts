@@ -332,9 +332,6 @@ function allowedOverrides(agent: ResolvedAgent, raw: SendInput['overrides']): Tu
   const declared = new Set(agent.spec.tools.map((tool) => tool.name));
   const unknown = (raw.tools ?? []).findIndex((name) => !declared.has(name));
   if (unknown >= 0) throw refuse(['tools', unknown], `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`);
-  const clash = (raw.clientTools ?? []).findIndex((tool) => declared.has(tool.name));
-  if (clash >= 0)
-    throw refuse(['clientTools', clash, 'name'], `"${raw.clientTools![clash]!.name}" is a tool of agent ${agent.name}: name the caller's tool otherwise`);
   const unusable = (raw.clientTools ?? []).findIndex((tool) => schemaProblem(tool.parameters) !== null);
   if (unusable >= 0)
     throw refuse(['clientTools', unusable, 'parameters'], `is not a usable JSON Schema: ${schemaProblem(raw.clientTools![unusable]!.parameters)}`);

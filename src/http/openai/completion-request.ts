@@ -90,11 +90,11 @@ export interface CompletionRequest {
  * client already saw and are not read again; without one (a stateless client sending the whole
  * conversation each time) they, with tool calls and results, are the turn's history. A session is
  * named (by its GraphQL ID or bare UUID) in `metadata.session_id`, in `user` when that holds a
- * session id, or in the X-Session-Id header. A function tool with `parameters` is the client's own:
- * offered beside the agent's tools, its calls are handed back (`finish_reason: "tool_calls"`), and
- * the client's next request ends with their results (`role: "tool"` messages), which the turn
- * answers. One without `parameters` names one of the agent's tools and offers just those named this
- * turn (a name the agent lacks is a client tool taking no arguments); `tool_choice: "none"` offers none.
+ * session id, or in the X-Session-Id header. A function tool named like one of the agent's tools
+ * (with `parameters` or without) offers just the agent's tools so named this turn; any other is the
+ * client's own (taking no arguments when it has no `parameters`): offered beside the agent's tools,
+ * its calls are handed back (`finish_reason: "tool_calls"`), and the client's next request ends with
+ * their results (`role: "tool"` messages), which the turn answers. `tool_choice: "none"` offers none.
  */
 export function parseCompletionRequest(raw: unknown, ctx: AgentContext): CompletionRequest {
   return completionRequestOf(parseInput(body, raw), ctx);
@@ -197,7 +197,7 @@ function overridesOf(input: ChatBody): Overrides {
       throw invalid(['tools', i, 'function', 'parameters'], 'must be a JSON Schema object');
     return { name, description, parameters: parameters as Record<string, unknown> | undefined };
   });
-  // A function with parameters is the client's own tool; one without names one of the agent's (see requestedTurn).
+  // Which are the agent's and which the client's is told by the agent's tool names (see requestedTurn).
   const tools = functions.filter((f) => f.parameters === undefined).map((f) => f.name);
   const clientTools = functions.flatMap((f) => (f.parameters === undefined ? [] : [{ name: f.name, description: f.description, parameters: f.parameters }]));
   const stop = typeof input.stop === 'string' ? [input.stop] : input.stop;

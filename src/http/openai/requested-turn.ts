@@ -100,18 +100,22 @@ export async function requestedTurn(
 }
 
 /**
- * A request's tools split by whose they are: a function named without parameters is one of the
- * agent's (the turn offers only those named), unless the agent has no tool of that name: then it is
- * the client's, taking no arguments.
+ * A request's function tools split by whose they are: one named like one of the agent's tools, with
+ * parameters or without (SDKs that require them send empty ones), restricts the turn to the agent's
+ * tools so named; any other is the client's own (one without parameters takes no arguments).
  */
 function toolsFor(agentTools: { name: string }[], overrides: CompletionRequest['overrides']): Pick<CompletionRequest['overrides'], 'tools' | 'clientTools'> {
+  const agents = new Set(agentTools.map((tool) => tool.name));
   const named = overrides.tools ?? [];
-  const own = named.filter((name) => agentTools.some((tool) => tool.name === name));
-  const theirs = named.filter((name) => !own.includes(name)).map((name) => ({ name, parameters: { type: 'object', properties: {} } }));
-  const clientTools = [...(overrides.clientTools ?? []), ...theirs];
+  const declared = overrides.clientTools ?? [];
+  const own = [...named, ...declared.map((tool) => tool.name)].filter((name) => agents.has(name));
+  const clientTools = [
+    ...declared.filter((tool) => !agents.has(tool.name)),
+    ...named.filter((name) => !agents.has(name)).map((name) => ({ name, parameters: { type: 'object', properties: {} } })),
+  ];
   return {
-    // Naming none of the agent's tools restricts none of them.
-    tools: own.length ? own : named.length ? null : overrides.tools,
+    // Naming none of the agent's tools restricts none of them (an empty list from tool_choice "none" offers none).
+    tools: own.length ? own : named.length || declared.length ? null : overrides.tools,
     clientTools: clientTools.length ? clientTools : null,
   };
 }

@@ -54,8 +54,8 @@ export interface ResponsesRequest extends CompletionRequest {
  * read messages, tools, formats and sessions alike; refusals name the Responses request's own fields.
  * `input` is a string (the user's message) or items: messages (text parts only), and earlier
  * `function_call` and `function_call_output` items, which are the history of a stateless client;
- * `item_reference` items are skipped. A function tool with `parameters` is the client's own (see
- * completion-request.ts): input ending in `function_call_output` items answers the calls handed
+ * `item_reference` items are skipped. A function tool the agent has no tool of is the client's own
+ * (see completion-request.ts): input ending in `function_call_output` items answers the calls handed
  * back, those of `previous_response_id` or of the function_call items before them.
  * `instructions` are a system message for this turn.
  */
