@@ -159,7 +159,7 @@ describe('POST /v1/responses with the openai SDK', () => {
       }),
     );
     expect(image.error).toMatchObject({ param: 'input.0.content.0.type', code: 'VALIDATION_FAILED' });
-    expect(await turnCount(user)).toBe(1);
+    expect(await turnCount(user)).toBe(2);
   });
 
   it('answers in the text.format json_schema, validated like a structured agent’s, and names a bad schema by its field', async () => {
