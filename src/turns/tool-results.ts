@@ -51,12 +51,7 @@ export async function openingOf(prisma: PrismaClient, input: SendInput, existing
 async function sessionOpening(prisma: PrismaClient, session: Session, results: NonNullable<SendInput['toolResults']>): Promise<Opening> {
   const last = await prisma.turn.findFirst({ where: { sessionId: session.id, parentId: null }, orderBy: { startedAt: 'desc' } });
   if (last?.status !== 'TOOL_CALLS') throw refuse(['toolResults'], 'answer no tool calls: the session’s last turn handed none back');
-  const rows = await prisma.message.findMany({ where: { turnId: last.id, type: { in: ['tool_call', 'tool_response'] } }, orderBy: { seq: 'asc' } });
-  const made = rows.findLast((row) => row.type === 'tool_call');
-  const calls = (made?.toolCalls ?? []) as unknown as ToolCall[];
-  const ran = rows
-    .filter((row) => row.type === 'tool_response' && calls.some((call) => call.id === row.toolCallId))
-    .map((row): ToolMessage => ({ role: 'tool', toolCallId: row.toolCallId!, content: row.content ?? '' }));
+  const { made, calls, ran } = await lastCalls(prisma, last.id);
   const asked = await answeredMessage(prisma, last);
   const given = results.map((result) => ({
     type: 'tool_response' as const,
@@ -71,6 +66,26 @@ async function sessionOpening(prisma: PrismaClient, session: Session, results: N
     opening: { calls: { role: 'assistant', content: made?.content ?? null, toolCalls: calls }, results: answering(calls, ran, results) },
     rows: given,
   };
+}
+
+/**
+ * A turn's last model response's tool calls as stored (`made`: the tool_call row), with the results
+ * of those the agent ran: at a TOOL_CALLS end, the others are the ones handed back.
+ */
+async function lastCalls(prisma: PrismaClient, turnId: string): Promise<{ made: Message | undefined; calls: ToolCall[]; ran: ToolMessage[] }> {
+  const rows = await prisma.message.findMany({ where: { turnId, type: { in: ['tool_call', 'tool_response'] } }, orderBy: { seq: 'asc' } });
+  const made = rows.findLast((row) => row.type === 'tool_call');
+  const calls = (made?.toolCalls ?? []) as unknown as ToolCall[];
+  const ran = rows
+    .filter((row) => row.type === 'tool_response' && calls.some((call) => call.id === row.toolCallId))
+    .map((row): ToolMessage => ({ role: 'tool', toolCallId: row.toolCallId!, content: row.content ?? '' }));
+  return { made, calls, ran };
+}
+
+/** The calls a turn that ended TOOL_CALLS handed back to its caller, and what its model said with them. */
+export async function handedBackCalls(prisma: PrismaClient, turnId: string): Promise<{ text: string | null; calls: ToolCall[] }> {
+  const { made, calls, ran } = await lastCalls(prisma, turnId);
+  return { text: made?.content || null, calls: calls.filter((call) => !ran.some((result) => result.toolCallId === call.id)) };
 }
 
 /** The results in call order, when `results` answer exactly the calls `ran` did not. */

@@ -105,6 +105,9 @@ describe('client tools on POST /v1/responses', () => {
     expect(first.output).toEqual([
       { id: 'fc_call_w', type: 'function_call', status: 'completed', call_id: 'call_w', name: 'weather', arguments: '{"city":"Lisbon"}' },
     ]);
+    // Read back, the response still hands the call back.
+    const stored = await sdk(user).responses.retrieve(first.id);
+    expect(stored).toMatchObject({ id: first.id, status: 'completed', output: first.output, usage: first.usage });
     const second = await sdk(user).responses.create({
       model: 'general',
       previous_response_id: first.id,
