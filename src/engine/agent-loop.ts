@@ -321,7 +321,7 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
  * The calls of the model's last response that no result answers: the caller's own tools' (a run
  * ends TOOL_CALLS with them, for the caller to run and answer in its next request).
  */
-export function handedBack(state: Pick<RunState, 'messages'>): ToolCall[] {
+function handedBack(state: Pick<RunState, 'messages'>): ToolCall[] {
   const at = state.messages.findLastIndex((m) => m.role === 'assistant');
   const last = state.messages[at];
   if (last?.role !== 'assistant' || !last.toolCalls) return [];
