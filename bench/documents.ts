@@ -102,9 +102,9 @@ async function bench(backend: string) {
     print({ bench: 'documents-fill', backend, documents: DOCUMENTS, chunks: DOCUMENTS * CHUNKS, seconds: +((performance.now() - started) / 1000).toFixed(1) });
     const rem = new RemService({ prisma: db.prisma, sql: db.sql, embedder: new HashedLexicalEmbedder() }, loadConfig({ DATA_DIR: 'memory://' }).rem);
     const search = (query: string) => rem.search(ctx, { mode: 'SEARCH', text: query, table: 'resources', limit: K, minSimilarity: 0 });
-    const scoped = (query: string) => searchPassages({ prisma: db.prisma, sql: db.sql, rem }, ctx, { query, k: K, corpusId });
+    const scoped = (query: string) => searchPassages({ prisma: db.prisma, rem }, ctx, { query, k: K, corpusId });
     // The tool without a scope: every file chunk, the same passages assembled; what the scope itself costs.
-    const passages = (query: string) => searchPassages({ prisma: db.prisma, sql: db.sql, rem }, ctx, { query, k: K });
+    const passages = (query: string) => searchPassages({ prisma: db.prisma, rem }, ctx, { query, k: K });
     await time(search);
     await time(scoped);
     await time(passages);

@@ -10,12 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { copyFromStdin } from '../src/db/copy-from-stdin.js';
 import { openPglite } from '../src/db/pglite.js';
-
-/** One row as COPY's text format takes it: tab-separated, backslash, tab and newline escaped. */
-export function copyLine(fields: string[]): string {
-  return `${fields.map((f) => f.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n')).join('\t')}\n`;
-}
 
 const TABLE = 'CREATE TABLE floor_rows (key text NOT NULL, text text NOT NULL, embedding vector(384) NOT NULL, data jsonb NOT NULL)';
 const INDEX = 'CREATE INDEX floor_rows_hnsw ON floor_rows USING hnsw (embedding vector_cosine_ops)';
@@ -24,38 +20,6 @@ export interface FloorResult {
   copyS: number;
   indexS: number;
   totalS: number;
-}
-
-/**
- * `COPY floor_rows FROM STDIN` over node-postgres's protocol connection (pg ships no COPY stream of
- * its own): a submittable query that sends the rows in chunks of about 1 MB when the server asks for them.
- */
-function copyFromStdin(client: pg.Client, sql: string, lines: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let failed: Error | undefined;
-    const submittable = {
-      submit: (connection: any) => connection.query(sql),
-      handleCopyInResponse: (connection: any) => {
-        let chunk: string[] = [];
-        let size = 0;
-        for (const line of lines) {
-          chunk.push(line);
-          size += line.length;
-          if (size > 1 << 20) {
-            connection.sendCopyFromChunk(Buffer.from(chunk.join('')));
-            chunk = [];
-            size = 0;
-          }
-        }
-        if (chunk.length) connection.sendCopyFromChunk(Buffer.from(chunk.join('')));
-        connection.endCopyFrom();
-      },
-      handleCommandComplete: () => {},
-      handleError: (error: Error) => (failed = error),
-      handleReadyForQuery: () => (failed ? reject(failed) : resolve()),
-    };
-    (client as any).query(submittable);
-  });
 }
 
 export async function postgresFloor(url: string, lines: string[]): Promise<FloorResult> {

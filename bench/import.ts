@@ -25,7 +25,8 @@ import { createEmbeddingProvider } from '../src/rem/embeddings/create.js';
 import { importMemory } from '../src/rem/import/import-memory.js';
 import { fileSource } from '../src/rem/import/jsonl.js';
 import { vectorLiteral } from '../src/rem/embeddings/provider.js';
-import { copyLine, pgliteFloor, postgresFloor } from './import-floor.js';
+import { copyRow } from '../src/db/copy-from-stdin.js';
+import { pgliteFloor, postgresFloor } from './import-floor.js';
 import { freshPostgres } from './support.js';
 
 if (process.argv.includes('--help')) {
@@ -56,7 +57,7 @@ async function floorLines(): Promise<string[]> {
   for (let at = 0; at < ROWS; at += 1000) {
     const batch = Array.from({ length: Math.min(1000, ROWS - at) }, (_, i) => entity(at + i));
     const vectors = await embedder.embed(batch.map((e) => e.content));
-    batch.forEach(({ key, content, ...data }, i) => lines.push(copyLine([key, content, vectorLiteral(vectors[i]!), JSON.stringify(data)])));
+    batch.forEach(({ key, content, ...data }, i) => lines.push(copyRow([key, content, vectorLiteral(vectors[i]!), JSON.stringify(data)])));
   }
   return lines;
 }

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { WebSocketServer } from 'ws';
@@ -15,6 +15,7 @@ import { createOpenAIRoutes } from './http/openai/routes.js';
 import { createUIStreamRoutes } from './http/ui-stream/routes.js';
 import { createOriginPolicy } from './http/origin-policy.js';
 import { createRouter } from './http/router.js';
+import { listenEarly, type StartupGate } from './http/startup-gate.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMcpRoute } from './mcp/server/route.js';
 import { createInboundEmailRoute } from './http/inbound-email.js';
@@ -36,7 +37,9 @@ export interface App {
  * Opens the database (applying pending migrations), then serves GraphQL over HTTP, SSE and
  * websockets on one port, plus /healthz and /readyz. `stop()` shuts down in order: stop
  * accepting, close websockets (1001), stop background work, drain HTTP, close the database.
- * `opening` lets a caller start opening the database before it has loaded this module.
+ * `opening` and `listening` let a caller start opening the database and listening (/healthz answers
+ * from then on, other requests wait for the app) before it has loaded this module; without
+ * `listening` the app listens once it is built.
  */
 export async function startApp(
   config: Config,
@@ -45,6 +48,29 @@ export async function startApp(
   opening: Promise<Database> = openDatabase(config.database),
   // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
   spanExporter?: SpanExporter,
+  listening?: Promise<StartupGate>,
+): Promise<App> {
+  listening?.catch(() => {}); // awaited once the app is built, unless building it fails first
+  try {
+    return await serveApp(config, logger, opening, spanExporter, listening);
+  } catch (error) {
+    const server = await listening?.then(
+      ({ server }) => server,
+      () => undefined,
+    );
+    server?.close();
+    // Requests held while starting would otherwise wait forever.
+    server?.closeAllConnections();
+    throw error;
+  }
+}
+
+async function serveApp(
+  config: Config,
+  logger: Logger,
+  opening: Promise<Database>,
+  spanExporter: SpanExporter | undefined,
+  listening: Promise<StartupGate> | undefined,
 ): Promise<App> {
   // The agent files need no database: they are read and checked while it opens.
   const agentFiles = readAgentFiles(config.agents.agentsDir);
@@ -57,22 +83,29 @@ export async function startApp(
   const yoga = createGraphQLServer({ services, identify, logger, graphiql, origins, limits: config.security.operations });
 
   const routeDeps = { ...services, origins, logger, maxRequestBytes: config.server.maxRequestBytes };
-  const httpServer = createServer(
-    createRouter({
-      routes: [
-        ...(config.server.webApp ? [createChatApp()] : []),
-        createOpenAIRoutes(routeDeps),
-        createUIStreamRoutes(routeDeps),
-        createMcpRoute(routeDeps),
-        createInboundEmailRoute({ settings: config.inbound, intake: services.intakeEmail, logger }),
-      ],
-      origins,
-      readiness: () => readiness(db),
-      graphql: yoga,
-      maxRequestBytes: config.server.maxRequestBytes,
-      maxUploadBytes: config.ingest.maxBytes,
-    }),
-  );
+  let listener: RequestListener = createRouter({
+    routes: [
+      ...(config.server.webApp ? [createChatApp()] : []),
+      createOpenAIRoutes(routeDeps),
+      createUIStreamRoutes(routeDeps),
+      createMcpRoute(routeDeps),
+      createInboundEmailRoute({ settings: config.inbound, intake: services.intakeEmail, logger }),
+    ],
+    origins,
+    readiness: () => readiness(db),
+    graphql: yoga,
+    maxRequestBytes: config.server.maxRequestBytes,
+    maxUploadBytes: config.ingest.maxBytes,
+  });
+  let opened: StartupGate;
+  try {
+    opened = await (listening ?? listenEarly(config.server, origins));
+  } catch (error) {
+    await close(async () => yoga.dispose());
+    await tracing.shutdown();
+    throw error;
+  }
+  const { server: httpServer } = opened;
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: GRAPHQL_PATH,
@@ -84,7 +117,11 @@ export async function startApp(
   if (cluster.isWorker) {
     // Which worker of `serve --workers N` answered, for an operator following a request (and the tests).
     const worker = String(process.pid);
-    httpServer.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('x-remgraph-worker', worker));
+    const route = listener;
+    listener = (req, res) => {
+      res.setHeader('x-remgraph-worker', worker);
+      route(req, res);
+    };
     wsServer.on('headers', (headers: string[]) => headers.push(`x-remgraph-worker: ${worker}`));
   }
   const ws = serveGraphQLOverWebSocket(yoga, wsServer, { identify, logger, quotas: new SocketQuotas(config.security.quotas) });
@@ -110,15 +147,7 @@ export async function startApp(
       await tracing.shutdown();
     })());
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(config.server.port, config.server.host, () => resolve());
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  opened.open(listener);
   start();
   const { port } = httpServer.address() as AddressInfo;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase, type Database } from './db/database.js';
 import { isAppError, PayloadTooLargeError } from './errors.js';
+import { createOriginPolicy } from './http/origin-policy.js';
+import { listenEarly } from './http/startup-gate.js';
 import type { WorkerReady } from './cluster/primary.js';
 import { createLogger, type Logger } from './logger.js';
 import { installProcessGuards } from './process-guards.js';
@@ -40,11 +42,11 @@ const USAGE = `remgraph <command>
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
+  // Before loading the clients' modules, which a server does not need.
+  if (command === 'serve') return serve(rest);
   const client = await import('./cli/commands.js');
   if (client.isClientCommand(command)) return client.runClientCommand(command, rest);
   switch (command) {
-    case 'serve':
-      return serve(rest);
     case 'migrate': {
       const config = loadConfig();
       const db = await openDatabase(config.database);
@@ -305,12 +307,16 @@ async function serve(args: string[]): Promise<number> {
     return stopped;
   }
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
-  // modules while it runs.
+  // modules while it runs. /healthz answers meanwhile (the process is alive); the rest waits for the app.
   const opening = openDatabase(config.database);
-  // startApp handles a failure to open; until it is loaded, keep that failure from counting as unhandled.
+  // Not a worker of `serve --workers N`: the connections the primary would hand it while it starts
+  // are better served by the workers already up.
+  const listening = cluster.isWorker ? undefined : listenEarly(config.server, createOriginPolicy(config.security.corsOrigins));
+  // startApp handles a failure to open or listen; until it is loaded, keep those from counting as unhandled.
   opening.catch(() => {});
+  listening?.catch(() => {});
   const { startApp } = await import('./app.js');
-  const app = await startApp(config, logger, opening);
+  const app = await startApp(config, logger, opening, undefined, listening);
   const startupMs = Math.round(performance.now() - started);
   const stopped = untilStopped(logger, () => app.stop());
   if (cluster.isWorker) {

@@ -168,7 +168,7 @@ async function createServices(
     config.rem,
   );
   const mcp = new McpToolbox(config.mcp.servers, logger);
-  const documentTools = documentToolsets({ rem, sql: db.sql });
+  const documentTools = documentToolsets({ rem });
   const mailer = createMailer(config.inbound);
   const tools = new ToolRegistry(
     [...builtinTools({ rem }), ...allDocumentTools(documentTools), ...emailTools(mailer)],

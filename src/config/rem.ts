@@ -59,7 +59,7 @@ export const remSettings = z
       .min(0)
       .default(10_000)
       .describe(
-        'a bulk import (`remgraph import`, `importFile`) of more rows than this, and than the vector index already holds, drops the HNSW index before loading and builds it once after; smaller imports keep it maintained row by row',
+        'a bulk import (`remgraph import`, `importFile`) of more rows than this, and than the vector index already holds, drops the HNSW index and the GIN indexes of tags and key trigrams before loading and builds them once after; smaller imports keep them maintained row by row',
       ),
     IMPORT_BATCH_SIZE: z.coerce
       .number()

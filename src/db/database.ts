@@ -35,8 +35,13 @@ export interface Database {
    * turn's start prunes its caller's quota starts older than a minute, finding the first to keep by
    * reading the caller's index entries from the oldest: unvacuumed, that read steps over every start
    * ever pruned (57 index pages per start after 20,000 turns of one user), and each turn costs more
-   * than the one before. The table holds about a minute of starts, so vacuuming it is quick. It
-   * also flushes the GIN indexes' pending lists, which every FUZZY call scans until then.
+   * than the one before. The table holds about a minute of starts, so vacuuming it is quick. The
+   * same holds for the indexes on a turn's or an approval's status: a turn's start reads its caller's
+   * running turns, and the sweep the paused turns and the pending approvals, and every turn or
+   * approval ever RUNNING or PENDING left an entry there that only a vacuum removes (VACUUM leaves
+   * them be while they are on under 2% of the table's pages: bounded, and much cheaper than cleaning
+   * every index each time). It also flushes the GIN indexes' pending lists, which every FUZZY call
+   * scans until then.
    */
   tidy?(): Promise<void>;
   /**
@@ -85,6 +90,7 @@ async function openEmbedded(dataDir: string, template: string | undefined): Prom
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
     tidy: async () => {
       await client.query('VACUUM quota_starts');
+      await client.query('VACUUM turns, approvals');
       await flushGinPendingLists(sql);
     },
     liveness: async (processId) => (await import('./process-liveness.js')).embeddedLiveness(processId),

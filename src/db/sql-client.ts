@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { copyFromStdin } from './copy-from-stdin.js';
 
 /**
  * One parameterised statement straight to the driver: node-postgres's pool, or the embedded
@@ -12,6 +13,17 @@ import type pg from 'pg';
  */
 export interface SqlClient {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * On PostgreSQL only (PGlite's client runs in a worker thread and takes no COPY stream): `work` on
+   * one pooled connection inside one transaction, committed when it returns, rolled back when it throws.
+   */
+  transaction?<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+}
+
+/** A transaction of `SqlClient.transaction`, which can also load rows by `COPY … FROM STDIN` (copy-from-stdin.ts). */
+interface SqlTransaction {
+  query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  copyFrom(sql: string, rows: readonly string[]): Promise<void>;
 }
 
 /** On PostgreSQL: through the pool Prisma also uses, naming recurring statements as Prisma's adapter does. */
@@ -21,6 +33,26 @@ export function postgresSqlClient(pool: pg.Pool, statementName: (query: { sql: s
       const name = statementName({ sql: text });
       const result = await pool.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
       return result.rows as T[];
+    },
+    async transaction<T>(work: (tx: SqlTransaction) => Promise<T>) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const tx: SqlTransaction = {
+          query: async <R>(text: string, params: readonly unknown[] = []) => (await client.query({ text, values: params as unknown[] })).rows as R[],
+          copyFrom: (sql, rows) => copyFromStdin(client, sql, rows),
+        };
+        const result = await work(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        // A connection that cannot even roll back is not handed back to the pool.
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     },
   };
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { PrismaClient, Prisma } from '../db/generated/client.js';
-import type { SqlClient } from '../db/sql-client.js';
 import { NotFoundError } from '../errors.js';
-import { CHUNK_CATEGORY, FILE_CATEGORY } from '../rem/ingest/ingest-file.js';
+import { CHUNK_CATEGORY } from '../rem/ingest/ingest-file.js';
 import type { RemService } from '../rem/service.js';
 import type { SearchFilter } from '../rem/search-filter.js';
 import { parseInput } from '../validation.js';
@@ -12,9 +11,7 @@ import { documentsWhere, documentTitle, getDocument } from './documents.js';
 
 export interface SearchDeps {
   prisma: PrismaClient;
-  /** The passages' chunks and documents: one statement after each search, Prisma's client skipped. */
-  sql: SqlClient;
-  rem: Pick<RemService, 'search'>;
+  rem: Pick<RemService, 'searchFileChunks'>;
 }
 
 /** The seed's search filters: within a corpus or a document, title contains, content contains, annotation label. */
@@ -63,7 +60,7 @@ export async function scopeFilter(prisma: PrismaClient, ctx: AgentContext, raw: 
 
 /**
  * scopeFilter, except that a corpus that alone scopes the search is not looked up: `uncheckedCorpus`
- * names it, for the caller to check with what it reads anyway (searchPassages does, after the search).
+ * names it, for the search to check (searchPassages's one statement does).
  */
 async function narrowTo(
   prisma: PrismaClient,
@@ -97,65 +94,21 @@ const parentOf = (document: { key: string; userId: string | null }) => `${docume
 /** Passages of the documents in scope most similar to the query (k, default 5), best first. */
 export async function searchPassages(deps: SearchDeps, ctx: AgentContext, raw: PassageSearch): Promise<Passage[]> {
   const input = parseInput(searchInput, raw);
-  const { filter, uncheckedCorpus } = await narrowTo(deps.prisma, ctx, input);
+  const { filter } = await narrowTo(deps.prisma, ctx, input);
   if (!filter) return [];
-  const hits = await deps.rem.search(ctx, { mode: 'SEARCH', text: input.query, table: 'resources', limit: input.k ?? DEFAULT_K, minSimilarity: 0, filter });
-  if (!hits.length && !uncheckedCorpus) return [];
-  const chunks = await chunksOf(
-    deps.sql,
-    ctx,
-    hits.map((h) => h.id),
-    uncheckedCorpus,
-  );
-  return hits.flatMap((hit) => {
-    const chunk = chunks.get(hit.id);
-    if (!chunk) return [];
-    return [
-      {
-        documentId: chunk.document_id,
-        documentKey: chunk.document_key,
-        title: documentTitle({ name: chunk.document_name, key: chunk.document_key }),
-        corpusId: input.corpusId ?? null,
-        page: hit.page,
-        chunkKey: hit.key,
-        text: chunk.content ?? '',
-        score: hit.score ?? 0,
-        annotationLabel: input.label ?? null,
-      },
-    ];
-  });
-}
-
-interface ChunkRow {
-  corpus_visible: boolean;
-  id: string | null;
-  content: string | null;
-  document_id: string;
-  document_key: string;
-  document_name: string | null;
-}
-
-/**
- * The chunks found, each with the document it belongs to (a visible file, by key and owner), in
- * one statement; with `corpusId`, that statement also checks the corpus is visible (NOT_FOUND if
- * not), so that a corpus search reads nothing but the search before it. A chunk whose document is
- * not visible is left out.
- */
-async function chunksOf(sql: SqlClient, ctx: AgentContext, ids: string[], corpusId: string | null): Promise<Map<string, ChunkRow>> {
-  const rows = await sql.query<ChunkRow>(
-    `SELECT ($1::uuid IS NULL OR EXISTS (
-              SELECT 1 FROM "corpora" k WHERE k.id = $1::uuid AND k.tenant_id = $2 AND (k.user_id IS NULL OR k.user_id = $3))) AS corpus_visible,
-            p.id, p.content, p.document_id, p.document_key, p.document_name
-     FROM (SELECT 1) one LEFT JOIN LATERAL (
-       SELECT c.id::text AS id, c.content, d.id::text AS document_id, d.key AS document_key, d.name AS document_name
-       FROM "resources" c
-       JOIN "resources" d ON d.tenant_id = $2 AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
-         AND d.category = $4 AND (d.user_id IS NULL OR d.user_id = $3)
-       WHERE c.id = ANY ($5::uuid[])) p ON true`,
-    [corpusId, ctx.tenantId, ctx.userId, FILE_CATEGORY, ids],
-  );
-  if (corpusId && !rows[0]?.corpus_visible) throw new NotFoundError('Corpus', corpusId);
-  const chunks = new Map<string, ChunkRow>();
-  for (const row of rows) if (row.id && !chunks.has(row.id)) chunks.set(row.id, row);
-  return chunks;
+  // One statement: the chunks with their text and document, and (for a corpus alone) whether the
+  // caller sees the corpus, so that a corpus search reads nothing before or after it.
+  const found = await deps.rem.searchFileChunks(ctx, { text: input.query, limit: input.k ?? DEFAULT_K, minSimilarity: 0, filter });
+  if (!found.corpusVisible) throw new NotFoundError('Corpus', filter.corpus!);
+  return found.chunks.map((chunk) => ({
+    documentId: chunk.file.id,
+    documentKey: chunk.file.key,
+    title: documentTitle({ name: chunk.file.name, key: chunk.file.key }),
+    corpusId: input.corpusId ?? null,
+    page: chunk.page,
+    chunkKey: chunk.key,
+    text: chunk.content,
+    score: chunk.score,
+    annotationLabel: input.label ?? null,
+  }));
 }

@@ -45,7 +45,7 @@ export async function delegate(
     ...(parent.state.overrides?.debug ? { debug: true } : {}),
   };
   const state = freshState(agent, parent.ctx, [], content, gatedFor(deps, parent), Object.keys(overrides).length ? overrides : undefined);
-  addHistory(state, (await contextFor(deps, { ctx: parent.ctx, session: parent.session, agent, model, state, withMemory: false })).messages);
+  addHistory(state, await contextFor(deps, { ctx: parent.ctx, session: parent.session, agent, model, state, withMemory: false }));
   const run: TurnRun = { turn: child, session: parent.session, agent, model, ctx: parent.ctx, state, signal: parent.signal };
   const result = await executeRun(deps, run, (p, r) => delegate(deps, tree, p, r));
   if (result.status === 'AWAITING_APPROVAL') throw new ToolPause(child.id);

@@ -2,12 +2,13 @@ import type { AgentContext } from '../auth/agent-context.js';
 import { readStored, type StoredContext } from './stored-context.js';
 import type { ChatMessage, ChatModel, ChatRequest } from '../llm/chat-model.js';
 import { requestOverhead, TOKEN_CEILING, tokenCounterFor, type TokenCounter } from '../llm/token-count.js';
-import { compressMessage } from '../sessions/messages.js';
+import { contextMessage } from '../sessions/messages.js';
 import { profileKey } from '../sessions/user-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import type { RunState } from './run-state.js';
 import { requestScope, turnRequest, type SessionFacts } from './model-request.js';
 import type { ResolvedAgent } from '../agents/registry.js';
+import type { StoredHistory } from './request-history.js';
 
 export interface TurnContextInput {
   ctx: AgentContext;
@@ -36,6 +37,8 @@ export interface TurnContext {
    * are rebuilt for every turn and never stored (llm_calls keeps each request as sent).
    */
   messages: ChatMessage[];
+  /** The session's messages the history among `messages` was read from (none: no history, or a caller's own). */
+  history: StoredHistory | null;
   /** The turn's first model request with these messages, as the budget counted it (and the loop will build it). */
   request: ChatRequest;
 }
@@ -78,15 +81,7 @@ function assemble(
   const fixed = requestOverhead(counter, requestWith(memoryMessages));
   let budget = Math.min(settings.historyTokenBudget, settings.contextTokenBudget - fixed - (state.overrides?.maxTokens ?? agent.spec.maxTokens ?? 0));
   const compressAbove = agent.spec.tools.some((tool) => tool.name === 'search') ? settings.historyCompressChars : 0;
-  const newestFirst = input.history
-    ? input.history.toReversed()
-    : stored.conversation.map((row): ChatMessage => {
-        const content =
-          row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove
-            ? compressMessage(session.id, row.seq, row.content, compressAbove)
-            : row.content;
-        return { role: row.role, content };
-      });
+  const newestFirst = input.history ? input.history.toReversed() : stored.conversation.map((row) => contextMessage(session.id, row, compressAbove));
   const history: ChatMessage[] = [];
   for (const message of newestFirst) {
     budget -= counter.message(message);
@@ -97,7 +92,19 @@ function assemble(
   // A tool result whose call was cut off would be refused by the provider.
   while (history.at(-1)?.role === 'tool') history.pop();
   const messages = [...memoryMessages, ...history.reverse()];
-  return { messages, request: requestWith(messages), whole };
+  const rows = input.history ? [] : stored.conversation.slice(0, history.length).reverse();
+  const from: StoredHistory | null = rows.length
+    ? {
+        sessionId: session.id,
+        at: memoryMessages.length,
+        count: rows.length,
+        from: rows[0]!.seq,
+        to: rows.at(-1)!.seq,
+        compressAbove,
+        crumbs: rows.flatMap((row, i) => (row.crumb ? [i] : [])),
+      }
+    : null;
+  return { messages, history: from, request: requestWith(messages), whole };
 }
 
 /**

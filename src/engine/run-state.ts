@@ -7,6 +7,7 @@ import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import type { TurnBinding } from '../tools/documents/bound-tools.js';
+import { storedHistorySchema, type StoredHistory } from './request-history.js';
 
 const usageTotals = z.object({ inputTokens: z.number(), outputTokens: z.number(), requests: z.number(), estimated: z.boolean().optional() });
 
@@ -76,6 +77,8 @@ const runStateSchema = z.object({
   /** The checkpoint's format; checkpoints written before it was versioned are version 1. */
   version: z.literal(CHECKPOINT_VERSION).default(CHECKPOINT_VERSION),
   messages: z.array(chatMessage),
+  /** The session's messages the history among `messages` was read from: llm_calls stores each request without it (request-history.ts). */
+  history: storedHistorySchema.optional(),
   iterations: z.number().int().min(0),
   /** The turn's usage, its child agents' included (what the turn cost). */
   usage: usageTotals,
@@ -204,8 +207,9 @@ export function freshState(
 }
 
 /** Puts the conversation a turn's model reads (memory, then history) between its system prompt and its message. */
-export function addHistory(state: RunState, history: ChatMessage[]): void {
-  state.messages.splice(1, 0, ...history);
+export function addHistory(state: RunState, context: { messages: ChatMessage[]; history: StoredHistory | null }): void {
+  state.messages.splice(1, 0, ...context.messages);
+  if (context.history) state.history = { ...context.history, at: context.history.at + 1 };
 }
 
 export function emptyUsage(): UsageTotals {

@@ -10,7 +10,7 @@ const RECENT_MOMENTS = 5;
  * The context rows' condition, written as the partial index messages_context_in_session_custom
  * states it (a parameter would hide from the planner that the index holds exactly these rows).
  */
-const CONTEXT_ROWS = Prisma.raw(`content IS NOT NULL AND type IN (${CONTEXT_TYPES.map((type) => `'${type}'`).join(', ')})`);
+export const CONTEXT_ROWS = Prisma.raw(`content IS NOT NULL AND type IN (${CONTEXT_TYPES.map((type) => `'${type}'`).join(', ')})`);
 
 /** What a turn's context is built from (history.ts): the user's memory and the session's conversation. */
 export interface StoredContext {
@@ -25,7 +25,7 @@ export interface StoredContext {
 export interface StoredContextRow {
   profile: StoredContext['profile'];
   moments: StoredContext['moments'];
-  conversation: { type: ContextRow['type']; content: string; seq: number }[];
+  conversation: { type: ContextRow['type']; content: string; seq: number; crumb: boolean }[];
 }
 
 /**
@@ -50,7 +50,8 @@ export function storedContextColumns(
           WHERE ${want.withMemory} AND session_id = ${sessionId}::uuid AND tenant_id = ${ctx.tenantId} AND (user_id = ${ctx.userId} OR user_id IS NULL)
           ORDER BY created_at DESC, id DESC LIMIT ${RECENT_MOMENTS}) m) AS moments,
        (SELECT COALESCE(json_agg(h ORDER BY h.seq DESC), '[]') FROM (
-          SELECT type::text AS type, COALESCE(metadata #>> '{compaction,breadcrumb}', content) AS content, seq FROM messages
+          SELECT type::text AS type, COALESCE(metadata #>> '{compaction,breadcrumb}', content) AS content, seq,
+                 metadata #> '{compaction,breadcrumb}' IS NOT NULL AS crumb FROM messages
           WHERE ${want.withHistory} AND session_id = ${sessionId}::uuid AND ${CONTEXT_ROWS}
             AND seq < COALESCE(${want.beforeSeq ?? null}::int, 2147483647)
           ORDER BY seq DESC LIMIT 500) h) AS conversation`;

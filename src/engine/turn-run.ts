@@ -14,6 +14,7 @@ import { VanishedTurnError } from '../events/event-writer.js';
 import { emptyUsage, type ModelCallRecord, type Resolution, type RunState } from './run-state.js';
 import type { ModelCallRow } from '../events/event-statements.js';
 import { storable } from '../events/storable.js';
+import { storedRequest } from './request-history.js';
 import { activeSpanIds, inSpan } from '../telemetry/tracing.js';
 
 /** One run of one turn on this process: everything the loop, the store and the supervisor need. */
@@ -89,7 +90,7 @@ async function runAndStore(deps: EngineDeps, run: TurnRun, delegate: Delegate): 
       },
       onUnexpected: (error) => logger.error({ err: error, turnId: turn.id }, 'agent run failed'),
       // Stored with the turn's next events (at the latest its outcome), in the same statement.
-      modelCalled: async (call) => hub.recordModelCall(modelCallRow(turn, call)),
+      modelCalled: async (call) => hub.recordModelCall(modelCallRow(turn, state, call)),
     },
   });
   const at = new Date();
@@ -143,8 +144,15 @@ export async function finishIdleTurn(
   );
 }
 
-/** One model call of a turn as its llm_calls row (with the request body as sent), for the event writer to store. */
-function modelCallRow(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>, call: ModelCallRecord, at = new Date()): ModelCallRow {
+/** One model call of a turn as its llm_calls row (the request body as sent, its history by reference), for the event writer to store. */
+function modelCallRow(
+  turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId'>,
+  state: Pick<RunState, 'messages' | 'history'>,
+  call: ModelCallRecord,
+  at = new Date(),
+): ModelCallRow {
+  const { request, requestHistory } =
+    call.request === null ? { request: null, requestHistory: null } : storedRequest(call.request, state.messages, state.history, turn.sessionId);
   return {
     turnId: turn.id,
     llmCall: {
@@ -159,7 +167,8 @@ function modelCallRow(turn: Pick<Turn, 'id' | 'sessionId' | 'tenantId' | 'userId
       latency_ms: call.latencyMs,
       finish_reason: call.finishReason,
       error: call.error,
-      request: call.request === null ? null : storable(call.request),
+      request: request === null ? null : storable(request),
+      request_history: requestHistory,
       tenant_id: turn.tenantId,
       user_id: turn.userId,
       created_at: at.toISOString(),

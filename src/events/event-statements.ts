@@ -42,6 +42,8 @@ export interface ModelCallRow {
     finish_reason: string | null;
     error: string | null;
     request: string | null;
+    /** The history cut out of `request` (engine/request-history.ts). */
+    request_history: object | null;
     tenant_id: string;
     user_id: string | null;
     /** When the call ended (ISO). */
@@ -127,14 +129,14 @@ const storeCalls = (calls: ModelCallRow[], when: Prisma.Sql) =>
   calls.length === 0
     ? Prisma.empty
     : Prisma.sql`calls AS (
-        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request, tenant_id, user_id, created_at)
-        SELECT c.turn_id, c.session_id, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.usage_estimated, c.latency_ms, c.finish_reason, c.error, c.request, c.tenant_id, c.user_id, c.created_at
+        INSERT INTO llm_calls (turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request, request_history, tenant_id, user_id, created_at)
+        SELECT c.turn_id, c.session_id, c.provider, c.model, c.iteration, c.input_tokens, c.output_tokens, c.usage_estimated, c.latency_ms, c.finish_reason, c.error, c.request, c.request_history, c.tenant_id, c.user_id, c.created_at
         FROM ROWS FROM (
           jsonb_to_recordset(${JSON.stringify(calls.map(({ llmCall: { request: _, ...columns } }) => columns))}::jsonb) AS (turn_id uuid, session_id uuid, provider text,
-            model text, iteration int, input_tokens int, output_tokens int, usage_estimated boolean, latency_ms int, finish_reason text, error text, tenant_id text,
-            user_id text, created_at timestamptz),
+            model text, iteration int, input_tokens int, output_tokens int, usage_estimated boolean, latency_ms int, finish_reason text, error text, request_history jsonb,
+            tenant_id text, user_id text, created_at timestamptz),
           unnest(${calls.map((c) => c.llmCall.request)}::text[])
-        ) AS c(turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, tenant_id, user_id, created_at, request)
+        ) AS c(turn_id, session_id, provider, model, iteration, input_tokens, output_tokens, usage_estimated, latency_ms, finish_reason, error, request_history, tenant_id, user_id, created_at, request)
         WHERE ${when}
       ),`;
 

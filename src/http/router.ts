@@ -23,6 +23,11 @@ export interface RouterOptions {
   maxUploadBytes: number;
 }
 
+/** GET /healthz: the process is up and serving HTTP (liveness; /readyz tells whether it can do its work). */
+export function sendLiveness(res: ServerResponse): void {
+  sendJson(res, 200, { status: 'ok' });
+}
+
 /** The HTTP server's request listener: the given routes, then the Origin check, /healthz, /readyz and GraphQL. */
 export function createRouter(options: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { routes, origins, graphql, maxRequestBytes } = options;
@@ -32,7 +37,7 @@ export function createRouter(options: RouterOptions): (req: IncomingMessage, res
     if (!origins.allows(req.headers.origin, req.headers.host)) {
       return sendJson(res, 403, { errors: [{ message: 'Requests from this origin are not allowed (CORS_ORIGINS)', extensions: { code: 'FORBIDDEN' } }] });
     }
-    if (req.url === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (req.url === '/healthz') return sendLiveness(res);
     if (req.url === '/readyz') return void options.readiness().then(({ ready, ...body }) => sendJson(res, ready ? 200 : 503, body));
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return void graphql(req, res);
     const limit = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '') ? maxRequestBytes + options.maxUploadBytes : maxRequestBytes;

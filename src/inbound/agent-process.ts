@@ -7,6 +7,7 @@ import type { RoutingRule } from '../routing/routing-file.js';
 import type { TurnService } from '../turns/turn-service.js';
 import { emailEvent, emailGivenUp } from './email-events.js';
 import { inboxContext } from './inbox-context.js';
+import { deliveryUnknown } from './reply-once.js';
 import { AGENT_PROCESS_JOB, routingContent, routingMetadata } from './intake.js';
 
 export interface AgentProcessDeps {
@@ -43,7 +44,8 @@ export function agentProcessHandler(deps: AgentProcessDeps): JobHandler {
     }
     const current = await prisma.inboundEmail.findUniqueOrThrow({ where: { id: email.id } });
     const status = await settledStatus(prisma, email.id, turnId, turn, current.status);
-    await prisma.inboundEmail.update({ where: { id: email.id }, data: { status } });
+    // Conditional: a person who resolved the email meanwhile has the last word.
+    await prisma.inboundEmail.updateMany({ where: { id: email.id, status: current.status }, data: { status } });
     await emailEvent(prisma, email.id, 'job_finished', { job: AGENT_PROCESS_JOB, turnId, turnStatus: turn.status });
     return { turnId, turnStatus: turn.status, status };
   };
@@ -81,8 +83,9 @@ export async function followAfterDecision(prisma: PrismaClient, queue: JobQueue,
   });
 }
 
-/** A new turn answering the interrupted turn's message (the email) again; the email follows it from now on. */
+/** A new turn answering the interrupted turn's message (the email) again; the email follows it from now on. A reply the stopped turn was sending is a person's to check. */
 async function answerAgain(deps: AgentProcessDeps, emailId: string, interrupted: string): Promise<string> {
+  await deliveryUnknown(deps.prisma, emailId);
   const email = await deps.prisma.inboundEmail.findUniqueOrThrow({ where: { id: emailId } });
   const { turn } = await deps.turns.regenerate(inboxContext(email.tenantId), interrupted);
   await deps.prisma.inboundEmail.update({ where: { id: emailId }, data: { turnId: turn.id } });

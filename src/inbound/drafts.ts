@@ -1,8 +1,8 @@
 import type { AgentContext } from '../auth/agent-context.js';
 import type { EmailDraft, PrismaClient } from '../db/generated/client.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { emailEvent } from './email-events.js';
 import type { Mailer } from './mailer.js';
+import { replyOnce } from './reply-once.js';
 
 /** Inbound email is the shared inbox's: only its tenant's admins read it and act on it. */
 export function inboxWhere(ctx: Pick<AgentContext, 'tenantId' | 'isAdmin'>) {
@@ -27,39 +27,27 @@ export class EmailDrafts {
     return this.settle(id, 'DISCARDED');
   }
 
-  /** Sends the draft as the reply to its email; it is SENT once the mail server took it (PENDING again if it did not). */
+  /**
+   * Sends the draft as the reply to its email; it is SENT once the mail server took it, PENDING again
+   * if it did not or the email was answered already (an email is answered once, see replyOnce).
+   */
   async send(ctx: AgentContext, id: string): Promise<EmailDraft> {
     const draft = await this.pending(ctx, id);
     const email = await this.deps.prisma.inboundEmail.findUniqueOrThrow({ where: { id: draft.emailId } });
     const sent = await this.settle(id, 'SENT');
-    try {
-      const { messageId } = await this.deps.mailer.send({
-        to: draft.to,
-        subject: draft.subject,
-        body: draft.body,
-        inReplyTo: email.messageId,
-        references: email.references,
-      });
-      await this.deps.prisma.$transaction(async (tx) => {
-        await tx.sentReply.create({
-          data: {
-            emailId: email.id,
-            draftId: id,
-            to: draft.to,
-            subject: draft.subject,
-            body: draft.body,
-            messageId,
-            inReplyTo: email.messageId,
-            references: [...email.references, email.messageId],
-          },
-        });
-        await emailEvent(tx, email.id, 'sent', { to: draft.to, messageId, draftId: id, by: ctx.userId });
-      });
-      return sent;
-    } catch (error) {
-      await this.deps.prisma.emailDraft.update({ where: { id }, data: { status: 'PENDING' } });
+    const outcome = await replyOnce(this.deps, email, draft, { draftId: id, by: ctx.userId }).catch(async (error: unknown) => {
+      await this.reopen(id);
       throw error;
-    }
+    });
+    if (outcome.status === 'sent') return sent;
+    await this.reopen(id);
+    throw new ValidationError(`The email was answered already (Message-ID ${outcome.reply.messageId}, ${outcome.reply.status})`, [
+      { path: ['id'], message: 'email answered already' },
+    ]);
+  }
+
+  private async reopen(id: string): Promise<void> {
+    await this.deps.prisma.emailDraft.update({ where: { id }, data: { status: 'PENDING' } });
   }
 
   private async pending(ctx: AgentContext, id: string): Promise<EmailDraft> {

@@ -3,7 +3,19 @@ import type { JobError } from '../jobs/job-worker.js';
 
 /** What happens to an inbound email, in the order it can happen. */
 export type EmailEventKind =
-  'received' | 'routed' | 'job_started' | 'resumed' | 'classified' | 'drafted' | 'approval_asked' | 'sent' | 'escalated' | 'job_finished' | 'failed';
+  | 'received'
+  | 'routed'
+  | 'job_started'
+  | 'resumed'
+  | 'classified'
+  | 'drafted'
+  | 'approval_asked'
+  | 'sent'
+  | 'delivery_unknown'
+  | 'escalated'
+  | 'resolved'
+  | 'job_finished'
+  | 'failed';
 
 type Client = Pick<PrismaClient, 'emailEvent'> | Prisma.TransactionClient;
 

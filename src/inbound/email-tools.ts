@@ -5,6 +5,7 @@ import { defineTool } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool.js';
 import { emailEvent } from './email-events.js';
 import type { Mailer } from './mailer.js';
+import { replyOnce } from './reply-once.js';
 
 const reply = z.object({
   to: z.string().trim().email().max(320).describe('Address of the person to answer'),
@@ -52,8 +53,8 @@ export function emailTools(mailer: Mailer) {
       });
     },
   });
-  // One reply per email: a send_reply approved again (the turn answered anew after a restart) or
-  // after a person sent a draft does not mail the sender a second time.
+  // One reply per email: a send_reply approved again (the turn answered anew after a restart), at
+  // the same time as another, or after a person sent a draft does not mail the sender a second time.
   const sendReply = defineTool({
     name: 'send_reply',
     description:
@@ -62,17 +63,8 @@ export function emailTools(mailer: Mailer) {
     requiresApproval: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async handler(args, ctx) {
-      const email = await emailOf(ctx);
-      const earlier = await ctx.prisma.sentReply.findFirst({ where: { emailId: email.id }, orderBy: { sentAt: 'asc' } });
-      if (earlier) return { status: 'already_sent', messageId: earlier.messageId };
-      const { messageId } = await mailer.send({ ...args, inReplyTo: email.messageId, references: email.references });
-      await ctx.prisma.$transaction(async (tx) => {
-        await tx.sentReply.create({
-          data: { emailId: email.id, ...args, messageId, inReplyTo: email.messageId, references: [...email.references, email.messageId] },
-        });
-        await emailEvent(tx, email.id, 'sent', { to: args.to, messageId });
-      });
-      return { status: 'sent', messageId };
+      const outcome = await replyOnce({ prisma: ctx.prisma, mailer }, await emailOf(ctx), args);
+      return { status: outcome.status, messageId: outcome.reply.messageId };
     },
   });
   const escalate = defineTool({

@@ -9,28 +9,32 @@ interface OutgoingReply {
   /** The Message-ID answered. */
   inReplyTo: string;
   references: string[];
+  /** The reply's own Message-ID, from `messageId()`: stored before the send. */
+  messageId: string;
 }
 
-/** Sends replies over SMTP (SMTP_URL) from MAIL_FROM; answers with the sent message's Message-ID. */
+/** Sends replies over SMTP (SMTP_URL) from MAIL_FROM. */
 export interface Mailer {
-  send(reply: OutgoingReply): Promise<{ messageId: string }>;
+  /** A new Message-ID in MAIL_FROM's domain. */
+  messageId(): string;
+  send(reply: OutgoingReply): Promise<void>;
 }
 
 export function createMailer(settings: { smtpUrl: string | undefined; mailFrom: string }): Mailer {
   let transport: Transporter | undefined;
   const domain = /@([^>\s]+)/.exec(settings.mailFrom)?.[1] ?? 'remgraph.local';
   return {
+    messageId: () => `<${randomUUID()}@${domain}>`,
     async send(reply) {
       if (!settings.smtpUrl) throw new ValidationError('Mail is not configured: set SMTP_URL to send replies', [{ path: ['SMTP_URL'], message: 'not set' }]);
       transport ??= createTransport(settings.smtpUrl);
-      const messageId = `<${randomUUID()}@${domain}>`;
       try {
         await transport.sendMail({
           from: settings.mailFrom,
           to: reply.to,
           subject: reply.subject,
           text: reply.body,
-          messageId,
+          messageId: reply.messageId,
           inReplyTo: reply.inReplyTo,
           references: [...reply.references, reply.inReplyTo],
         });
@@ -39,7 +43,6 @@ export function createMailer(settings: { smtpUrl: string | undefined; mailFrom: 
         const code = (error as { responseCode?: number }).responseCode;
         throw new ToolFailedError(`The mail server did not take the reply${code ? ` (SMTP ${code})` : ''}`);
       }
-      return { messageId };
     },
   };
 }

@@ -93,6 +93,11 @@ export function toRequestBody(
   };
 }
 
+/** A message of the conversation before the turn's own (no reasoning goes back with it) as the exact text a request body holds. */
+export function wireMessageText(message: ChatMessage): string {
+  return JSON.stringify(toWireMessage(message, false));
+}
+
 /** A message as sent; `withReasoning`: an assistant tool call carries its reasoning as `reasoning_content`. */
 function toWireMessage(message: ChatMessage, withReasoning: boolean): ChatCompletionMessageParam {
   switch (message.role) {

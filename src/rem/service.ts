@@ -5,11 +5,8 @@
 import type { Config } from '../config/config.js';
 import type { AgentContext } from '../auth/agent-context.js';
 import type { Database } from '../db/database.js';
-import type { Watchdog } from '../db/pglite-thread.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import type { SqlClient } from '../db/sql-client.js';
-import { isSyntaxOrAccessRuleViolation, SqlState } from '../db/sql-state.js';
-import { ForbiddenError, isAppError, LimitExceededError, QuerySyntaxError, ValidationError } from '../errors.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { vectorLiteral } from './embeddings/provider.js';
 import type { StoredEdge } from './memory/inputs.js';
@@ -24,8 +21,9 @@ import {
   type SqlQuery,
   type TraverseQuery,
 } from './parser.js';
-import { checkSqlQuery, REM_SQL_TABLES } from './sql-guard.js';
+import { FILE_CATEGORY } from './ingest/ingest-file.js';
 import type { SearchFilter } from './search-filter.js';
+import { runSqlQuery } from './sql-mode.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { TableStats } from './table-stats.js';
 
@@ -79,6 +77,28 @@ export interface RemResult {
   /** SQL mode: more rows matched than the row cap or the byte cap let through. */
   truncated: boolean;
   tookMs: number;
+}
+
+/** A chunk of an ingested file found by SEARCH: its text, page and similarity, and its file. */
+export interface FileChunkHit {
+  id: string;
+  key: string;
+  content: string;
+  score: number;
+  page: number | null;
+  file: { id: string; key: string; name: string | null };
+}
+
+interface FileChunkRow {
+  corpus_visible: boolean;
+  entity_id: string | null;
+  entity_key: string | null;
+  content: string | null;
+  distance: number;
+  page: number | null;
+  file_id: string | null;
+  file_key: string | null;
+  file_name: string | null;
 }
 
 interface KvRow {
@@ -214,26 +234,50 @@ export class RemService {
    * a WHERE filter is applied inside it (the limit counts only rows that pass), as one JSON parameter.
    */
   async search(ctx: AgentContext, query: SearchQuery): Promise<RemHit[]> {
-    const { embedder } = this.deps;
-    const [vector] = await embedder.embed([query.text]);
-    const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
+    const { embedded, bounds } = await this.searchArguments(query);
     const rows = await this.deps.sql.query<KvRow & { distance: number; page: number | null }>(
       `SELECT entity_type, entity_id::text AS entity_id, entity_key, content_summary, graph_edges, user_id, distance, page
        FROM "rem_search_custom"($1, $2, $3, $4::int, $5, $6::text[], $7::int, $8::float8, $9::jsonb, $10::int)`,
-      [
-        ctx.tenantId,
-        ctx.userId,
-        vectorLiteral(vector!),
-        embedder.dimension,
-        embedder.model,
-        query.table ? [query.table] : ['entities', 'resources', 'moments'],
-        query.limit,
-        1 - minSimilarity,
-        query.filter ? JSON.stringify(query.filter) : null,
-        this.settings.searchExactRows ?? SEARCH_EXACT_ROWS,
-      ],
+      [ctx.tenantId, ctx.userId, ...embedded, query.table ? [query.table] : ['entities', 'resources', 'moments'], ...bounds],
     );
     return rows.map((row) => ({ ...kvHit(row), score: round(1 - Number(row.distance)), page: row.page }));
+  }
+
+  /**
+   * SEARCH over the chunks of ingested files, each found with its text and its file, in one
+   * statement; with `filter.corpus`, that statement also tells whether the caller can see the corpus
+   * (and searches nothing if not).
+   */
+  async searchFileChunks(ctx: AgentContext, query: Omit<SearchQuery, 'mode' | 'table'>): Promise<{ corpusVisible: boolean; chunks: FileChunkHit[] }> {
+    const { embedded, bounds } = await this.searchArguments(query);
+    const rows = await this.deps.sql.query<FileChunkRow>(
+      `SELECT corpus_visible, entity_id::text AS entity_id, entity_key, content, distance, page, file_id::text AS file_id, file_key, file_name
+       FROM "rem_search_file_chunks_custom"($1, $2, $3, $4::int, $5, $6, $7::int, $8::float8, $9::jsonb, $10::int)`,
+      [ctx.tenantId, ctx.userId, ...embedded, FILE_CATEGORY, ...bounds],
+    );
+    if (rows[0]?.corpus_visible === false) return { corpusVisible: false, chunks: [] };
+    return {
+      corpusVisible: true,
+      chunks: rows.map((row) => ({
+        id: row.entity_id!,
+        key: row.entity_key!,
+        content: row.content ?? '',
+        score: round(1 - Number(row.distance)),
+        page: row.page,
+        file: { id: row.file_id!, key: row.file_key!, name: row.file_name },
+      })),
+    };
+  }
+
+  /** rem_search_custom's arguments: the query's vector, dimension and model; then limit, distance, filter and the exact-rows threshold. */
+  private async searchArguments(query: Omit<SearchQuery, 'mode' | 'table'>): Promise<{ embedded: unknown[]; bounds: unknown[] }> {
+    const { embedder } = this.deps;
+    const [vector] = await embedder.embed([query.text]);
+    const minSimilarity = query.minSimilarity ?? this.settings.searchMinSimilarity;
+    return {
+      embedded: [vectorLiteral(vector!), embedder.dimension, embedder.model],
+      bounds: [query.limit, 1 - minSimilarity, query.filter ? JSON.stringify(query.filter) : null, this.settings.searchExactRows ?? SEARCH_EXACT_ROWS],
+    };
   }
 
   /**
@@ -249,58 +293,9 @@ export class RemService {
     return rows.map((row) => ({ ...kvHit(row), path: row.path, relType: row.rel_type, depth: row.depth, score: round(row.score) }));
   }
 
-  /**
-   * Runs a checked SELECT in a READ ONLY transaction as rem_reader_custom, whose only readable
-   * relations are the views of rem_sql_custom, scoped by per-transaction settings that the query
-   * cannot change (the guard refuses set_config and SET). Planner cost, time, rows and bytes are
-   * capped: PostgreSQL enforces the statement timeout; on PGlite, which cannot interrupt a statement,
-   * `interruptAfter` stops the database and reopens it once the time is up.
-   */
-  async sql(ctx: AgentContext, query: SqlQuery, offset = 0): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
-    const { rowCap, maxCost, maxBytes, statementTimeoutMs, maxSeriesRows } = this.settings.sql;
-    await checkSqlQuery(query.sql, offset, { maxSeriesRows });
-    // Each row as JSON text with the running total of bytes, so rows past the byte cap leave the
-    // database as NULLs, not as the values themselves.
-    const wrapped = `SELECT CASE WHEN rem_sql_bytes <= ${maxBytes} THEN rem_sql_row END AS row, rem_sql_bytes::float8 AS bytes
-      FROM (SELECT rem_sql_row, sum(octet_length(rem_sql_row)) OVER (ROWS UNBOUNDED PRECEDING) AS rem_sql_bytes
-            FROM (SELECT to_json(rem_sql_q)::text AS rem_sql_row FROM (\n${query.sql}\n) AS rem_sql_q LIMIT ${rowCap + 1}) AS rem_sql_rows) AS rem_sql_out`;
-    const timeLimit = () =>
-      new LimitExceededError(`SQL query stopped: it ran longer than the ${statementTimeoutMs} ms SQL mode allows; add filters or a LIMIT`);
-    let watchdog: Watchdog | undefined;
-    const rows = await this.deps.prisma
-      .$transaction(
-        async (tx) => {
-          watchdog = this.deps.interruptAfter?.(statementTimeoutMs, timeLimit);
-          try {
-            await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
-            await tx.$queryRawUnsafe(
-              `SELECT set_config('statement_timeout', $1, true), set_config('search_path', 'rem_sql_custom', true),
-                    set_config('standard_conforming_strings', 'on', true),
-                    set_config('remgraph.tenant_id', $2, true), set_config('remgraph.user_id', $3, true)`,
-              String(statementTimeoutMs),
-              ctx.tenantId,
-              ctx.userId ?? '',
-            );
-            await tx.$executeRawUnsafe('SET LOCAL ROLE "rem_reader_custom"');
-            const plan = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(`EXPLAIN (FORMAT JSON) ${wrapped}`);
-            const cost = planCost(plan[0]?.['QUERY PLAN']);
-            if (cost > maxCost) {
-              throw new ForbiddenError(`SQL query refused: its estimated cost ${Math.round(cost)} exceeds the limit ${maxCost}; add filters or a LIMIT`);
-            }
-            return await tx.$queryRawUnsafe<{ row: string | null; bytes: number }[]>(wrapped);
-          } finally {
-            watchdog?.disarm();
-          }
-        },
-        { timeout: statementTimeoutMs + 5000, maxWait: 10_000 },
-      )
-      .catch((error: unknown) => {
-        // Prisma wraps what the stopped database answered; the watchdog knows what happened.
-        throw watchdog?.fired ? timeLimit() : mapSqlError(error, offset, timeLimit);
-      });
-    const kept = rows.filter((r, i) => i < rowCap && r.row !== null && r.bytes <= maxBytes);
-    const objects = kept.map((r) => JSON.parse(r.row!) as Record<string, unknown>);
-    return { hits: [], rows: objects, truncated: kept.length < rows.length };
+  /** SQL mode (src/rem/sql-mode.ts). */
+  sql(ctx: AgentContext, query: SqlQuery, offset = 0): Promise<Omit<RemResult, 'mode' | 'tookMs'>> {
+    return runSqlQuery(this.deps, this.settings.sql, ctx, query, offset).then((result) => ({ hits: [], ...result }));
   }
 }
 
@@ -349,31 +344,4 @@ function edgesOf(value: unknown): StoredEdge[] {
 
 function round(x: number): number {
   return Math.round(Number(x) * 1e6) / 1e6;
-}
-
-function planCost(plan: unknown): number {
-  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
-  const cost = (parsed as { Plan?: { 'Total Cost'?: number } }[] | undefined)?.[0]?.Plan?.['Total Cost'];
-  return typeof cost === 'number' ? cost : 0;
-}
-
-/** PostgreSQL error codes reported by either driver adapter, as our coded errors. */
-function mapSqlError(error: unknown, offset: number, timeLimit: () => LimitExceededError): unknown {
-  if (isAppError(error)) return error;
-  const e = error as {
-    code?: string;
-    message?: string;
-    meta?: { code?: string; message?: string; driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string; code?: string } } };
-  };
-  const cause = e.meta?.driverAdapterError?.cause;
-  const code = cause?.originalCode ?? e.meta?.code ?? (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined);
-  const message = cause?.originalMessage ?? e.meta?.message ?? e.message ?? 'SQL query failed';
-  if (!code) return error;
-  const tables = REM_SQL_TABLES.join(', ');
-  if (code === SqlState.insufficientPrivilege) return new ForbiddenError(`SQL mode reads only the REM tables (${tables}): ${message}`);
-  if (code === SqlState.readOnlySqlTransaction) return new ForbiddenError(`SQL mode is read-only: ${message}`);
-  if (code === SqlState.queryCanceled) return timeLimit();
-  if (code === SqlState.undefinedTable) return new QuerySyntaxError(`${message}; SQL mode can read ${tables}`, offset, [...REM_SQL_TABLES]);
-  if (isSyntaxOrAccessRuleViolation(code)) return new QuerySyntaxError(`SQL error: ${message}`, offset, []);
-  return new ValidationError(`SQL query failed: ${message}`, [{ path: ['query'], message }]);
 }

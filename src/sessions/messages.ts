@@ -1,4 +1,5 @@
 import { Prisma, type Message, type Session } from '../db/generated/client.js';
+import type { ChatMessage } from '../llm/chat-model.js';
 import { insertMessagesCte, messageRow } from './rows.js';
 
 /**
@@ -39,21 +40,35 @@ export interface ContextRow {
   role: (typeof CONTEXT_ROLE)[ContextType];
   content: string;
   seq: number;
+  /** The content is the answer's compaction breadcrumb (dreaming/compact.ts), not the stored answer. */
+  crumb: boolean;
 }
 
 /** The stored message types a model's context reads (see CONTEXT_ROLE). */
 export const CONTEXT_TYPES = Object.keys(CONTEXT_ROLE) as ContextType[];
 
 /** A stored message of a context type (its content not null) as the model sees it. */
-export function contextRow(row: { type: ContextType; content: string; seq: number }): ContextRow {
-  return { type: row.type, role: CONTEXT_ROLE[row.type], content: row.type === 'observation' ? `[Observation] ${row.content}` : row.content, seq: row.seq };
+export function contextRow(row: { type: ContextType; content: string; seq: number; crumb: boolean }): ContextRow {
+  return {
+    type: row.type,
+    role: CONTEXT_ROLE[row.type],
+    content: row.type === 'observation' ? `[Observation] ${row.content}` : row.content,
+    seq: row.seq,
+    crumb: row.crumb,
+  };
+}
+
+/** A context row as the model is sent it: an answer longer than `compressAbove` characters (0: never) compressed (compressMessage). */
+export function contextMessage(sessionId: string, row: ContextRow, compressAbove: number): ChatMessage {
+  const compressed = row.type === 'assistant' && compressAbove > 0 && row.content.length > compressAbove;
+  return { role: row.role, content: compressed ? compressMessage(sessionId, row.seq, row.content, compressAbove) : row.content };
 }
 
 /**
  * REM's session compression (REMLight): the head and tail of a long message around a breadcrumb
  * that names the REM LOOKUP key of the full text. The stored message is never changed.
  */
-export function compressMessage(sessionId: string, seq: number, content: string, keepChars: number): string {
+function compressMessage(sessionId: string, seq: number, content: string, keepChars: number): string {
   const head = content.slice(0, Math.ceil(keepChars / 2)).trimEnd();
   const tail = content.slice(content.length - Math.floor(keepChars / 2)).trimStart();
   return `${head}\n\n... [Message truncated - REM LOOKUP ${messageKey(sessionId, seq)} to recover full content] ...\n\n${tail}`;

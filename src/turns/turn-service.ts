@@ -184,7 +184,7 @@ export class TurnService {
         withMemory: true,
         stored,
       });
-      addHistory(state, context.messages);
+      addHistory(state, context);
     });
     this.deps.pubsub.publish('session:updated', session.id, { session, deleted: false });
     return started;

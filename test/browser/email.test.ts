@@ -113,4 +113,52 @@ describe('the inbound email view in Chromium', () => {
     expect(fake.pending).toBe(0);
     expect(page.problems).toEqual([]);
   });
+
+  it('lists an escalated email under Escalated with its reason; resolving it there updates the view and the stored status and events', async () => {
+    const reason = 'Zákaznice hlásí nežádoucí účinek, musí odpovědět lékárník.';
+    fake.enqueue({ toolCalls: [{ name: 'escalate', arguments: { reason } }] }, { text: 'Předáno.' });
+    const messageId = `<${randomUUID()}@crisp.example>`;
+    const body = crispEmail(messageId);
+    const res = await fetch(server.url.replace('/graphql', '/inbound/email'), {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', 'x-signature-256': signBody(SECRET, body) },
+      body,
+    });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const emailId = Buffer.from(id, 'base64').toString().replace('InboundEmail:', '');
+    const end = Date.now() + 30_000;
+    while (!(await server.db.prisma.emailEvent.count({ where: { emailId, kind: 'job_finished' } }))) {
+      if (Date.now() > end) throw new Error('the escalated email’s job never finished');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const page = await browser.open(new URL('/', server.url).href, admin);
+    await page.getByTestId('email-toggle').click();
+    await page.getByTestId('email').first().waitFor();
+    expect(await page.getByTestId('email').count()).toBe(2);
+    await page.getByTestId('email-filter-escalated').click();
+    await page.locator('[data-testid=email][data-status=ESCALATED]').waitFor();
+    const listed = page.getByTestId('email');
+    expect(await listed.count()).toBe(1);
+    expect(await listed.getByTestId('email-reason').innerText()).toBe(reason);
+
+    await listed.click();
+    const box = page.getByTestId('email-escalation');
+    await box.waitFor();
+    expect(await box.getByTestId('escalation-reason').innerText()).toBe(reason);
+    await browser.screenshot(page, 'email-view-escalated');
+    await box.getByTestId('escalation-note').fill('Volal jsem zákaznici.');
+    await box.getByTestId('escalation-resolve').click();
+
+    await page.locator('[data-testid=email-route]', { hasText: '· DONE' }).waitFor();
+    expect(await page.getByTestId('email-escalation').count()).toBe(0);
+    await page.getByText('Nothing is escalated to you.').waitFor();
+    expect(await page.locator('[data-testid=email-events] li').last().getAttribute('data-kind')).toBe('resolved');
+    const stored = await server.db.prisma.inboundEmail.findUniqueOrThrow({ where: { id: emailId }, include: { events: { orderBy: { id: 'asc' } } } });
+    expect(stored.status).toBe('DONE');
+    expect(stored.events.at(-1)).toMatchObject({ kind: 'resolved', detail: { by: admin.userId, note: 'Volal jsem zákaznici.' } });
+    expect(fake.pending).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
 });

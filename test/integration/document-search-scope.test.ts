@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createCorpus } from '../../src/documents/corpora.js';
+import { addDocumentsToCorpus, createCorpus, removeDocumentsFromCorpus } from '../../src/documents/corpora.js';
 import { searchPassages, type Passage } from '../../src/documents/search.js';
 import { HashedLexicalEmbedder } from '../../src/rem/embeddings/hashed-lexical.js';
 import { CHUNK_CATEGORY, FILE_CATEGORY } from '../../src/rem/ingest/ingest-file.js';
+import { ingestFile } from '../../src/rem/ingest/ingest-file.js';
+import { deleteMemory } from '../../src/rem/memory/delete.js';
 import { ingest } from '../../src/rem/memory/ingest.js';
 import type { MemoryItemInput } from '../../src/rem/memory/inputs.js';
 import { NotFoundError } from '../../src/errors.js';
@@ -142,7 +144,7 @@ describe('similarity_search within a scope', () => {
 
   it('returns the best passages of the corpus, and only its, by exact distances over a small scope', async () => {
     const expected = await bruteForce(ctx, inCorpus);
-    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith() }, ctx, { query: QUERY, k: K, corpusId });
     check(passages, inCorpus);
     // Ties aside, the same chunks: the scores are exactly the brute force's, in its order.
     passages.forEach((p, i) => expect(p.score).toBeCloseTo(expected[i]!.score, 5));
@@ -151,7 +153,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of the corpus through the HNSW index with a check per row', async () => {
     const expected = await bruteForce(ctx, inCorpus);
     // Every scope counts as large: the index is walked in order and each row checked against the corpus.
-    const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
+    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith(1) }, ctx, { query: QUERY, k: K, corpusId });
     const keys = check(passages, inCorpus);
     // Approximate by nature; on 400 vectors HNSW finds (nearly) all of the true best.
     expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
@@ -160,7 +162,7 @@ describe('similarity_search within a scope', () => {
   it('returns the best passages of one document, and only its, both ways', async () => {
     const expected = await bruteForce(ctx, ['lease-5']);
     for (const rem of [remWith(), remWith(1)]) {
-      const passages = await searchPassages({ prisma: server.db.prisma, sql: server.db.sql, rem }, ctx, { query: QUERY, k: K, documentId });
+      const passages = await searchPassages({ prisma: server.db.prisma, rem }, ctx, { query: QUERY, k: K, documentId });
       const keys = check(passages, ['lease-5']);
       expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
     }
@@ -168,7 +170,7 @@ describe('similarity_search within a scope', () => {
 });
 
 describe('the statements of similarity_search', () => {
-  it('sends the search and one statement more, which also checks that the corpus is visible', async () => {
+  it('sends one statement for a corpus: the search, with the chunks, their documents and whether the corpus is visible', async () => {
     const tenant = `t-${randomUUID()}`;
     const ctx = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
     const other = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
@@ -186,7 +188,6 @@ describe('the statements of similarity_search', () => {
     const db = countingDatabase(server.db);
     const deps = {
       prisma: db.prisma,
-      sql: db.sql,
       rem: new RemService({ prisma: db.prisma, sql: db.sql, embedder }, loadConfig({ DATA_DIR: 'memory://' }).rem),
     };
     const run = async (scope: { corpusId?: string; documentId?: string }) => {
@@ -196,18 +197,18 @@ describe('the statements of similarity_search', () => {
     };
     const inCorpus = await run({ corpusId: mine });
     expect((inCorpus.passages as Passage[]).map((p) => [p.documentKey, p.title, p.corpusId])).toEqual(Array(3).fill(['mine-0', 'mine-0.md', mine]));
-    expect(inCorpus.statements).toBe(2);
-    // The document's lookup (NOT_FOUND before any search), the search, the chunks.
+    expect(inCorpus.statements).toBe(1);
+    // The document's lookup (NOT_FOUND before any search), then the search with the chunks.
     const inDocument = await run({ documentId });
     expect((inDocument.passages as Passage[]).map((p) => p.documentKey)).toEqual(['mine-0', 'mine-0', 'mine-0']);
-    expect(inDocument.statements).toBe(3);
-    expect(await run({ corpusId: empty })).toEqual({ passages: [], statements: 2 });
+    expect(inDocument.statements).toBe(2);
+    expect(await run({ corpusId: empty })).toEqual({ passages: [], statements: 1 });
     // Another user's corpus: NOT_FOUND, though the search found the shared chunks it holds.
     for (const corpusId of [theirs, randomUUID()]) {
       const hidden = await run({ corpusId });
       expect(hidden.passages).toBeInstanceOf(NotFoundError);
       expect(hidden.passages).toMatchObject({ message: expect.stringContaining(corpusId) });
-      expect(hidden.statements).toBe(2);
+      expect(hidden.statements).toBe(1);
     }
     const seen = await searchPassages(deps, other, { query: QUERY, k: 3, corpusId: theirs });
     // Its owner reads them.
@@ -251,5 +252,93 @@ describe('the work of a scoped search', () => {
         `${JSON.stringify(scope)}: ${before[i]!.buffers} buffers with 200 chunks outside, ${after[i]!.buffers} with 2,200`,
       ).toBeLessThanOrEqual(before[i]!.buffers + BUFFER_SLACK);
     });
+  });
+});
+
+describe('the chunk counts a scoped search reads', () => {
+  const config = loadConfig({ DATA_DIR: 'memory://', INGEST_CHUNK_CHARS: '200', INGEST_CHUNK_OVERLAP_CHARS: '0' });
+  /** A markdown file of `sections` headed sections, each its own chunk. */
+  const markdown = (sections: number) =>
+    new TextEncoder().encode(Array.from({ length: sections }, (_, i) => `# Part ${i + 1}\n\n${chunkText(i)}`).join('\n\n'));
+  const ingestMarkdown = (ctx: AgentContext, key: string, sections: number) =>
+    ingestFile({ prisma: server.db.prisma, embedder }, ctx, { filename: `${key}.md`, key, bytes: markdown(sections) }, config.ingest);
+
+  /** What the search reads: the corpus's chunks by owner, as the triggers keep them. */
+  const stored = async (corpusId: string) =>
+    Object.fromEntries((await server.db.prisma.corpusChunkCount.findMany({ where: { corpusId }, orderBy: { owner: 'asc' } })).map((c) => [c.owner, c.chunks]));
+  /** The same counted from the rows: the chunks of the corpus's documents, by the documents' owner. */
+  async function counted(corpusId: string): Promise<Record<string, number>> {
+    const rows = await server.db.sql.query<{ owner: string; chunks: number }>(
+      `SELECT COALESCE(d.user_id, '') AS owner, count(*)::int AS chunks
+       FROM "corpus_documents" cd JOIN "resources" d ON d.id = cd.document_id
+       JOIN "resources" x ON x.tenant_id = d.tenant_id AND x.user_id IS NOT DISTINCT FROM d.user_id AND x.metadata->>'parent' = d.key
+       WHERE cd.corpus_id = $1::uuid GROUP BY 1 ORDER BY 1`,
+      [corpusId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.owner, r.chunks]));
+  }
+  const expectCounts = async (corpusId: string, expected: Record<string, number>) => {
+    const fromRows = await counted(corpusId);
+    const kept = Object.fromEntries(Object.entries(await stored(corpusId)).filter(([, n]) => n !== 0));
+    expect(fromRows).toEqual(expected);
+    expect(kept).toEqual(expected);
+  };
+
+  it('stay right across ingest, re-ingest, membership changes and document deletes', async () => {
+    const tenant = `t-${randomUUID()}`;
+    const ctx = contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } });
+    const admin = { ...contextOf({ headers: { 'x-tenant-id': tenant } }), isAdmin: true };
+    const a = (await ingestMarkdown(ctx, 'alpha', 6)).resource;
+    const b = (await ingestMarkdown(ctx, 'beta', 4)).resource;
+    const shared = (await ingestMarkdown(admin, 'common', 3)).resource;
+    // The same key under another owner: never counted for this corpus.
+    await ingestMarkdown(contextOf({ headers: { 'x-tenant-id': tenant, 'x-user-id': `u-${randomUUID()}` } }), 'alpha', 9);
+    const corpus = (await createCorpus(server.db.prisma, ctx, { name: 'counted' })).id;
+    await expectCounts(corpus, {});
+    await addDocumentsToCorpus(server.db.prisma, ctx, corpus, [a.id, b.id, shared.id]);
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 10 });
+    // Re-ingested with fewer chunks, then with more.
+    await ingestMarkdown(ctx, 'alpha', 2);
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 6 });
+    await ingestMarkdown(ctx, 'beta', 7);
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 9 });
+    await removeDocumentsFromCorpus(server.db.prisma, ctx, corpus, [b.id]);
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 2 });
+    await addDocumentsToCorpus(server.db.prisma, ctx, corpus, [b.id]);
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 9 });
+    // A deleted document leaves its corpora (its chunks stay, and count for no corpus).
+    await deleteMemory({ prisma: server.db.prisma }, ctx, 'resource', 'alpha');
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 7 });
+    // Chunks of a file written before the file itself, then the file joining the corpus.
+    await ingest({ prisma: server.db.prisma, embedder }, ctx, [
+      { resource: { key: 'late-chunk-1', category: CHUNK_CATEGORY, content: chunkText(1), metadata: { parent: 'late' } } },
+      { resource: { key: 'late-chunk-2', category: CHUNK_CATEGORY, content: chunkText(2), metadata: { parent: 'late' } } },
+    ]);
+    await ingest({ prisma: server.db.prisma, embedder }, ctx, [{ resource: { key: 'late', name: 'late.md', category: FILE_CATEGORY } }]);
+    await addDocumentsToCorpus(server.db.prisma, ctx, corpus, await idsOf(ctx, ['late']));
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 9 });
+    // The chunks' own deletes, and a document deleted with its chunks in one statement.
+    await server.db.prisma.resource.deleteMany({ where: { tenantId: tenant, userId: ctx.userId, key: { in: ['late', 'late-chunk-1'] } } });
+    await expectCounts(corpus, { '': 3, [ctx.userId!]: 7 });
+    await server.db.prisma.resource.deleteMany({ where: { tenantId: tenant, userId: ctx.userId, key: { startsWith: 'beta-chunk-' } } });
+    await expectCounts(corpus, { '': 3 });
+    // The corpus's counts go with it.
+    await server.db.prisma.corpus.delete({ where: { id: corpus } });
+    expect(await server.db.prisma.corpusChunkCount.count({ where: { corpusId: corpus } })).toBe(0);
+  });
+
+  it('choose exact distances for a small corpus in a large tenant, and its search equals brute force', async () => {
+    const ctx = contextOf({ headers: { 'x-tenant-id': `t-${randomUUID()}`, 'x-user-id': `u-${randomUUID()}` } });
+    await files(ctx, 'few', 2, 10, 11);
+    await files(ctx, 'many', 30, 10, 300);
+    const corpusId = (await createCorpus(server.db.prisma, ctx, { name: 'few' })).id;
+    await addDocumentsToCorpus(server.db.prisma, ctx, corpusId, await idsOf(ctx, ['few-0', 'few-1']));
+    await server.db.prisma.$executeRawUnsafe('ANALYZE resources, embeddings, kv_store, corpus_documents');
+    const expected = await bruteForce(ctx, ['few-0', 'few-1']);
+    // 20 chunks in scope and a threshold of 21: exact distances, whatever the 300 chunks outside.
+    const passages = await searchPassages({ prisma: server.db.prisma, rem: remWith(21) }, ctx, { query: QUERY, k: K, corpusId });
+    expect(passages.map((p) => p.documentKey).every((d) => d === 'few-0' || d === 'few-1')).toBe(true);
+    expect(passages).toHaveLength(K);
+    passages.forEach((p, i) => expect(p.score).toBeCloseTo(expected[i]!.score, 5));
   });
 });

@@ -161,6 +161,7 @@ describe('the event writer', () => {
         finish_reason: 'stop',
         error: null,
         request: '{"exact": "body\u00e9"}',
+        request_history: null,
         tenant_id: tenantId,
         user_id: null,
         created_at: new Date().toISOString(),

@@ -11,7 +11,14 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { pharmacyInboxEnv } from '../support/pharmacy-inbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { ApprovalsDocument, DecideApprovalDocument, InboundEmailDocument, InboundEmailsDocument, SendEmailDraftDocument } from '../generated/graphql.js';
+import {
+  ApprovalsDocument,
+  DecideApprovalDocument,
+  InboundEmailDocument,
+  InboundEmailsDocument,
+  ResolveEmailEscalationDocument,
+  SendEmailDraftDocument,
+} from '../generated/graphql.js';
 
 const PROMPT = readFileSync(new URL('../../examples/pharmacy/config/prompts/pharmacy.txt', import.meta.url), 'utf8').trim();
 const SECRET = 'inbound-test-secret-0123456789';
@@ -242,6 +249,97 @@ describe('inbound email', () => {
     expect(results.join('\n')).toMatch(/"status":"updated"[\s\S]*"status":"sent"[\s\S]*"status":"already_sent"/);
     expect(await eventsOf(email.id)).toEqual(expect.arrayContaining(['drafted', 'drafted', 'sent']));
     expect((await eventsOf(email.id)).filter((k) => k === 'sent')).toHaveLength(1);
+  });
+
+  it('mails once when a send_reply approval and two sends of the email’s draft are decided at the same instant', async () => {
+    const messageId = `<${randomUUID()}@crisp.example>`;
+    fake.enqueue(
+      { toolCalls: [{ name: 'create_draft', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Z konceptu.' } }] },
+      { toolCalls: [{ name: 'send_reply', arguments: { to: 'jana.novakova@example.cz', subject: 'Re: Dotaz na Ibalgin', body: 'Od agenta.' } }] },
+      { text: 'Hotovo.' },
+    );
+    const delivered = await deliver(crispEmail(messageId));
+    const waiting = await until(
+      () => emailRow(messageId),
+      (e) => e?.status === 'AWAITING_APPROVAL',
+    );
+    const draftId = (await admin().data(InboundEmailDocument, { id: delivered.body.id! })).inboundEmail!.drafts[0]!.id;
+    const approval = await server.db.prisma.approval.findFirstOrThrow({ where: { sessionId: waiting!.sessionId!, status: 'PENDING' } });
+    const approvalId = Buffer.from(`Approval:${approval.id}`).toString('base64');
+
+    const [decided, ...sends] = await Promise.all([
+      admin().data(DecideApprovalDocument, { id: approvalId, approve: true }),
+      admin().data(SendEmailDraftDocument, { id: draftId }),
+      admin().data(SendEmailDraftDocument, { id: draftId }),
+    ]);
+    expect(decided.decideApproval).toMatchObject({ __typename: 'DecideApprovalSuccess' });
+    await until(
+      () => emailRow(messageId),
+      (e) => e?.status === 'DONE',
+    );
+    // Exactly one mail reached the mail server for this email, and one reply row, SENT, names it.
+    await smtp.received(1);
+    const mails = smtp.messages.filter((m) => m.inReplyTo === messageId);
+    expect(mails).toHaveLength(1);
+    const replies = await server.db.prisma.sentReply.findMany({ where: { emailId: waiting!.id } });
+    expect(replies).toMatchObject([{ status: 'SENT', messageId: mails[0]!.messageId }]);
+    expect((await eventsOf(waiting!.id)).filter((k) => k === 'sent')).toHaveLength(1);
+    // The losers were told: a draft send that lost is refused with a typed error (the draft stays PENDING), and a
+    // send_reply that lost answers already_sent (or sending, while the draft's send was under way) to the model.
+    const won = sends.filter((r) => r.sendEmailDraft.__typename === 'SendEmailDraftSuccess');
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const lost of sends.filter((r) => r.sendEmailDraft.__typename !== 'SendEmailDraftSuccess')) {
+      expect(lost.sendEmailDraft).toMatchObject({ __typename: 'ValidationError', message: expect.stringMatching(/already/) });
+    }
+    const toolResult = fake.chatRequests
+      .at(-1)!
+      .body.messages.filter((m: { role: string }) => m.role === 'tool')
+      .at(-1).content as string;
+    if (won.length) {
+      expect(replies[0]!.draftId).toBe(Buffer.from(draftId, 'base64').toString().replace('EmailDraft:', ''));
+      expect(toolResult).toMatch(/"status":"(already_sent|sending)"/);
+    } else {
+      expect(replies[0]!.draftId).toBeNull();
+      expect(toolResult).toMatch(/"status":"sent"/);
+      expect(
+        (await server.db.prisma.emailDraft.findUniqueOrThrow({ where: { id: Buffer.from(draftId, 'base64').toString().replace('EmailDraft:', '') } })).status,
+      ).toBe('PENDING');
+    }
+  });
+
+  it('shows an escalated email with its reason among the escalations until an admin resolves it', async () => {
+    const messageId = `<${randomUUID()}@crisp.example>`;
+    const reason = 'Zákaznice chce reklamovat lék, to musí posoudit lékárník.';
+    fake.enqueue({ toolCalls: [{ name: 'escalate', arguments: { reason } }] }, { text: 'Předáno člověku.' });
+    const delivered = await deliver(crispEmail(messageId));
+    const id = delivered.body.id!;
+    const escalated = await until(
+      async () => (await admin().data(InboundEmailDocument, { id })).inboundEmail!,
+      (e) => e.events.at(-1)?.kind === 'job_finished',
+    );
+    expect(escalated).toMatchObject({ status: 'ESCALATED', escalationReason: reason });
+    const listed = (await admin().data(InboundEmailsDocument, { status: 'ESCALATED' })).inboundEmails;
+    expect(listed).toMatchObject({ data: { edges: expect.arrayContaining([expect.objectContaining({ node: expect.objectContaining({ messageId }) })]) } });
+
+    // Only the tenant's admins resolve it; a member is refused and changes nothing.
+    const member = caller(server.url, { 'x-user-id': 'member', 'x-tenant-id': TENANT });
+    expect((await member.data(ResolveEmailEscalationDocument, { id, note: 'x' })).resolveEmailEscalation).toMatchObject({ __typename: 'ForbiddenError' });
+    const resolved = await admin().data(ResolveEmailEscalationDocument, { id, note: 'Zavolal jsem zákaznici.' });
+    expect(resolved.resolveEmailEscalation).toMatchObject({ __typename: 'ResolveEmailEscalationSuccess', email: { status: 'DONE' } });
+    // Resolved once: again, it is not escalated any more; an unknown email is not found.
+    expect((await admin().data(ResolveEmailEscalationDocument, { id })).resolveEmailEscalation).toMatchObject({
+      __typename: 'ValidationError',
+      message: 'The email is not escalated (it is DONE)',
+    });
+    const unknown = Buffer.from(`InboundEmail:${randomUUID()}`).toString('base64');
+    expect((await admin().data(ResolveEmailEscalationDocument, { id: unknown })).resolveEmailEscalation).toMatchObject({ __typename: 'NotFoundError' });
+
+    const after = (await admin().data(InboundEmailDocument, { id })).inboundEmail!;
+    expect(after.status).toBe('DONE');
+    expect(after.events.slice(-3).map((e) => e.kind)).toEqual(['escalated', 'job_finished', 'resolved']);
+    expect(after.events.at(-1)!.detail).toEqual({ by: expect.stringMatching(/^admin-/), note: 'Zavolal jsem zákaznici.' });
+    const still = (await admin().data(InboundEmailsDocument, { status: 'ESCALATED' })).inboundEmails;
+    expect(JSON.stringify(still)).not.toContain(messageId);
   });
 
   it('classifies and drafts an email no agent rule matches (the pipeline), recording classify and draft calls', async () => {

@@ -6,7 +6,8 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { pharmacyInboxEnv } from '../support/pharmacy-inbox.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
-import { InboundEmailDocument } from '../generated/graphql.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
+import { ApprovalsDocument, DecideApprovalDocument, InboundEmailDocument, ResolveEmailEscalationDocument } from '../generated/graphql.js';
 
 const SECRET = 'inbound-restart-secret-0123456789';
 
@@ -200,4 +201,57 @@ describe('inbound email across a crash', () => {
     expect(email.drafts).toEqual([expect.objectContaining({ body: 'Druhá verze.', status: 'PENDING' })]);
     expect(email.events.map((e) => e.kind)).toEqual(['received', 'routed', 'job_started', 'drafted', 'job_started', 'resumed', 'drafted', 'job_finished']);
   });
+
+  it(
+    'does not mail a reply again when its server was killed while the mail server took it: the delivery is unknown and the email escalated',
+    { timeout: 480_000 },
+    async () => {
+      const smtp = await startSmtpSink({ hold: true });
+      try {
+        const tenant = `inbox-${randomUUID()}`;
+        const env = { ...(await database()), INBOUND_EMAIL_TENANT: tenant, SMTP_URL: smtp.url, MAIL_FROM: 'Podpora <podpora@dostupnost-leku.cz>' };
+        const first = await start(env);
+        fake.enqueue({
+          toolCalls: [{ name: 'send_reply', arguments: { to: 'petr.svoboda@example.cz', subject: 'Re: Dotaz na Paralen', body: 'Paralen 500 máme.' } }],
+        });
+        const id = await deliver(first, crispEmail(`<${randomUUID()}@crisp.example>`));
+        const admin = adminOf(first, tenant);
+        await until(
+          async () => (await admin.data(InboundEmailDocument, { id })).inboundEmail!,
+          (e) => e.events.some((event) => event.kind === 'approval_asked'),
+        );
+        const { approvals } = await admin.data(ApprovalsDocument, { status: 'PENDING' });
+        await admin.data(DecideApprovalDocument, { id: approvals.edges[0]!.node.id, approve: true });
+        // The mail server has the whole message but has not said 250 yet: the kill lands between its acceptance and the row's update.
+        const [held] = await smtp.received(1, 120_000);
+        await first.stop('SIGKILL');
+
+        // The turn answered again does not send again; its model is told nothing new.
+        fake.enqueue({ text: 'Odpověď odeslána.' });
+        const second = await start(env);
+        const email = await until(
+          async () => (await adminOf(second, tenant).data(InboundEmailDocument, { id })).inboundEmail!,
+          (e) => e.events.at(-1)?.kind === 'job_finished' && e.status !== 'AWAITING_APPROVAL',
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}\n${second.output()}`);
+        });
+        expect(email.status).toBe('ESCALATED');
+        expect(email.replies).toEqual([expect.objectContaining({ status: 'UNKNOWN', messageId: held!.messageId, to: 'petr.svoboda@example.cz' })]);
+        expect(email.escalationReason).toContain(held!.messageId);
+        const kinds = email.events.map((e) => e.kind);
+        expect(kinds.slice(kinds.indexOf('resumed') - 3)).toEqual(['job_started', 'delivery_unknown', 'escalated', 'resumed', 'job_finished']);
+        expect(email.events.find((e) => e.kind === 'delivery_unknown')!.detail).toEqual({ to: 'petr.svoboda@example.cz', messageId: held!.messageId });
+        expect(kinds).not.toContain('sent');
+        // The receiver saw one message per Message-ID: nothing was mailed again.
+        expect(smtp.messages.map((m) => m.messageId)).toEqual([held!.messageId]);
+
+        // A person checks the mailbox and resolves it.
+        const resolved = await adminOf(second, tenant).data(ResolveEmailEscalationDocument, { id, note: 'Odpověď dorazila.' });
+        expect(resolved.resolveEmailEscalation).toMatchObject({ email: { status: 'DONE' } });
+        expect(smtp.messages).toHaveLength(1);
+      } finally {
+        await smtp.close();
+      }
+    },
+  );
 });

@@ -127,7 +127,7 @@ describe('remgraph as an MCP server (/mcp)', () => {
         expect(tool.annotations, tool.name).toEqual(def.annotations);
       }
       // The seed's document tools answer the model in text (no output schema); every other tool declares its result.
-      const documentTools = allDocumentTools(documentToolsets({ rem: {} as RemgraphMcpDeps['rem'], sql: {} as RemgraphMcpDeps['sql'] }))
+      const documentTools = allDocumentTools(documentToolsets({ rem: {} as RemgraphMcpDeps['rem'] }))
         .map((t) => t.name)
         .filter((name) => name !== 'ask_document');
       expect(listed.filter((t) => !t.outputSchema).map((t) => t.name)).toEqual(documentTools);

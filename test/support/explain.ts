@@ -55,14 +55,18 @@ export async function explainAnalyzed(
   const rowsByTable: Record<string, number> = {};
   const walk = (node: PlanNode, depth: number) => {
     const loops = node['Actual Loops'] ?? 1;
-    if (node['Node Type'].includes('Scan')) {
+    // A Bitmap Index Scan's rows are the ones the Bitmap Heap Scan above it reads (and counts).
+    if (node['Node Type'].includes('Scan') && node['Node Type'] !== 'Bitmap Index Scan') {
       const rows = ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * loops;
       rowsRead += rows;
       const table = node['Relation Name'] ?? node['Node Type'];
       rowsByTable[table] = (rowsByTable[table] ?? 0) + rows;
     }
-    const on = node['Relation Name'] ? ` on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}` : '';
-    lines.push(`${'  '.repeat(depth)}${node['Node Type']}${on} (rows ${node['Actual Rows']} × ${loops})`);
+    const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
+    const using = node['Index Name'] ? ` using ${node['Index Name']}` : '';
+    lines.push(
+      `${'  '.repeat(depth)}${node['Node Type']}${on}${using} (rows ${node['Actual Rows']} × ${loops}, buffers ${(node['Shared Hit Blocks'] ?? 0) + (node['Shared Read Blocks'] ?? 0)})`,
+    );
     for (const child of node.Plans ?? []) walk(child, depth + 1);
   };
   walk(plan!, 0);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -16,18 +16,7 @@ export type TestServer = App;
  * database on the postgres backend, or a PGlite database (in memory unless `dataDir` is given).
  */
 export async function startTestServer(env: Record<string, string | undefined> = {}, options: TestServerOptions = {}): Promise<TestServer> {
-  const databaseUrl = inject('databaseUrl');
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    SHUTDOWN_GRACE_MS: '1000',
-    // On PostgreSQL every suite's servers share one database: only the suites about jobs run them
-    // (each its own kind), so that no server takes another suite's jobs to its own fake model.
-    JOB_KINDS: '',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
-    ...env,
-  });
+  const config = testConfig(env);
   const logger = options.logger ?? createLogger(config.log.level);
   if (!options.observe && !options.beforeStatement) return startApp(config, logger, undefined, options.spanExporter);
   const db = await openDatabase(config.database);
@@ -59,6 +48,22 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     },
   };
   return startApp(config, logger, Promise.resolve({ ...db, prisma, sql }), options.spanExporter);
+}
+
+/** A test server's settings against this run's backend, with `env` on top. */
+export function testConfig(env: Record<string, string | undefined> = {}): Config {
+  const databaseUrl = inject('databaseUrl');
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SHUTDOWN_GRACE_MS: '1000',
+    // On PostgreSQL every suite's servers share one database: only the suites about jobs run them
+    // (each its own kind), so that no server takes another suite's jobs to its own fake model.
+    JOB_KINDS: '',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
+    ...env,
+  });
 }
 
 export interface TestServerOptions {

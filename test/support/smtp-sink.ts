@@ -11,8 +11,13 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * `hold`: keeps each message but never answers its DATA (the sender waits for the 250): a sender
+ * killed then is one whose mail arrived while it cannot know.
+ */
+export async function startSmtpSink(options: { hold?: boolean } = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
+  const held: (() => void)[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -20,7 +25,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       simpleParser(stream).then(
         (mail) => {
           messages.push(mail);
-          callback();
+          if (options.hold) held.push(() => callback());
+          else callback();
         },
         (error: Error) => callback(error),
       );
@@ -39,6 +45,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       }
       return messages;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      for (const answer of held.splice(0)) answer();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -49,8 +49,8 @@ const stored = {
   profile: { name: 'Ada', summary: 'Writes programs', content: null },
   moments: [],
   conversation: [
-    { type: 'assistant' as const, role: 'assistant' as const, content: 'Earlier answer', seq: 2 },
-    { type: 'user' as const, role: 'user' as const, content: 'Earlier question', seq: 1 },
+    { type: 'assistant' as const, role: 'assistant' as const, content: 'Earlier answer', seq: 2, crumb: false },
+    { type: 'user' as const, role: 'user' as const, content: 'Earlier question', seq: 1, crumb: false },
   ],
 };
 
@@ -66,7 +66,7 @@ describe('the model request', () => {
       { sql: undefined as never, settings, tools },
       { ctx, session, agent, model: new ScriptedModel([]), state, withMemory: true, stored },
     );
-    addHistory(state, context.messages);
+    addHistory(state, context);
     const model = new ScriptedModel([{ text: ['Bonjour'] }]);
     await runAgentLoop({
       agent,

@@ -16,6 +16,20 @@ describe('RecentlyEnded', () => {
     expect(recent.get('a')).toBeUndefined();
   });
 
+  it('forgets expired entries without being used again, and holds no timer once empty', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const recent = new RecentlyEnded<string>(30_000, 10);
+    recent.set('a', 'A');
+    vi.advanceTimersByTime(10_000);
+    recent.set('b', 'B');
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(20_001);
+    expect(recent.size).toBe(1);
+    vi.advanceTimersByTime(10_000);
+    expect(recent.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('lets the oldest entries go to stay within its weight, and never keeps one heavier than all of it', () => {
     const recent = new RecentlyEnded<number[]>(30_000, 5, (events) => events.length);
     recent.set('a', [1, 2]);

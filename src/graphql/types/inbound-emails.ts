@@ -1,12 +1,14 @@
-import { EmailDraftStatus, InboundEmailStatus } from '../../db/generated/enums.js';
+import { EmailDraftStatus, InboundEmailStatus, SentReplyStatus } from '../../db/generated/enums.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { rowId } from '../../http/global-ids.js';
 import { inboxWhere } from '../../inbound/drafts.js';
+import { resolveEscalation } from '../../inbound/escalations.js';
 import { builder } from '../builder.js';
 import { pageSize } from '../pagination.js';
 
 const InboundEmailStatusEnum = builder.enumType(InboundEmailStatus, { name: 'InboundEmailStatus' });
 const EmailDraftStatusEnum = builder.enumType(EmailDraftStatus, { name: 'EmailDraftStatus' });
+const SentReplyStatusEnum = builder.enumType(SentReplyStatus, { name: 'SentReplyStatus' });
 
 builder.prismaNode('InboundEmail', {
   id: { field: 'id' },
@@ -27,6 +29,12 @@ builder.prismaNode('InboundEmail', {
     rule: t.exposeString('rule', { nullable: true, description: 'The routing rule that matched (none: the pipeline by default).' }),
     profile: t.exposeString('profile', { nullable: true }),
     status: t.expose('status', { type: InboundEmailStatusEnum }),
+    escalationReason: t.string({
+      nullable: true,
+      description: 'Why the email was last put in front of a person (escalate’s reason, or a reply whose delivery is unknown); null if it never was.',
+      select: { events: { where: { kind: 'escalated' }, orderBy: { id: 'desc' }, take: 1, select: { detail: true } } },
+      resolve: (email) => (email.events[0]?.detail as { reason?: string } | undefined)?.reason ?? null,
+    }),
     classification: t.expose('classification', { type: 'JSON', nullable: true }),
     sessionId: t.exposeID('sessionId', { nullable: true, description: 'The session of the email’s thread (agent route).' }),
     turnId: t.exposeID('turnId', { nullable: true }),
@@ -49,7 +57,7 @@ builder.prismaNode('InboundEmail', {
 
 builder.prismaObject('EmailEvent', {
   description:
-    'One step of an inbound email: received, routed, job_started, resumed (a turn its server stopped running, answered again), classified, drafted, approval_asked, sent, escalated, job_finished, failed.',
+    'One step of an inbound email: received, routed, job_started, resumed (a turn its server stopped running, answered again), classified, drafted, approval_asked, sent, delivery_unknown (its server stopped while the mail server took a reply), escalated, resolved (by a person), job_finished, failed.',
   fields: (t) => ({
     kind: t.exposeString('kind'),
     detail: t.expose('detail', { type: 'JSON' }),
@@ -79,6 +87,10 @@ builder.prismaObject('SentReply', {
     subject: t.exposeString('subject'),
     body: t.exposeString('body'),
     messageId: t.exposeString('messageId'),
+    status: t.expose('status', {
+      type: SentReplyStatusEnum,
+      description: 'SENDING while the mail server takes it; UNKNOWN if its server stopped then (a person checks).',
+    }),
     inReplyTo: t.exposeString('inReplyTo'),
     sentAt: t.expose('sentAt', { type: 'DateTime' }),
   }),
@@ -142,5 +154,15 @@ builder.mutationField('discardEmailDraft', (t) =>
     errors: { types: [ValidationError, NotFoundError, ForbiddenError], dataField: { name: 'draft' } },
     args: { id: t.arg.id() },
     resolve: (_query, _root, args, ctx) => ctx.emailDrafts.discard(ctx.viewer, rowId(String(args.id), 'EmailDraft')),
+  }),
+);
+
+builder.mutationField('resolveEmailEscalation', (t) =>
+  t.prismaField({
+    type: 'InboundEmail',
+    description: 'Marks an escalated email handled (DONE), with an optional note in its trail (a `resolved` event).',
+    errors: { types: [ValidationError, NotFoundError, ForbiddenError], dataField: { name: 'email' } },
+    args: { id: t.arg.id(), note: t.arg.string({ required: false }) },
+    resolve: (_query, _root, args, ctx) => resolveEscalation(ctx.prisma, ctx.viewer, rowId(String(args.id), 'InboundEmail'), args.note),
   }),
 );

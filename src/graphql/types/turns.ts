@@ -9,6 +9,9 @@ import type { SendMessageOutcome } from '../../turns/turn-service.js';
 import { builder } from '../builder.js';
 import { rowId, sessionIdOf } from '../../http/global-ids.js';
 import type { AgentContext } from '../../auth/agent-context.js';
+import type { LlmCall } from '../../db/generated/client.js';
+import type { SqlClient } from '../../db/sql-client.js';
+import { requestBody } from '../../engine/request-history.js';
 import { pageSize } from '../pagination.js';
 import { AgentEventUnion, UsageRef } from './events.js';
 import { MessageRef } from './messages.js';
@@ -80,9 +83,16 @@ builder.prismaObject('LlmCall', {
       type: 'JSON',
       nullable: true,
       description: 'The request body (messages, tools, response format, parameters) as sent; null for the offline demo model.',
-      resolve: (call) => (call.request === null ? null : JSON.parse(call.request)),
+      resolve: async (call, _args, ctx) => {
+        const body = await sentBody(ctx.sql, call);
+        return body === null ? null : JSON.parse(body);
+      },
     }),
-    requestText: t.exposeString('request', { nullable: true, description: 'The request body as the exact text the provider received.' }),
+    requestText: t.string({
+      nullable: true,
+      description: 'The request body as the exact text the provider received.',
+      resolve: (call, _args, ctx) => sentBody(ctx.sql, call),
+    }),
     latencyMs: t.exposeInt('latencyMs'),
     usage: t.field({
       type: UsageRef,
@@ -93,6 +103,14 @@ builder.prismaObject('LlmCall', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
+
+// `request` and `requestText` of one call rebuild its body once.
+const sentBodies = new WeakMap<LlmCall, Promise<string | null>>();
+function sentBody(sql: SqlClient, call: LlmCall): Promise<string | null> {
+  let body = sentBodies.get(call);
+  if (!body) sentBodies.set(call, (body = requestBody(sql, call)));
+  return body;
+}
 
 function ownsTurn(viewer: AgentContext, turn: { tenantId: string; userId: string | null }): boolean {
   if (turn.tenantId !== viewer.tenantId) return false;

@@ -14,7 +14,7 @@ const TURN_ONLY = new Set(['ask_document']);
  */
 // Each tool has its own argument type; a list of them can only erase it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function mcpDocumentTools(deps: Pick<SearchDeps, 'rem' | 'sql'>): ToolDefinition<any>[] {
+export function mcpDocumentTools(deps: Pick<SearchDeps, 'rem'>): ToolDefinition<any>[] {
   return allDocumentTools(documentToolsets(deps))
     .filter((def) => !TURN_ONLY.has(def.name))
     .map((def) =>

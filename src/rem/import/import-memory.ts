@@ -1,8 +1,9 @@
 /**
  * Bulk import of REM memory: JSONL lines in the `ingest` mutation's item shape, written in batches
  * (one statement per kind and batch, vectors computed per batch), resumable by line number. A large
- * import drops the vector index before loading and builds it once afterwards; a smaller one keeps
- * it maintained as rows arrive. Either way SEARCH is exact again when the import returns.
+ * import drops the vector index and the GIN indexes before loading and builds them once afterwards;
+ * a smaller one keeps them maintained as rows arrive. Either way SEARCH, FUZZY and tag filters use
+ * their indexes again when the import returns.
  */
 import type { Config } from '../../config/config.js';
 import type { AgentContext } from '../../auth/agent-context.js';
@@ -16,6 +17,7 @@ import { TABLE_OF, rowId, type MemoryDeps, type MemoryTable } from '../memory/ki
 import { groupByFields } from '../memory/upsert.js';
 import { planVectors, type PlannedVector } from '../memory/vectors.js';
 import { lineError, parseLine, type ImportSource } from './jsonl.js';
+import { dropGinIndexes, ensureGinIndexes } from './gin-indexes.js';
 import { dropVectorIndex, ensureVectorIndex, shouldRebuild } from './vector-index.js';
 import { writeBatch } from './write-batch.js';
 
@@ -75,7 +77,10 @@ export async function importMemory(
   const progress: ImportProgress = { stage: 'loading', total: source.total, nextLine: fromLine, rows: 0, skipped: 0 };
   const written: Record<MemoryTable, number> = { entities: 0, resources: 0, moments: 0 };
   const reindexed = await shouldRebuild(deps.prisma, dimension, source.total - fromLine + 1, settings.reindexThreshold);
-  if (reindexed) await dropVectorIndex(deps.prisma, dimension);
+  if (reindexed) {
+    await dropVectorIndex(deps.prisma, dimension);
+    await dropGinIndexes(deps.prisma);
+  }
   let batch: Prepared[] = [];
   let inBatch = new Set<string>();
   let consumed = fromLine - 1;
@@ -145,6 +150,7 @@ export async function importMemory(
     // Also after a failure, and after an earlier import that was stopped while the index was dropped.
     if (reindexed) await options.onProgress?.({ ...progress, stage: 'indexing' });
     await ensureVectorIndex(deps.prisma, deps.backend, dimension);
+    await ensureGinIndexes(deps.prisma);
   }
   // The rows just written wait in the trigram and tag indexes' pending lists, which every FUZZY call would scan.
   await flushGinPendingLists(deps.sql);

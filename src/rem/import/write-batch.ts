@@ -1,8 +1,10 @@
 /**
  * The import's write: a batch of rows of one kind, with their vectors, in one statement through the
- * direct SQL client (no Prisma client or interactive transaction in between). The statement is
- * atomic: a batch's rows and vectors are all written or none.
+ * direct SQL client (no Prisma client in between). On PostgreSQL the rows arrive by `COPY … FROM
+ * STDIN` into a temporary table, in the statement's transaction; on PGlite as one JSON parameter.
+ * Either way a batch's rows and vectors are all written or none.
  */
+import { copyRow } from '../../db/copy-from-stdin.js';
 import type { SqlClient } from '../../db/sql-client.js';
 import type { EmbeddingProvider } from '../embeddings/provider.js';
 import { vectorLiteral } from '../embeddings/provider.js';
@@ -10,6 +12,9 @@ import type { Prepared } from '../memory/inputs.js';
 import { TABLE_OF, rowId, type MemoryKind } from '../memory/kinds.js';
 import { recordColumns, toRecord, upsertStatement } from '../memory/upsert-rows.js';
 import type { PlannedVector } from '../memory/vectors.js';
+
+/** The batch's rows as the statement reads them (`r`): the given fields, then the planned vector. */
+const STAGED = 'import_rows';
 
 /**
  * Upserts rows of one kind that give the same fields, and stores the vectors planned for them:
@@ -24,18 +29,39 @@ export async function writeBatch(
   items: Prepared[],
   planned: Map<string, PlannedVector>,
 ): Promise<void> {
-  const table = TABLE_OF[kind];
+  const columns = [...recordColumns(fields), '"h" text', '"e" text', '"untexted" boolean'];
   const records = items.map((item) => {
     const plan = planned.get(rowId(item.kind, item.owner, item.key));
     return { ...toRecord(item, fields), h: plan?.vector ? plan.hash : null, e: plan?.vector ? vectorLiteral(plan.vector) : null, untexted: !plan };
   });
+  const values = [tenantId, embedder.model, embedder.dimension];
+  if (sql.transaction) {
+    await sql.transaction(async (tx) => {
+      await tx.query(`CREATE TEMPORARY TABLE "${STAGED}" (${columns.join(', ')}) ON COMMIT DROP`);
+      await tx.copyFrom(
+        `COPY "${STAGED}" FROM STDIN`,
+        records.map((record) => copyRow(Object.values(record))),
+      );
+      await tx.query(statement(kind, fields, `SELECT * FROM "${STAGED}"`, 1), values);
+    });
+  } else {
+    await sql.query(statement(kind, fields, `SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${columns.join(', ')})`, 2), [
+      JSON.stringify(records),
+      ...values,
+    ]);
+  }
+}
+
+/** The write of the rows `rows` selects; its parameters from `$first` on are the tenant, the model and the dimension. */
+function statement(kind: MemoryKind, fields: string[], rows: string, first: number): string {
+  const [tenant, model, dimension] = [first, first + 1, first + 2].map((n) => `$${n}`);
+  const table = TABLE_OF[kind];
   const match = `r."key" = w."key" AND r."user_id" IS NOT DISTINCT FROM w."user_id"`;
-  await sql.query(
-    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${[...recordColumns(fields), '"h" text', '"e" text', '"untexted" boolean'].join(', ')})),
-     w AS (${upsertStatement(kind, fields, 'r', '$2', 't."id", t."key", t."user_id"')}),
+  return `WITH r AS (${rows}),
+     w AS (${upsertStatement(kind, fields, 'r', tenant!, 't."id", t."key", t."user_id"')}),
      v AS (
        INSERT INTO "embeddings" ("entity_type", "entity_id", "field", "model", "dimension", "content_hash", "embedding", "tenant_id", "user_id")
-       SELECT '${table}', w."id", 'content', $3, $4::int, r."h", r."e"::vector, $2, w."user_id"
+       SELECT '${table}', w."id", 'content', ${model}, ${dimension}::int, r."h", r."e"::vector, ${tenant}, w."user_id"
        FROM w JOIN r ON ${match} WHERE r."e" IS NOT NULL
        ON CONFLICT ("entity_type", "entity_id", "field", "model") DO UPDATE SET
          "dimension" = EXCLUDED."dimension", "content_hash" = EXCLUDED."content_hash", "embedding" = EXCLUDED."embedding",
@@ -44,10 +70,8 @@ export async function writeBatch(
      ),
      d AS (
        DELETE FROM "embeddings" e USING w JOIN r ON ${match}
-       WHERE r."untexted" AND e."entity_type" = '${table}' AND e."entity_id" = w."id" AND e."model" = $3
+       WHERE r."untexted" AND e."entity_type" = '${table}' AND e."entity_id" = w."id" AND e."model" = ${model}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM v)::int + (SELECT count(*) FROM d)::int AS vectors`,
-    [JSON.stringify(records), tenantId, embedder.model, embedder.dimension],
-  );
+     SELECT (SELECT count(*) FROM v)::int + (SELECT count(*) FROM d)::int AS vectors`;
 }

@@ -1,4 +1,4 @@
--- rem_search_custom as it stands after prisma/migrations/20261128110000_rem_search_scoped_custom.
+-- rem_search_custom as it stands after prisma/migrations/20261128142100_search_chunk_counts_custom.
 -- Change it here and in a new migration (a new argument list or result needs DROP FUNCTION first);
 -- test/unit/rem-sql-functions.test.ts fails until the two agree.
 
@@ -72,7 +72,9 @@ BEGIN
   END IF;
   IF p_filter IS NOT NULL THEN
     -- The rows that pass, counted up to p_exact_rows: fewer, and their vectors are compared exactly
-    -- (every row of a small scope found, whatever the index would have visited first).
+    -- (every row of a small scope found, whatever the index would have visited first). A scope of
+    -- corpus or files alone reads the chunk counts the triggers keep instead (its caller's share),
+    -- an upper bound where a type also filters; counting the rows cost twice the HNSW scan.
     FOR i IN 1 .. array_length(tables, 1) LOOP
       CONTINUE WHEN NOT tables[i][1] = ANY (p_tables);
       part := format($q$
@@ -81,8 +83,22 @@ BEGIN
       passing := CASE WHEN passing IS NULL THEN part ELSE passing || ' UNION ALL ' || part END;
     END LOOP;
     passing := 'WITH passing AS (' || COALESCE(passing, 'SELECT NULL::text AS t, NULL::uuid AS id WHERE false') || ')';
-    EXECUTE passing || ' SELECT count(*)::int FROM (SELECT 1 FROM passing LIMIT $9) c'
-      INTO passing_rows USING p_vector, p_model, p_tables, p_tenant, p_user, p_limit, p_max_distance, p_filter, p_exact_rows;
+    IF NOT 'resources' = ANY (p_tables) AND (p_filter ? 'corpus' OR p_filter ? 'parents') THEN
+      passing_rows := 0;
+    ELSIF (p_filter ? 'corpus' OR p_filter ? 'parents') AND p_filter - ARRAY['type', 'corpus', 'parents'] = '{}'::jsonb THEN
+      -- LEAST leaves out the NULL of a field the filter lacks.
+      SELECT LEAST(CASE WHEN p_filter ? 'corpus' THEN (
+                     SELECT COALESCE(sum(k.chunks), 0) FROM "corpus_chunk_counts" k
+                     WHERE k.corpus_id = (p_filter->>'corpus')::uuid AND k.owner IN ('', COALESCE(p_user, ''))) END,
+                   CASE WHEN p_filter ? 'parents' THEN (
+                     SELECT COALESCE(sum(c.chunks), 0) FROM "document_chunk_counts" c
+                     WHERE c.tenant_id = p_tenant AND c.parent = ANY (ARRAY(SELECT jsonb_array_elements_text(p_filter->'parents')))
+                       AND (c.parent LIKE ':%' OR left(c.parent, length(p_user) + 1) = p_user || ':')) END)
+        INTO passing_rows;
+    ELSE
+      EXECUTE passing || ' SELECT count(*)::int FROM (SELECT 1 FROM passing LIMIT $9) c'
+        INTO passing_rows USING p_vector, p_model, p_tables, p_tenant, p_user, p_limit, p_max_distance, p_filter, p_exact_rows;
+    END IF;
   END IF;
   IF p_filter IS NULL THEN
     nearest := $q$

@@ -24,7 +24,7 @@ export type DocumentToolsets = { document: ToolDefinition<any>[]; corpus: ToolDe
  * annotations) and those of a corpus turn (its description, documents, and ask_document). Both
  * search with similarity_search. The one list of them.
  */
-export function documentToolsets(deps: Pick<SearchDeps, 'rem' | 'sql'>): DocumentToolsets {
+export function documentToolsets(deps: Pick<SearchDeps, 'rem'>): DocumentToolsets {
   const [similaritySearch, ...text] = textTools(deps);
   return {
     document: [similaritySearch!, ...text, ...noteTools(), ...annotationTools(), ...summaryTools()],

@@ -24,8 +24,8 @@ const loadSummary = (name: string) =>
     handler: async (_args, ctx) => ({ summary: await mdSummary(ctx) }),
   });
 
-/** Passages, summary and text of the bound document. `deps.rem` searches; `deps.sql` reads the passages. */
-export function textTools(deps: Pick<SearchDeps, 'rem' | 'sql'>) {
+/** Passages, summary and text of the bound document. `deps.rem` searches. */
+export function textTools(deps: Pick<SearchDeps, 'rem'>) {
   const similaritySearch = defineTool({
     name: 'similarity_search',
     description:
@@ -39,7 +39,7 @@ export function textTools(deps: Pick<SearchDeps, 'rem' | 'sql'>) {
       const documentId = ctx.binding?.documentId ?? null;
       const corpusId = documentId ? null : (ctx.binding?.corpusId ?? null);
       if (!documentId && !corpusId) boundDocument(ctx);
-      const passages = await searchPassages({ prisma: ctx.prisma, sql: deps.sql, rem: deps.rem }, ctx.agent, { query, k, documentId, corpusId });
+      const passages = await searchPassages({ prisma: ctx.prisma, rem: deps.rem }, ctx.agent, { query, k, documentId, corpusId });
       const inCorpus = ctx.binding?.corpusId ?? null;
       if (passages.length) {
         ctx.emit({

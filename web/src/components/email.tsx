@@ -8,6 +8,7 @@ import {
   type WebPendingApprovalFragment,
 } from '../generated/graphql.js';
 import { DraftItem } from './email-draft.js';
+import { EscalationBox } from './email-escalation.js';
 import { InboxItem } from './inbox.js';
 
 type Listed = Extract<WebInboundEmailsQuery['inboundEmails'], { __typename: 'InboundEmailsSuccess' }>['data']['edges'][number]['node'];
@@ -26,23 +27,27 @@ interface Props {
 const sessionRowId = (approval: WebPendingApprovalFragment) => atob(approval.session.id).replace(/^Session:/, '');
 
 /**
- * The inbound email view (admins: the shared inbox): the emails with their route and status; an
- * email's body, jobs, events in order, drafts (to edit, send or discard) and replies, the approval
- * its turn waits for, and the session it ran in.
+ * The inbound email view (admins: the shared inbox): the emails with their route and status (all,
+ * or those escalated to a person, with the reason); an email's escalation to resolve, body, jobs,
+ * events in order, drafts (to edit, send or discard) and replies, the approval its turn waits for,
+ * and the session it ran in.
  */
 export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClose }: Props) {
   const [emails, setEmails] = useState<Listed[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [detail, setDetail] = useState<Detail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Every email, or only those escalated to a person.
+  const [escalated, setEscalated] = useState(false);
+  const [listed, setListed] = useState(0);
 
   useEffect(() => {
-    request(WebInboundEmailsDocument)
+    request(WebInboundEmailsDocument, { status: escalated ? 'ESCALATED' : null })
       .then(({ inboundEmails: result }) =>
         result.__typename === 'InboundEmailsSuccess' ? setEmails(result.data.edges.map((e) => e.node)) : setError(result.message),
       )
       .catch((e: Error) => setError(e.message));
-  }, []);
+  }, [escalated, listed]);
 
   // Reloaded when an approval is decided, and every second while its job works: what the email's
   // turn did next shows up here.
@@ -71,7 +76,15 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
         </button>
       </div>
       {error && <div class="error">{error}</div>}
-      {emails?.length === 0 && <p class="hint">No email has come in.</p>}
+      <div class="email-filter" role="group">
+        <button class={escalated ? '' : 'current'} onClick={() => setEscalated(false)} data-testid="email-filter-all">
+          All
+        </button>
+        <button class={escalated ? 'current' : ''} onClick={() => setEscalated(true)} data-testid="email-filter-escalated">
+          Escalated
+        </button>
+      </div>
+      {emails?.length === 0 && <p class="hint">{escalated ? 'Nothing is escalated to you.' : 'No email has come in.'}</p>}
       <ul class="email-list">
         {emails?.map((email) => (
           <li key={email.id}>
@@ -81,6 +94,11 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
                 {' '}
                 · {email.profile ? `${email.route}: ${email.profile}` : email.route} · <span data-testid="email-status">{email.status}</span>
               </span>
+              {email.status === 'ESCALATED' && email.escalationReason && (
+                <span class="email-reason" data-testid="email-reason">
+                  {email.escalationReason}
+                </span>
+              )}
             </button>
           </li>
         ))}
@@ -106,6 +124,18 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
               </>
             )}
           </p>
+          {detail.status === 'ESCALATED' && (
+            <EscalationBox
+              key={detail.id}
+              emailId={detail.id}
+              reason={detail.escalationReason ?? null}
+              onResolved={() => {
+                setTick((n) => n + 1);
+                setListed((n) => n + 1);
+              }}
+              onProblem={onProblem}
+            />
+          )}
           <pre class="email-text" data-testid="email-text">
             {detail.text}
           </pre>
@@ -138,6 +168,7 @@ export function EmailPanel({ pending, onDecided, onOpenSession, onProblem, onClo
                     <strong>{reply.subject}</strong>{' '}
                     <span class="meta">
                       to {reply.to} · {new Date(reply.sentAt).toLocaleString()}
+                      {reply.status !== 'SENT' && <strong> · {reply.status === 'UNKNOWN' ? 'delivery unknown' : 'sending'}</strong>}
                     </span>
                   </li>
                 ))}

@@ -140,6 +140,11 @@ export type SendMessageInput = {
   sessionId?: string | null | undefined;
 };
 
+export type SentReplyStatus =
+  | 'SENDING'
+  | 'SENT'
+  | 'UNKNOWN';
+
 /** Settings for one turn, within what the agent allows. */
 export type TurnOverrides = {
   /** At most the agent’s max_tokens when it sets one. */
@@ -765,12 +770,14 @@ export type WebRegressionQueryVariables = Exact<{
 
 export type WebRegressionQuery = { regression: { experiment: { id: string, agent: string, model: string | null, status: ExperimentStatus, done: number, total: number, regression: boolean, evaluators: Array<string>, createdAt: string, dataset: { id: string, name: string } }, examples: Array<{ ord: number, verdict: RegressionVerdict | null, example: { input: string }, result: { status: ExperimentResultStatus, error: unknown }, original: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } }, candidate: { output: string | null, toolCalls: unknown, latencyMs: number | null, scores: unknown, usage: { inputTokens: number, outputTokens: number, requests: number, estimated: boolean } } | null, comparison: { textChanged: boolean, text: Array<{ op: ChangeOp, text: string }>, toolCalls: Array<{ op: ChangeOp, name: string, changedArguments: Array<string>, argumentsA: unknown, argumentsB: unknown, resultChanged: boolean }> } | null }>, summary: { total: number, finished: number, improved: number, regressed: number, unchanged: number, tokensA: number, tokensB: number, tokensDelta: number, latencyMsA: number, latencyMsB: number, latencyMsDelta: number } } };
 
-export type WebInboundEmailsQueryVariables = Exact<{ [key: string]: never; }>;
+export type WebInboundEmailsQueryVariables = Exact<{
+  status?: InboundEmailStatus | null | undefined;
+}>;
 
 
 export type WebInboundEmailsQuery = { inboundEmails:
     | { __typename: 'ForbiddenError', code: ErrorCode, message: string }
-    | { __typename: 'InboundEmailsSuccess', data: { edges: Array<{ node: { id: string, from: string, subject: string | null, route: string, profile: string | null, status: InboundEmailStatus, createdAt: string } }> } }
+    | { __typename: 'InboundEmailsSuccess', data: { edges: Array<{ node: { id: string, from: string, subject: string | null, route: string, profile: string | null, status: InboundEmailStatus, escalationReason: string | null, createdAt: string } }> } }
    };
 
 export type WebInboundEmailQueryVariables = Exact<{
@@ -778,7 +785,7 @@ export type WebInboundEmailQueryVariables = Exact<{
 }>;
 
 
-export type WebInboundEmailQuery = { inboundEmail: { id: string, from: string, fromName: string | null, to: string | null, subject: string | null, text: string, route: string, rule: string | null, profile: string | null, status: InboundEmailStatus, sessionId: string | null, turnId: string | null, createdAt: string, jobs: Array<{ id: string, kind: string, status: JobStatus, attempts: number, error: unknown }>, events: Array<{ kind: string, detail: unknown, createdAt: string }>, drafts: Array<{ id: string, to: string, subject: string, body: string, status: EmailDraftStatus, author: string }>, replies: Array<{ to: string, subject: string, messageId: string, sentAt: string }> } | null };
+export type WebInboundEmailQuery = { inboundEmail: { id: string, from: string, fromName: string | null, to: string | null, subject: string | null, text: string, route: string, rule: string | null, profile: string | null, status: InboundEmailStatus, escalationReason: string | null, sessionId: string | null, turnId: string | null, createdAt: string, jobs: Array<{ id: string, kind: string, status: JobStatus, attempts: number, error: unknown }>, events: Array<{ kind: string, detail: unknown, createdAt: string }>, drafts: Array<{ id: string, to: string, subject: string, body: string, status: EmailDraftStatus, author: string }>, replies: Array<{ to: string, subject: string, messageId: string, status: SentReplyStatus, sentAt: string }> } | null };
 
 export type WebUpdateEmailDraftMutationVariables = Exact<{
   id: string;
@@ -815,6 +822,19 @@ export type WebDiscardEmailDraftMutation = { discardEmailDraft:
     | { __typename: 'DiscardEmailDraftSuccess' }
     | { __typename: 'ForbiddenError', message: string }
     | { __typename: 'NotFoundError', message: string }
+    | { __typename: 'ValidationError', message: string }
+   };
+
+export type WebResolveEmailEscalationMutationVariables = Exact<{
+  id: string;
+  note?: string | null | undefined;
+}>;
+
+
+export type WebResolveEmailEscalationMutation = { resolveEmailEscalation:
+    | { __typename: 'ForbiddenError', message: string }
+    | { __typename: 'NotFoundError', message: string }
+    | { __typename: 'ResolveEmailEscalationSuccess' }
     | { __typename: 'ValidationError', message: string }
    };
 
@@ -2277,8 +2297,8 @@ fragment WebRegressionSide on RegressionSide {
   }
 }`) as unknown as TypedDocumentString<WebRegressionQuery, WebRegressionQueryVariables>;
 export const WebInboundEmailsDocument = new TypedDocumentString(`
-    query WebInboundEmails {
-  inboundEmails(first: 50) {
+    query WebInboundEmails($status: InboundEmailStatus) {
+  inboundEmails(first: 50, status: $status) {
     __typename
     ... on InboundEmailsSuccess {
       data {
@@ -2290,6 +2310,7 @@ export const WebInboundEmailsDocument = new TypedDocumentString(`
             route
             profile
             status
+            escalationReason
             createdAt
           }
         }
@@ -2316,6 +2337,7 @@ export const WebInboundEmailDocument = new TypedDocumentString(`
     rule
     profile
     status
+    escalationReason
     sessionId
     turnId
     createdAt
@@ -2343,6 +2365,7 @@ export const WebInboundEmailDocument = new TypedDocumentString(`
       to
       subject
       messageId
+      status
       sentAt
     }
   }
@@ -2378,3 +2401,13 @@ export const WebDiscardEmailDraftDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WebDiscardEmailDraftMutation, WebDiscardEmailDraftMutationVariables>;
+export const WebResolveEmailEscalationDocument = new TypedDocumentString(`
+    mutation WebResolveEmailEscalation($id: ID!, $note: String) {
+  resolveEmailEscalation(id: $id, note: $note) {
+    __typename
+    ... on Error {
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebResolveEmailEscalationMutation, WebResolveEmailEscalationMutationVariables>;
