@@ -30,7 +30,8 @@ export type TurnStatus =
   | 'ERROR'
   | 'INTERRUPTED'
   | 'MAX_ITERATIONS'
-  | 'RUNNING';
+  | 'RUNNING'
+  | 'TOOL_CALLS';
 
 export type ExampleCreateSessionMutationVariables = Exact<{
   name: string;

@@ -74,7 +74,9 @@ export class TurnPrinter {
     this.endLine();
     // A turn whose answer was a child's streams nothing itself: its final event carries the answer.
     if (!this.answered && event.content) this.options.stdout.write(`${event.content}\n`);
-    if (event.status !== 'COMPLETED') this.line(this.red(`turn ${event.status}`));
+    // Not a failure: the calls of the caller's own tools (printed as they came) are its to run.
+    if (event.status === 'TOOL_CALLS') this.line(this.dim('turn TOOL_CALLS: handed back to the caller'));
+    else if (event.status !== 'COMPLETED') this.line(this.red(`turn ${event.status}`));
   }
 
   private debugLine(event: TurnEvent): void {

@@ -75,8 +75,9 @@ export type StopReason = 'cancelled' | 'shutdown';
 /**
  * Runs an agent until it answers, pauses or stops: calls the model with the agent's tools, runs
  * the tool calls (gated ones wait for a human: the loop returns `paused` with them; ask_agent runs
- * a child agent through the ports), and loops until the model answers without tool calls, a limit
- * is reached or the run is cancelled. Everything it learns goes into `state` and out as events.
+ * a child agent through the ports; the caller's own tools are left to the caller: the run ends
+ * TOOL_CALLS once the response's other calls ran), and loops until the model answers without tool
+ * calls, a limit is reached or the run is cancelled. Everything it learns goes into `state` and out as events.
  */
 export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> {
   const { agent, state, signal, ports } = input;
@@ -90,6 +91,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
     ports.emit(body);
   };
   const declared = new Map(offeredTools(agent, state.overrides).map((t) => [t.name, t]));
+  const clientTools = new Set((state.overrides?.clientTools ?? []).map((t) => t.name));
   const toolCtx: ToolContext = {
     ...ports.toolContext,
     emit,
@@ -116,6 +118,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
       await resolvePending(input, state, record, execute);
       // An approved ask_agent call whose child paused for a decision of its own: wait for the child.
       if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
+      if (handedBack(state).length) return { kind: 'finished', status: 'TOOL_CALLS', error: null };
     }
     while (true) {
       const limit = limitReached(spec, state);
@@ -163,7 +166,8 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
 
       const allowed = parsed.slice(0, input.maxToolCallsPerResponse);
       const gated = allowed.filter((c) => declared.has(c.name) && (input.gatedTools.has(c.name) || input.tools.requiresApproval(declared.get(c.name), c.name)));
-      const immediate = allowed.filter((c) => !gated.includes(c));
+      // The caller's own tools are the caller's to run: their calls wait for its next request.
+      const immediate = allowed.filter((c) => !gated.includes(c) && !clientTools.has(c.name));
       const outcomes = await Promise.all(
         immediate.map((call): Promise<ToolOutcome | ToolPause> =>
           declared.has(call.name)
@@ -185,6 +189,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<LoopOutcome> 
       }
       for (const call of gated) state.pending.push({ ...call, approvalId: randomUUID() });
       if (state.pending.length) return { kind: 'paused', approvals: state.pending.filter((c) => c.approvalId) };
+      if (handedBack(state).length) return { kind: 'finished', status: 'TOOL_CALLS', error: null };
       // Only the final answer is the turn's content; text before tool calls stays in tool_call rows.
       state.text = '';
     }
@@ -310,6 +315,18 @@ function recordResult(emit: (body: AgentEventBody) => void, agentName: string, s
     isError: outcome.isError,
     iteration: state.iterations,
   });
+}
+
+/**
+ * The calls of the model's last response that no result answers: the caller's own tools' (a run
+ * ends TOOL_CALLS with them, for the caller to run and answer in its next request).
+ */
+function handedBack(state: Pick<RunState, 'messages'>): ToolCall[] {
+  const at = state.messages.findLastIndex((m) => m.role === 'assistant');
+  const last = state.messages[at];
+  if (last?.role !== 'assistant' || !last.toolCalls) return [];
+  const answered = new Set(state.messages.slice(at + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+  return last.toolCalls.filter((call) => !answered.has(call.id));
 }
 
 /** The last text this turn's model said alongside tool calls (history is not this turn's). */

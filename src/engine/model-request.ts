@@ -66,7 +66,7 @@ export function turnRequest(
     systemPrompt: system!.content ?? '',
     instructions: buildRequestInstructions({ now, ...scope, agentName: agent.name }),
     conversation,
-    tools: tools.specsFor(offeredTools(agent, overrides)),
+    tools: [...tools.specsFor(offeredTools(agent, overrides)), ...(overrides?.clientTools ?? [])],
     responseFormat: responseFormatFor(agent, overrides),
     sampling: {
       temperature: overrides?.temperature ?? agent.spec.temperature,

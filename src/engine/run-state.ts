@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AgentContext } from '../auth/agent-context.js';
 import { AppError } from '../errors.js';
 import type { Source, UsageTotals } from '../events/agent-event.js';
-import type { ChatMessage, ResponseFormat, SamplingOptions } from '../llm/chat-model.js';
+import type { ChatMessage, ResponseFormat, SamplingOptions, ToolSpec } from '../llm/chat-model.js';
 import type { DelegationResult } from '../tools/tool.js';
 import { buildSystemPrompt, structuredOutputSchema } from '../agents/prompt.js';
 import type { ResolvedAgent } from '../agents/registry.js';
@@ -135,6 +135,11 @@ export interface TurnOverrides extends SamplingOptions {
   systemPromptSuffix?: string;
   /** A subset of the agent's tools; the others are not offered (nor run) this turn. */
   tools?: string[];
+  /**
+   * Functions the caller runs itself (client tools of the OpenAI-compatible API), offered beside the
+   * agent's: the loop never runs them; a model response calling one ends the turn TOOL_CALLS.
+   */
+  clientTools?: ToolSpec[];
   /** The document or corpus the turn is about: its tools are offered besides the agent's, its context told. */
   binding?: TurnBinding;
   /** Each model call's request body goes out as a `model_request` event before the call (its child agents' too). */
@@ -166,19 +171,26 @@ export function requestContext(state: RunState): AgentContext {
   return { ...state.context, addedInstruction: state.addedInstruction ?? null };
 }
 
+/**
+ * What starts a turn: the user's message, or the caller's results of the calls its last turn handed
+ * back (`calls` is the assistant message that made them, `results` answer each).
+ */
+export type TurnOpening = string | { calls: ChatMessage & { role: 'assistant' }; results: (ChatMessage & { role: 'tool' })[] };
+
 export function freshState(
   agent: ResolvedAgent,
   ctx: AgentContext,
   history: ChatMessage[],
-  userContent: string,
+  opening: TurnOpening,
   inheritedGates: string[] = [],
   overrides?: TurnOverrides,
 ): RunState {
+  const asked: ChatMessage[] = typeof opening === 'string' ? [{ role: 'user', content: opening }] : [opening.calls, ...opening.results];
   return {
     version: CHECKPOINT_VERSION,
     inheritedGates,
     overrides,
-    messages: [{ role: 'system', content: systemPromptFor(agent, overrides) }, ...history, { role: 'user', content: userContent }],
+    messages: [{ role: 'system', content: systemPromptFor(agent, overrides) }, ...history, ...asked],
     iterations: 0,
     usage: emptyUsage(),
     text: '',

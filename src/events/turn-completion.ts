@@ -10,14 +10,22 @@ interface PendingApproval {
   agentPath: string[];
 }
 
+/** A call of one of the caller's own tools, handed back for the caller to run (arguments as JSON text). */
+export interface HandedBackCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 /**
  * How a turn's answer ends, as far as a chat completion is concerned: answered in full, cut short by
- * a limit or by a cancel (what was said so far is the answer), paused, or failed (an error, or the
- * server running it stopped).
+ * a limit or by a cancel (what was said so far is the answer), paused, handing calls of the caller's
+ * own tools back to it, or failed (an error, or the server running it stopped).
  */
 export type CompletionEnd =
   | { kind: 'answered'; status: Extract<TerminalStatus, 'COMPLETED' | 'MAX_ITERATIONS' | 'CANCELLED'>; content: string; usage: UsageTotals }
   | { kind: 'awaiting_approval'; approvals: PendingApproval[]; usage: UsageTotals | null }
+  | { kind: 'tool_calls'; calls: HandedBackCall[]; usage: UsageTotals }
   | { kind: 'failed'; status: TerminalStatus; code: string; message: string; usage: UsageTotals };
 
 export type CompletionPart = { type: 'delta'; text: string } | { type: 'end'; end: CompletionEnd };
@@ -27,7 +35,8 @@ export type CompletionPart = { type: 'delta'; text: string } | { type: 'end'; en
  * turn ended. Tool calls, thoughts and child agents' events are not assistant text and stay out.
  * A child's answer that the parent repeats is not streamed twice by the engine; whatever of the
  * final answer was not streamed comes as a last delta, so the client always gets the whole answer.
- * A pause for approval (of this agent or of a child) ends the completion with the pending approvals.
+ * A pause for approval (of this agent or of a child) ends the completion with the pending approvals;
+ * a TOOL_CALLS end with the calls handed back.
  */
 export async function* turnCompletion(
   deps: TurnEventsDeps,
@@ -42,6 +51,8 @@ export async function* turnCompletion(
   // What one model call said before its tool calls is a paragraph of its own: the next call's text
   // starts after a blank line instead of glued to it.
   let separate = false;
+  // The agent's calls no result answered yet: at a TOOL_CALLS end, those handed back to the caller.
+  const open = new Map<string, HandedBackCall>();
   try {
     for await (const event of events) {
       if (event.type === 'content') {
@@ -50,9 +61,13 @@ export async function* turnCompletion(
         streamed += event.delta;
         yield { type: 'delta', text: event.delta };
       } else if (event.type === 'tool_call') {
+        const args = event.arguments;
+        open.set(event.toolCallId, { id: event.toolCallId, name: event.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
         if (streamed) said = streamed;
         separate ||= streamed !== '';
         streamed = '';
+      } else if (event.type === 'tool_result') {
+        open.delete(event.toolCallId);
       } else if (event.type === 'error') {
         error = { code: event.code, message: event.message };
       } else if (innermost(event).type === 'approval_needed') {
@@ -65,7 +80,9 @@ export async function* turnCompletion(
         yield { type: 'end', end: { kind: 'awaiting_approval', approvals, usage: null } };
         return;
       } else if (event.type === 'final') {
-        if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS' || event.status === 'CANCELLED') {
+        if (event.status === 'TOOL_CALLS') {
+          yield { type: 'end', end: { kind: 'tool_calls', calls: [...open.values()], usage: event.usage } };
+        } else if (event.status === 'COMPLETED' || event.status === 'MAX_ITERATIONS' || event.status === 'CANCELLED') {
           const content = event.content ?? streamed;
           const shown = streamed || (event.status === 'MAX_ITERATIONS' ? said : '');
           if (content.startsWith(shown) && content.length > shown.length) {

@@ -11,6 +11,7 @@ const KIND = {
   RUNNING: 'active',
   AWAITING_APPROVAL: 'active',
   COMPLETED: 'terminal',
+  TOOL_CALLS: 'terminal',
   MAX_ITERATIONS: 'terminal',
   ERROR: 'terminal',
   CANCELLED: 'terminal',

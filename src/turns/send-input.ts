@@ -39,7 +39,17 @@ const responseFormat = z.discriminatedUnion('type', [
 /** What `sendMessage` takes, checked once for every entry point (GraphQL, `/v1`, MCP, the CLI). */
 export const sendInput = z.object({
   sessionId: z.string().uuid().nullish(),
-  content: z.string().trim().min(1, 'must not be empty').max(100_000, 'must be at most 100000 characters'),
+  /** The user's message; none when the turn opens with `toolResults` (see tool-results.ts). */
+  content: z.string().trim().max(100_000, 'must be at most 100000 characters').nullish(),
+  /**
+   * The caller's results for the calls of its own tools that its last turn handed back (TOOL_CALLS):
+   * the turn answers them instead of a new message.
+   */
+  toolResults: z
+    .array(z.object({ toolCallId: z.string().min(1).max(200), content: text }))
+    .min(1)
+    .max(100)
+    .nullish(),
   agent: z.string().trim().min(1).max(64).nullish(),
   model: z.string().trim().min(1).max(200).nullish(),
   metadata: z
@@ -64,6 +74,17 @@ export const sendInput = z.object({
       responseFormat: responseFormat.nullish(),
       systemPromptSuffix: z.string().trim().max(4000, 'must be at most 4000 characters').nullish(),
       tools: z.array(z.string().trim().min(1).max(64)).max(100).nullish(),
+      /** Functions the caller runs itself, offered beside the agent's tools (see TurnOverrides.clientTools). */
+      clientTools: z
+        .array(
+          z.object({
+            name: z.string().regex(/^[\w-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
+            description: z.string().max(4000).nullish(),
+            parameters: z.record(z.string(), z.unknown()),
+          }),
+        )
+        .max(100)
+        .nullish(),
     })
     .nullish(),
 });

@@ -10,7 +10,8 @@ import { parseInput } from '../validation.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import { contextFor } from '../engine/history.js';
 import type { StoredContext } from '../engine/stored-context.js';
-import { addHistory, freshState, type TurnOverrides } from '../engine/run-state.js';
+import { addHistory, freshState, type RunState, type TurnOpening, type TurnOverrides } from '../engine/run-state.js';
+import { openingOf } from './tool-results.js';
 import type { ResolvedAgent } from '../agents/registry.js';
 import { consultsClassifier, type RouteDecision, type Router } from '../routing/router.js';
 import type { Supervisor } from '../engine/supervisor.js';
@@ -60,6 +61,8 @@ export class TurnService {
     }
     const ephemeral = input.ephemeral === true;
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
+    const opened = await openingOf(this.deps.prisma, input, existing);
+    const asked = { ...input, content: opened.content };
     // The answer is stored in the session's rows: a shared session's are readable by the whole tenant.
     // An ephemeral turn stores nothing, so it may read a shared session's history.
     if (existing && existing.userId === null && !ctx.isAdmin && !ephemeral) throw new ForbiddenError('Only admins may send messages into a shared session');
@@ -68,16 +71,21 @@ export class TurnService {
     // routing classifier. Without a classifier to consult, the statement that stores the turn admits it.
     const sessionId = existing?.id ?? null;
     const binding = await this.binding(ctx, input, existing);
-    const quick = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
+    const quick = await this.router.decide(ctx, { agent: input.agent, content: asked.content, metadata: input.metadata ?? {} }, existing, { classify: false });
     const { started, route, agent, model, overrides } = consultsClassifier(quick, existing)
-      ? await this.quota.admit(ctx, () => this.start(ctx, input, existing, undefined, binding), sessionId)
-      : await this.quota.admitWithin(ctx, sessionId, (admission) => this.start(ctx, input, existing, { route: quick, admission }, binding));
+      ? await this.quota.admit(ctx, () => this.start(ctx, asked, existing, undefined, binding, opened.answering), sessionId)
+      : await this.quota.admitWithin(ctx, sessionId, (admission) => this.start(ctx, asked, existing, { route: quick, admission }, binding, opened.answering));
 
     let session = route.newActiveAgent ? await this.activate(started.session, route.newActiveAgent) : started.session;
     if (binding && !ephemeral && (session.documentId !== binding.documentId || session.corpusId !== binding.corpusId)) {
       session = await this.deps.prisma.session.update({ where: { id: session.id }, data: { documentId: binding.documentId, corpusId: binding.corpusId } });
     }
-    return this.launch(ctx, { ...started, session }, { agent, model, overrides, content: route.content, history: input.history ?? undefined });
+    const opening = typeof opened.opening === 'string' ? route.content : opened.opening;
+    return this.launch(
+      ctx,
+      { ...started, session },
+      { agent, model, overrides, content: opening, history: opened.history, continues: Boolean(opened.answering), rows: opened.rows },
+    );
   }
 
   /**
@@ -146,12 +154,23 @@ export class TurnService {
   private launch(
     ctx: AgentContext,
     started: SendMessageOutcome,
-    run: { agent: ResolvedAgent; model: ChatModel; overrides: TurnOverrides | undefined; content: string; history?: ChatMessage[] },
+    run: {
+      agent: ResolvedAgent;
+      model: ChatModel;
+      overrides: TurnOverrides | undefined;
+      content: TurnOpening;
+      history?: ChatMessage[];
+      /** Goes on answering the session's last user message: the model reads the session up to now. */
+      continues?: boolean;
+      /** Stored with the turn's own (the caller's tool results in its session). */
+      rows?: RunState['rows'];
+    },
   ): SendMessageOutcome {
     const { turn, session, userMessage, stored } = started;
     const { agent, model, overrides, content } = run;
     const tree = this.supervisor.adopt(turn);
     const state = freshState(agent, ctx, [], content, [], overrides);
+    state.rows.push(...(run.rows ?? []));
     const turnRun: TurnRun = { turn, session, agent, model, ctx, state, signal: tree.controller.signal };
     this.supervisor.launch(tree, turnRun, async () => {
       const context = await contextFor(this.deps, {
@@ -160,7 +179,7 @@ export class TurnService {
         agent,
         model,
         state,
-        beforeSeq: userMessage?.seq,
+        beforeSeq: run.continues ? undefined : userMessage?.seq,
         history: run.history,
         withMemory: true,
         stored,
@@ -188,10 +207,11 @@ export class TurnService {
    */
   private async start(
     ctx: AgentContext,
-    input: SendInput,
+    input: SendInput & { content: string },
     existing: Session | null,
     decided?: { route: RouteDecision; admission: Admission },
     binding?: TurnBinding,
+    answering?: Message,
   ) {
     const { agents, models, store } = this.deps;
     const metadata = input.metadata ?? {};
@@ -213,6 +233,7 @@ export class TurnService {
         ephemeral: input.ephemeral === true,
         routing: { routedBy: route.routedBy, rule: route.rule },
         admission: decided?.admission,
+        answering,
       }),
     );
     return { started, route, agent, model, overrides };
@@ -237,7 +258,9 @@ export class TurnService {
   async routeMessage(ctx: AgentContext, raw: SendMessageInput): Promise<RouteDecision> {
     const input = parseInput(sendInput, raw, ['input']);
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
-    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content, metadata: input.metadata ?? {} }, existing, { classify: false });
+    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content ?? '', metadata: input.metadata ?? {} }, existing, {
+      classify: false,
+    });
     await this.deps.agents.load(ctx, route.agent);
     return route;
   }
@@ -309,6 +332,9 @@ function allowedOverrides(agent: ResolvedAgent, raw: SendInput['overrides']): Tu
   const declared = new Set(agent.spec.tools.map((tool) => tool.name));
   const unknown = (raw.tools ?? []).findIndex((name) => !declared.has(name));
   if (unknown >= 0) throw refuse(['tools', unknown], `agent ${agent.name} does not declare tool "${raw.tools![unknown]}"`);
+  const unusable = (raw.clientTools ?? []).findIndex((tool) => schemaProblem(tool.parameters) !== null);
+  if (unusable >= 0)
+    throw refuse(['clientTools', unusable, 'parameters'], `is not a usable JSON Schema: ${schemaProblem(raw.clientTools![unusable]!.parameters)}`);
   const cap = agent.spec.maxTokens;
   if (raw.maxTokens != null && cap !== undefined && raw.maxTokens > cap) throw refuse(['maxTokens'], `must be at most the agent's max_tokens (${cap})`);
   const format = agent.spec.structuredOutput && raw.responseFormat?.type === 'json_object' ? null : raw.responseFormat;
@@ -326,6 +352,9 @@ function allowedOverrides(agent: ResolvedAgent, raw: SendInput['overrides']): Tu
     ...(format ? { responseFormat: responseFormatOf(format) } : {}),
     ...(raw.systemPromptSuffix ? { systemPromptSuffix: raw.systemPromptSuffix } : {}),
     ...(raw.tools ? { tools: raw.tools } : {}),
+    ...(raw.clientTools?.length
+      ? { clientTools: raw.clientTools.map(({ name, description, parameters }) => ({ name, description: description ?? '', parameters })) }
+      : {}),
   };
 }
 

@@ -342,25 +342,22 @@ describe('request parameters', () => {
     expect(hot.error).toMatchObject({ param: 'temperature', code: 'VALIDATION_FAILED' });
   });
 
-  it('offers only the agent tools a request names, and refuses tools the agent does not have', async () => {
+  it('offers only the agent tools a request names (with parameters or without), and a client tool beside them', async () => {
     const user = newUser(env.server.url);
     await registerAgent(user, CAPPED);
+    const named = (name: string) => ({ type: 'function' as const, function: { name } });
     const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
+    env.fake.enqueue({ text: 'ok' }, { text: 'ok' });
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [named('action')] });
+    expect(env.fake.chatRequests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
+    await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [named('action'), fn('get_weather')] });
+    expect(env.fake.chatRequests[1]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action', 'get_weather']);
+
+    // With parameters (as SDKs that require them send), the agent's tool's name still restricts to it.
     env.fake.enqueue({ text: 'ok' });
     await sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action')] });
-    expect(env.fake.chatRequests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
-
-    const refused = await refusal(
-      sdk(user).chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'hi' }], tools: [fn('action'), fn('get_weather')] }),
-    );
-    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(refused.error).toEqual({
-      message: 'tools.1.function.name: agent capped does not declare tool "get_weather"',
-      type: 'invalid_request_error',
-      param: 'tools.1.function.name',
-      code: 'VALIDATION_FAILED',
-    });
-    expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(1);
+    expect(env.fake.chatRequests[2]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['action']);
+    expect(await env.server.db.prisma.turn.count({ where: { userId: user.headers['x-user-id'] } })).toBe(3);
   });
 
   it('answers in a JSON object for json_object', async () => {

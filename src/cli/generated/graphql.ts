@@ -168,7 +168,8 @@ export type TurnStatus =
   | 'ERROR'
   | 'INTERRUPTED'
   | 'MAX_ITERATIONS'
-  | 'RUNNING';
+  | 'RUNNING'
+  | 'TOOL_CALLS';
 
 export type UsageGroupBy =
   | 'AGENT'

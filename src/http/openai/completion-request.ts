@@ -41,7 +41,16 @@ const body = z.object({
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().nullish(),
   response_format: z.object({ type: z.string() }).passthrough().nullish(),
-  tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough().nullish() }).passthrough()).nullish(),
+  tools: z
+    .array(
+      z
+        .object({
+          type: z.string(),
+          function: z.object({ name: z.string(), description: z.string().nullish(), parameters: z.unknown().optional() }).passthrough().nullish(),
+        })
+        .passthrough(),
+    )
+    .nullish(),
   tool_choice: z.unknown().optional(),
   // Asked for, they would be silently missing from the answer: refused instead.
   n: z.literal(1, { error: 'only 1 is supported: a request runs one turn, which gives one answer' }).nullish(),
@@ -61,8 +70,10 @@ export interface CompletionRequest {
   modelOverride: string | null;
   /** The session to continue; null starts a new one. */
   sessionId: string | null;
-  /** The last user message: the turn's input. */
-  content: string;
+  /** The last user message: the turn's input (null when the messages end with tool results). */
+  content: string | null;
+  /** The trailing tool messages: results of the client's own tools, which the turn answers instead of a message. */
+  toolResults: { toolCallId: string; content: string }[] | null;
   /** The earlier user, assistant and tool messages, oldest first: the turn's history when no session is named. */
   history: History | null;
   /** The request's system/developer messages, given to the agent for this turn only. */
@@ -79,8 +90,11 @@ export interface CompletionRequest {
  * client already saw and are not read again; without one (a stateless client sending the whole
  * conversation each time) they, with tool calls and results, are the turn's history. A session is
  * named (by its GraphQL ID or bare UUID) in `metadata.session_id`, in `user` when that holds a
- * session id, or in the X-Session-Id header. `tools` may only name the agent's own tools, and offers
- * just those this turn; `tool_choice: "none"` offers none.
+ * session id, or in the X-Session-Id header. A function tool named like one of the agent's tools
+ * (with `parameters` or without) offers just the agent's tools so named this turn; any other is the
+ * client's own (taking no arguments when it has no `parameters`): offered beside the agent's tools,
+ * its calls are handed back (`finish_reason: "tool_calls"`), and the client's next request ends with
+ * their results (`role: "tool"` messages), which the turn answers. `tool_choice: "none"` offers none.
  */
 export function parseCompletionRequest(raw: unknown, ctx: AgentContext): CompletionRequest {
   return completionRequestOf(parseInput(body, raw), ctx);
@@ -92,14 +106,15 @@ export type ChatBody = z.infer<typeof body>;
 /** What a chat completions body asks of the engine (see parseCompletionRequest). */
 export function completionRequestOf(input: ChatBody, ctx: AgentContext): CompletionRequest {
   const last = input.messages.at(-1)!;
-  if (last.role !== 'user') throw invalid(['messages', input.messages.length - 1, 'role'], 'the last message must be the user’s');
-  const content = textOf(last.content, ['messages', input.messages.length - 1, 'content']).trim();
-  if (!content) throw invalid(['messages', input.messages.length - 1, 'content'], 'must not be empty');
+  const answers = last.role === 'tool' ? toolResultsOf(input.messages) : null;
+  if (!answers && last.role !== 'user') throw invalid(['messages', input.messages.length - 1, 'role'], 'the last message must be the user’s or a tool result');
+  const content = answers ? null : textOf(last.content, ['messages', input.messages.length - 1, 'content']).trim();
+  if (content === '') throw invalid(['messages', input.messages.length - 1, 'content'], 'must not be empty');
   const instruction = input.messages
     .map((m, i) => (m.role === 'system' || m.role === 'developer' ? textOf(m.content, ['messages', i, 'content']) : ''))
     .filter(Boolean)
     .join('\n\n');
-  const history = historyOf(input.messages);
+  const history = historyOf(input.messages.slice(0, answers ? answers.from : -1), Boolean(answers));
 
   const at = input.model.indexOf('@');
   const agent = at === -1 ? input.model : input.model.slice(0, at);
@@ -115,6 +130,7 @@ export function completionRequestOf(input: ChatBody, ctx: AgentContext): Complet
     modelOverride,
     sessionId,
     content,
+    toolResults: answers?.results ?? null,
     history: sessionId === null && history.length > 0 ? history : null,
     instruction: [ctx.addedInstruction, instruction].filter(Boolean).join('\n\n') || null,
     overrides: overridesOf(input),
@@ -123,11 +139,28 @@ export function completionRequestOf(input: ChatBody, ctx: AgentContext): Complet
   };
 }
 
-/** The messages before the last one, without system messages; every tool result must answer an earlier call, and every call get one. */
-function historyOf(messages: ChatBody['messages']): History {
+/**
+ * The trailing tool messages (from index `from`): the results of the client's own tools that the
+ * last assistant message called, which the turn answers.
+ */
+function toolResultsOf(messages: ChatBody['messages']): { from: number; results: { toolCallId: string; content: string }[] } {
+  let from = messages.length;
+  while (messages[from - 1]?.role === 'tool') from -= 1;
+  const results = messages.slice(from).map((m, i) => {
+    if (!m.tool_call_id) throw invalid(['messages', from + i, 'tool_call_id'], 'must name the tool call it answers');
+    return { toolCallId: m.tool_call_id, content: textOf(m.content, ['messages', from + i, 'content']) };
+  });
+  return { from, results };
+}
+
+/**
+ * The messages before the opening ones, without system messages; every tool result must answer an
+ * earlier call, and every call get one, but the last calls when `answered` (by the opening tool results).
+ */
+function historyOf(messages: ChatBody['messages'], answered: boolean): History {
   const history: History = [];
   let unanswered = new Set<string>();
-  messages.slice(0, -1).forEach((m, i) => {
+  messages.forEach((m, i) => {
     if (m.role === 'system' || m.role === 'developer') return;
     if (m.role === 'tool') {
       const id = m.tool_call_id;
@@ -150,18 +183,23 @@ function historyOf(messages: ChatBody['messages']): History {
     unanswered = new Set(calls.map((c) => c.id));
     history.push({ role: 'assistant', content: text || (calls.length ? null : ''), ...(calls.length ? { toolCalls: calls } : {}) });
   });
-  if (unanswered.size > 0)
-    throw invalid(['messages', messages.length - 1], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
+  if (unanswered.size > 0 && !answered)
+    throw invalid(['messages', messages.length], `tool call "${[...unanswered][0]}" has no tool message with its result before this message`);
   return history;
 }
 
 function overridesOf(input: ChatBody): Overrides {
   const format = input.response_format;
-  const tools = (input.tools ?? []).map((tool, i) => {
-    if (tool.type !== 'function' || !tool.function)
-      throw invalid(['tools', i, 'type'], `"${tool.type}" tools are not supported; name the agent's tools as functions`);
-    return tool.function.name;
+  const functions = (input.tools ?? []).map((tool, i) => {
+    if (tool.type !== 'function' || !tool.function) throw invalid(['tools', i, 'type'], `"${tool.type}" tools are not supported; send function tools`);
+    const { name, description, parameters } = tool.function;
+    if (parameters !== undefined && (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)))
+      throw invalid(['tools', i, 'function', 'parameters'], 'must be a JSON Schema object');
+    return { name, description, parameters: parameters as Record<string, unknown> | undefined };
   });
+  // Which are the agent's and which the client's is told by the agent's tool names (see requestedTurn).
+  const tools = functions.filter((f) => f.parameters === undefined).map((f) => f.name);
+  const clientTools = functions.flatMap((f) => (f.parameters === undefined ? [] : [{ name: f.name, description: f.description, parameters: f.parameters }]));
   const stop = typeof input.stop === 'string' ? [input.stop] : input.stop;
   return {
     temperature: input.temperature,
@@ -172,6 +210,7 @@ function overridesOf(input: ChatBody): Overrides {
     seed: input.seed,
     responseFormat: format && format.type !== 'text' ? (format as Overrides['responseFormat']) : null,
     tools: input.tool_choice === 'none' ? [] : tools.length ? tools : null,
+    clientTools: input.tool_choice === 'none' || !clientTools.length ? null : clientTools,
   };
 }
 
@@ -208,8 +247,10 @@ export function withPaths(error: ValidationError, rename: (path: (string | numbe
 function requestPath(path: (string | number)[]): (string | number)[] {
   if (path[0] !== 'input') return path;
   const [, area, field, ...rest] = path;
-  if (area === 'history' || area === 'content') return ['messages'];
+  if (area === 'history' || area === 'content' || area === 'toolResults') return ['messages'];
   if (area === 'agent' || area === 'model') return ['model'];
+  // Client tools are the request's tools with parameters: the message names the tool, not its place.
+  if (area === 'overrides' && field === 'clientTools') return ['tools'];
   if (area !== 'overrides' || typeof field !== 'string' || !PARAMS[field]) return path.slice(1);
   if (field === 'tools' && rest.length === 1) return ['tools', rest[0]!, 'function', 'name'];
   return [PARAMS[field]!, ...rest];

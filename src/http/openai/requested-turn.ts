@@ -45,7 +45,11 @@ export async function requestedTurn(
   const { spec } = await deps.agents.load(ctx, request.agent);
   // Clients send max_tokens of their own choosing: more than the agent allows is the agent's limit, not an error.
   const { maxTokens } = request.overrides;
-  const overrides = { ...request.overrides, maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens };
+  const overrides = {
+    ...request.overrides,
+    ...toolsFor(spec.tools, request.overrides),
+    maxTokens: maxTokens != null && spec.maxTokens !== undefined ? Math.min(maxTokens, spec.maxTokens) : maxTokens,
+  };
   // A JSON answer may be repaired once after it was validated, so only the validated answer is sent
   // (in one piece when streaming): a client must never get the rejected attempt joined to it.
   const validatedOnly = Boolean(spec.structuredOutput || overrides.responseFormat);
@@ -78,6 +82,7 @@ export async function requestedTurn(
     const input: SendMessageInput = {
       sessionId: request.sessionId,
       content: request.content,
+      toolResults: request.toolResults,
       history: request.history,
       agent: request.agent,
       model: request.modelOverride,
@@ -92,6 +97,27 @@ export async function requestedTurn(
     });
     return turn;
   }
+}
+
+/**
+ * A request's function tools split by whose they are: one named like one of the agent's tools, with
+ * parameters or without (SDKs that require them send empty ones), restricts the turn to the agent's
+ * tools so named; any other is the client's own (one without parameters takes no arguments).
+ */
+function toolsFor(agentTools: { name: string }[], overrides: CompletionRequest['overrides']): Pick<CompletionRequest['overrides'], 'tools' | 'clientTools'> {
+  const agents = new Set(agentTools.map((tool) => tool.name));
+  const named = overrides.tools ?? [];
+  const declared = overrides.clientTools ?? [];
+  const own = [...named, ...declared.map((tool) => tool.name)].filter((name) => agents.has(name));
+  const clientTools = [
+    ...declared.filter((tool) => !agents.has(tool.name)),
+    ...named.filter((name) => !agents.has(name)).map((name) => ({ name, parameters: { type: 'object', properties: {} } })),
+  ];
+  return {
+    // Naming none of the agent's tools restricts none of them (an empty list from tool_choice "none" offers none).
+    tools: own.length ? own : named.length || declared.length ? null : overrides.tools,
+    clientTools: clientTools.length ? clientTools : null,
+  };
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,5 +1,5 @@
 import type { UsageTotals } from '../../events/agent-event.js';
-import type { CompletionEnd } from '../../events/turn-completion.js';
+import type { CompletionEnd, HandedBackCall } from '../../events/turn-completion.js';
 import type { ResponsesRequest } from './responses-request.js';
 import { turnExtension } from './turn-extension.js';
 
@@ -37,11 +37,18 @@ export interface ResponseState {
   /** Why an incomplete response stopped: `max_output_tokens` for a limit, `approval_required` for a pause. */
   incomplete?: string | null;
   remgraph?: ReturnType<typeof turnExtension>;
+  /** Calls of the client's own functions handed back: `function_call` items after the message. */
+  calls?: HandedBackCall[];
 }
 
 /** The message item holding the answer. */
 export function messageItem(turnId: string, text: string, status: 'in_progress' | 'completed' | 'incomplete') {
   return { id: `msg_${turnId}`, type: 'message', status, role: 'assistant', content: text === '' && status === 'in_progress' ? [] : [outputText(text)] };
+}
+
+/** A `function_call` item: a call of the client's own function, for it to run and answer with a `function_call_output`. */
+export function functionCallItem(call: HandedBackCall, status: 'in_progress' | 'completed', args = call.arguments) {
+  return { id: `fc_${call.id}`, type: 'function_call', status, call_id: call.id, name: call.name, arguments: args };
 }
 
 export const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
@@ -61,7 +68,10 @@ export function responseObject(base: ResponseBase, state: ResponseState) {
     instructions: echo?.instructions ?? null,
     max_output_tokens: echo?.max_output_tokens ?? null,
     model: base.model,
-    output: state.text === null ? [] : [messageItem(base.turnId, state.text, itemStatus)],
+    output: [
+      ...(state.text === null ? [] : [messageItem(base.turnId, state.text, itemStatus)]),
+      ...(state.calls ?? []).map((call) => functionCallItem(call, 'completed')),
+    ],
     parallel_tool_calls: true,
     previous_response_id: base.previousResponseId,
     reasoning: { effort: null, summary: null },
@@ -81,12 +91,14 @@ export function responseObject(base: ResponseBase, state: ResponseState) {
 
 /**
  * How a turn's end shows in a response: an answer is `completed` (a cancelled one too, with what was
- * said so far, as in chat completions), one cut at a limit or paused for approval is `incomplete`.
+ * said so far, as in chat completions, and one handing the client's function calls back, with them),
+ * one cut at a limit or paused for approval is `incomplete`.
  */
 export function endState(base: ResponseBase, end: CompletionEnd, text: string): ResponseState {
   if (end.kind === 'failed') return { status: 'failed', text: text || null, usage: end.usage, error: { code: end.code, message: end.message } };
   const remgraph = turnExtension(base.sessionId, base.turnId, end);
   if (end.kind === 'awaiting_approval') return { status: 'incomplete', text: text || null, usage: end.usage, incomplete: 'approval_required', remgraph };
+  if (end.kind === 'tool_calls') return { status: 'completed', text: text || null, usage: end.usage, calls: end.calls, remgraph };
   const incomplete = end.status === 'MAX_ITERATIONS' ? 'max_output_tokens' : null;
   return { status: incomplete ? 'incomplete' : 'completed', text, usage: end.usage, incomplete, remgraph };
 }

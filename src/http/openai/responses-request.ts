@@ -22,7 +22,9 @@ const body = z.object({
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
   max_output_tokens: z.number().int().min(1).nullish(),
-  tools: z.array(z.object({ type: z.string(), name: z.string().optional() }).passthrough()).nullish(),
+  tools: z
+    .array(z.object({ type: z.string(), name: z.string().optional(), description: z.string().nullish(), parameters: z.unknown().optional() }).passthrough())
+    .nullish(),
   tool_choice: z.unknown().optional(),
   text: z
     .object({
@@ -51,7 +53,10 @@ export interface ResponsesRequest extends CompletionRequest {
  * Reads a Responses API body by translating it to the chat completions body it means, so both APIs
  * read messages, tools, formats and sessions alike; refusals name the Responses request's own fields.
  * `input` is a string (the user's message) or items: messages (text parts only), and earlier
- * `function_call` and `function_call_output` items, which are the history of a stateless client.
+ * `function_call` and `function_call_output` items, which are the history of a stateless client;
+ * `item_reference` items are skipped. A function tool the agent has no tool of is the client's own
+ * (see completion-request.ts): input ending in `function_call_output` items answers the calls handed
+ * back, those of `previous_response_id` or of the function_call items before them.
  * `instructions` are a system message for this turn.
  */
 export function parseResponsesRequest(raw: unknown, ctx: AgentContext): ResponsesRequest {
@@ -72,7 +77,10 @@ export function parseResponsesRequest(raw: unknown, ctx: AgentContext): Response
       : format.type === 'json_schema'
         ? { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict } }
         : { type: format.type },
-    tools: input.tools?.map(({ type, name }) => ({ type, function: name === undefined ? null : { name } })),
+    tools: input.tools?.map(({ type, name, description, parameters }) => ({
+      type,
+      function: name === undefined ? null : { name, ...(description != null ? { description } : {}), ...(parameters != null ? { parameters } : {}) },
+    })),
     tool_choice: input.tool_choice,
   };
   try {
@@ -138,8 +146,12 @@ function messagesOf(input: ResponsesBody): { messages: ChatBody['messages']; ori
     } else if (item.type === 'function_call_output') {
       const output = parseInput(functionCallOutput, item, at);
       push({ role: 'tool', tool_call_id: output.call_id, content: textOf(output.output, [...at, 'output']) }, at);
+    } else if (item.type === 'item_reference') {
+      // An earlier output item by id (the AI SDK's way with store on): its text is in the session or
+      // said already, and the calls it made come as function_call items or are the previous response's.
+      return;
     } else {
-      const message = `"${item.type}" items are not supported; send messages, function_call and function_call_output items`;
+      const message = `"${item.type}" items are not supported; send messages, function_call, function_call_output and item_reference items`;
       throw new ValidationError(`input.${i}.type: ${message}`, [{ path: [...at, 'type'], message }]);
     }
   });

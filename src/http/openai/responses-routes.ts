@@ -4,12 +4,14 @@ import type { Turn } from '../../db/generated/client.js';
 import { visibleTo } from '../../auth/scope.js';
 import { NotFoundError } from '../../errors.js';
 import type { UsageTotals } from '../../events/agent-event.js';
+import type { HandedBackCall } from '../../events/turn-completion.js';
 import { readJsonBody, sendJson } from '../json-body.js';
 import type { OpenAIRoutesDeps } from './openai-deps.js';
 import { followTurn, requestedTurn, answerWhole } from './requested-turn.js';
 import { endState, responseObject, turnIdOf, type ResponseBase, type ResponseState } from './response-object.js';
 import { ResponseEventStream } from './response-stream.js';
 import { asResponsesError, parseResponsesRequest } from './responses-request.js';
+import { handedBackCalls } from '../../turns/tool-results.js';
 
 export const RESPONSES = '/v1/responses';
 
@@ -73,7 +75,10 @@ export async function retrieveResponse(deps: OpenAIRoutesDeps, ctx: AgentContext
     store: true,
     echo: null,
   };
-  sendJson(res, 200, responseObject(base, storedState(base, turn, answer?.content ?? null)));
+  // As the create answer had them: the calls handed back, each a function_call item.
+  const handed = turn.status === 'TOOL_CALLS' ? await handedBackCalls(deps.prisma, turn.id) : null;
+  const calls = handed?.calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+  sendJson(res, 200, responseObject(base, storedState(base, turn, answer?.content ?? handed?.text ?? null, calls)));
 }
 
 /** A top-level turn of a stored response the caller can see. */
@@ -84,7 +89,7 @@ async function storedTurn(deps: OpenAIRoutesDeps, ctx: AgentContext, responseId:
   return turn;
 }
 
-function storedState(base: ResponseBase, turn: Turn, text: string | null): ResponseState {
+function storedState(base: ResponseBase, turn: Turn, text: string | null, calls?: HandedBackCall[]): ResponseState {
   const usage = turn.usage as Partial<UsageTotals> | null;
   const totals =
     usage?.inputTokens !== undefined ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens ?? 0, requests: usage.requests ?? 0 } : null;
@@ -93,6 +98,8 @@ function storedState(base: ResponseBase, turn: Turn, text: string | null): Respo
       return { status: 'in_progress', text };
     case 'AWAITING_APPROVAL':
       return { status: 'incomplete', text, incomplete: 'approval_required' };
+    case 'TOOL_CALLS':
+      return { status: 'completed', text, usage: totals, calls };
     case 'COMPLETED':
     case 'CANCELLED':
     case 'MAX_ITERATIONS': {

@@ -96,6 +96,7 @@ async function complete(deps: OpenAIRoutesDeps, ctx: AgentContext, req: Incoming
       send(openAIError(failureStatus(end), end.message, end.code, null, 'server_error'));
     } else {
       if (validatedOnly && end.kind === 'answered' && end.content) send(reply.chunk({ content: end.content }, null));
+      if (end.kind === 'tool_calls') send(reply.chunk({ tool_calls: wireCalls(end).map((call, index) => ({ index, ...call })) }, null));
       send({ ...reply.chunk({}, finishReason(end)), remgraph: reply.extension(end) });
       const usage = wireUsage(end);
       if (request.includeUsage && usage) send({ ...reply.chunk({}, null), choices: [], usage });
@@ -133,7 +134,14 @@ class Reply {
       object: 'chat.completion',
       created: this.created,
       model: this.request.model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finishReason(end) }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: end.kind === 'tool_calls' ? content || null : content, refusal: null, ...toolCallsOf(end) },
+          logprobs: null,
+          finish_reason: finishReason(end),
+        },
+      ],
       usage: wireUsage(end),
       remgraph: this.extension(end),
     };
@@ -146,12 +154,23 @@ class Reply {
 
 /**
  * `stop` for an answer that ended (in full, or where its owner cancelled it: remgraph.status tells
- * them apart), `length` for one cut at a limit (max_tokens, max_iterations, the agent's limits), as
- * OpenAI means them; a turn paused for a human decision says so.
+ * them apart), `length` for one cut at a limit (max_tokens, max_iterations, the agent's limits),
+ * `tool_calls` for calls of the client's own tools handed back, as OpenAI means them; a turn paused
+ * for a human decision says so.
  */
 function finishReason(end: AnsweredEnd): string {
   if (end.kind === 'awaiting_approval') return 'approval_required';
+  if (end.kind === 'tool_calls') return 'tool_calls';
   return end.status === 'MAX_ITERATIONS' ? 'length' : 'stop';
+}
+
+/** The calls of the client's own tools a turn handed back, as OpenAI's `tool_calls`. */
+function wireCalls(end: Extract<AnsweredEnd, { kind: 'tool_calls' }>) {
+  return end.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+}
+
+function toolCallsOf(end: AnsweredEnd) {
+  return end.kind === 'tool_calls' ? { tool_calls: wireCalls(end) } : {};
 }
 
 /** Token counts of the whole turn tree; none yet for a paused turn (GraphQL's Turn.usage has them once it ends). */

@@ -12,7 +12,7 @@ export function turnExtension(sessionId: string, turnId: string, end: AnsweredEn
   return {
     session_id: encodeGlobalID('Session', sessionId),
     turn_id: encodeGlobalID('Turn', turnId),
-    status: end.kind === 'answered' ? end.status : 'AWAITING_APPROVAL',
+    status: end.kind === 'answered' ? end.status : end.kind === 'tool_calls' ? 'TOOL_CALLS' : 'AWAITING_APPROVAL',
     ...(end.kind === 'awaiting_approval'
       ? { approvals: end.approvals.map((a) => ({ id: encodeGlobalID('Approval', a.id), tool: a.toolName, arguments: a.arguments, agent_path: a.agentPath })) }
       : {}),

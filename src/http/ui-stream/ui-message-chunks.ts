@@ -1,4 +1,5 @@
 import type { AgentEvent, Source, UsageTotals } from '../../events/agent-event.js';
+import type { TerminalStatus } from '../../events/turn-status.js';
 import { encodeGlobalID } from '../global-ids.js';
 
 /** One chunk of the AI SDK's UI message stream (the `UIMessageChunk` its `useChat` reads), as sent. */
@@ -12,7 +13,15 @@ interface FinishMetadata {
   usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
 }
 
-const FINISH_REASONS: Record<string, string> = { COMPLETED: 'stop', MAX_ITERATIONS: 'length', CANCELLED: 'stop' };
+/** The AI SDK's finish reason for each way a turn ends; null for a failure (an error chunk precedes the finish). */
+const FINISH_REASONS = {
+  COMPLETED: 'stop',
+  TOOL_CALLS: 'tool-calls',
+  MAX_ITERATIONS: 'length',
+  CANCELLED: 'stop',
+  ERROR: null,
+  INTERRUPTED: null,
+} as const satisfies Record<TerminalStatus, string | null>;
 
 /**
  * Turns a turn's events into UI message chunks, one assistant message per turn: the top-level
@@ -72,9 +81,9 @@ export class UIMessageChunker {
         this.done = true;
         const rest = event.content?.startsWith(this.streamed) ? event.content.slice(this.streamed.length) : '';
         const tail = rest ? [...this.step(), ...this.part('text', event.seq), { type: 'text-delta', id: this.open!.id, delta: rest }] : [];
-        const failed = !(event.status in FINISH_REASONS);
-        const error = failed ? [{ type: 'error', errorText: this.error ?? `The turn ended with status ${event.status}` }] : [];
-        return [...tail, ...error, ...event.sources.map(sourceChunk), ...this.finish(FINISH_REASONS[event.status] ?? 'error', event.status, event.usage)];
+        const reason = FINISH_REASONS[event.status];
+        const error = reason === null ? [{ type: 'error', errorText: this.error ?? `The turn ended with status ${event.status}` }] : [];
+        return [...tail, ...error, ...event.sources.map(sourceChunk), ...this.finish(reason ?? 'error', event.status, event.usage)];
       }
       default:
         return [];

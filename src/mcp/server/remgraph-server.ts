@@ -130,6 +130,7 @@ function askAgentTool(deps: RemgraphMcpDeps) {
         const end = part.end;
         if (end.kind === 'answered') return { agent: agent_name, status: end.status, answer: end.content, ...ids };
         if (end.kind === 'failed') return { agent: agent_name, status: end.status, error: { code: end.code, message: end.message }, ...ids };
+        if (end.kind === 'tool_calls') throw new Error(`turn ${turn.id} handed back tool calls, but an MCP ask offers no client tools`);
         return {
           agent: agent_name,
           status: 'AWAITING_APPROVAL',

@@ -128,7 +128,7 @@ function TurnBlock({ view, at, actions, ...rest }: { view: TurnView; at: string;
             Copy
           </button>
           <button class="link" onClick={() => actions.onRegenerate(view)} data-testid="regenerate">
-            {view.run.status === 'COMPLETED' ? 'Regenerate' : 'Retry'}
+            {view.run.status === 'COMPLETED' || view.run.status === 'TOOL_CALLS' ? 'Regenerate' : 'Retry'}
           </button>
           <button class="link" onClick={() => actions.onFork({ turnId: view.run.turnId })} data-testid="fork">
             Fork here

@@ -163,7 +163,8 @@ export type TurnStatus =
   | 'ERROR'
   | 'INTERRUPTED'
   | 'MAX_ITERATIONS'
-  | 'RUNNING';
+  | 'RUNNING'
+  | 'TOOL_CALLS';
 
 type WebError_AlreadyDecidedError_Fragment = { __typename: 'AlreadyDecidedError', code: ErrorCode, message: string };
 
