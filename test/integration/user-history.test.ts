@@ -88,7 +88,15 @@ async function userWith(sessions: number): Promise<Caller> {
   await prisma.$executeRaw`
     UPDATE turns SET status = 'COMPLETED', finished_at = started_at + interval '1 second', last_seq = 6 WHERE tenant_id = ${tenant}`;
   if (backend() === 'pglite') await env.server.db.tidy!();
-  else await prisma.$executeRawUnsafe('VACUUM turns, approvals');
+  else {
+    await prisma.$executeRawUnsafe('VACUUM turns, approvals');
+    // Thousands of turns made RUNNING at once leave the running-turn indexes many pages that VACUUM
+    // empties but keeps; in the suite's shared database that bloat made the planner prefer scanning a
+    // whole session's turns in other files' tests (session-length's busy-session check). A server's
+    // turns end one at a time, so their pages are reused instead.
+    await prisma.$executeRawUnsafe('REINDEX INDEX turns_one_active_per_session_custom');
+    await prisma.$executeRawUnsafe('REINDEX INDEX turns_running_by_caller_custom');
+  }
   await prisma.$executeRawUnsafe('ANALYZE sessions, turns, messages, turn_events, llm_calls, approvals');
   return user;
 }
