@@ -1,4 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -234,6 +236,29 @@ describe('POST /v1/responses with the AI SDK’s default provider', () => {
     expect(pieces).toEqual(['Streamed ', 'words.']);
     expect(await streamed.finishReason).toBe('stop');
     expect(await streamed.usage).toMatchObject({ inputTokens: 5, outputTokens: 2 });
+    expect(await turnCount(user)).toBe(2);
+  });
+});
+
+describe('POST /v1/responses with LangChain', () => {
+  it('ChatOpenAI with useResponsesApi gets the answer and usage, invoked and streamed', async () => {
+    const user = newUser(env.server.url);
+    const llm = new ChatOpenAI({
+      model: 'general',
+      apiKey: 'unused',
+      useResponsesApi: true,
+      configuration: { baseURL: baseURL(), defaultHeaders: user.headers },
+    });
+    env.fake.enqueue({ text: 'Hello, LangChain.', usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    const answer = await llm.invoke([new SystemMessage('Be brief.'), new HumanMessage('Hi!')]);
+    expect(answer.text).toBe('Hello, LangChain.');
+    expect(answer.usage_metadata).toMatchObject({ input_tokens: 7, output_tokens: 3, total_tokens: 10 });
+    expect(env.fake.chatRequests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'Hi!' });
+
+    env.fake.enqueue({ text: ['Streamed ', 'by LangChain.'] });
+    const pieces: string[] = [];
+    for await (const chunk of await llm.stream('Stream, please.')) if (chunk.text) pieces.push(chunk.text);
+    expect(pieces.join('')).toBe('Streamed by LangChain.');
     expect(await turnCount(user)).toBe(2);
   });
 });
