@@ -258,7 +258,8 @@ export class TurnService {
   async routeMessage(ctx: AgentContext, raw: SendMessageInput): Promise<RouteDecision> {
     const input = parseInput(sendInput, raw, ['input']);
     const existing = input.sessionId ? await getSession(this.deps, ctx, input.sessionId) : null;
-    const route = await this.router.decide(ctx, { agent: input.agent, content: input.content ?? '', metadata: input.metadata ?? {} }, existing, {
+    const { content } = await openingOf(this.deps.prisma, input, existing);
+    const route = await this.router.decide(ctx, { agent: input.agent, content, metadata: input.metadata ?? {} }, existing, {
       classify: false,
     });
     await this.deps.agents.load(ctx, route.agent);
