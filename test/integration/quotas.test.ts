@@ -127,30 +127,34 @@ describe('turn quotas', () => {
   });
 
   it.runIf(backend() === 'pglite')('on PGlite, the maintenance sweep vacuums pruned starts, so later starts do not read them again', async () => {
-    const user = newUser(env.server.url);
-    const tenantId = user.headers['x-tenant-id']!;
-    const userId = user.headers['x-user-id']!;
     // Pages the start's prune reads to find the caller's first start to keep (from the oldest).
-    const pagesRead = async () => {
+    const pagesRead = async (user: Caller) => {
       const plan = await env.server.db.sql.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN (ANALYZE, BUFFERS) SELECT ordinal FROM quota_starts WHERE tenant_id = '${tenantId}' AND user_id = '${userId}' ORDER BY ordinal LIMIT 1`,
+        `EXPLAIN (ANALYZE, BUFFERS) SELECT ordinal FROM quota_starts WHERE tenant_id = $1 AND user_id = $2 ORDER BY ordinal LIMIT 1`,
+        [user.headers['x-tenant-id'], user.headers['x-user-id']],
       );
       const buffers = /Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/.exec(plan.map((row) => row['QUERY PLAN']).join('\n'));
       return Number(buffers?.[1] ?? 0) + Number(buffers?.[2] ?? 0);
     };
     // 5,000 starts over a minute old, as a busy caller leaves them: the next start prunes them all.
-    await env.server.db.sql.query(
-      `INSERT INTO quota_starts (tenant_id, user_id, started_at, ordinal) SELECT $1, $2, now() - interval '2 minutes', g FROM generate_series(1, 5000) AS g`,
-      [tenantId, userId],
-    );
-    env.fake.enqueue({ text: 'pruned' });
-    await chat(env.server.url, user, { content: 'one start' });
-    expect(await env.server.db.prisma.quotaStart.count({ where: { tenantId, userId } })).toBe(1);
-    // PGlite has no autovacuum: until a VACUUM, the pruned starts' index entries are still read.
-    const before = await pagesRead();
+    const prunedStarts = async () => {
+      const user = newUser(env.server.url);
+      await env.server.db.sql.query(
+        `INSERT INTO quota_starts (tenant_id, user_id, started_at, ordinal) SELECT $1, $2, now() - interval '2 minutes', g FROM generate_series(1, 5000) AS g`,
+        [user.headers['x-tenant-id'], user.headers['x-user-id']],
+      );
+      env.fake.enqueue({ text: 'pruned' });
+      await chat(env.server.url, user, { content: 'one start' });
+      expect(await env.server.db.prisma.quotaStart.count({ where: { tenantId: user.headers['x-tenant-id']!, userId: user.headers['x-user-id']! } })).toBe(1);
+      return { user, before: await pagesRead(user) };
+    };
+    // PGlite has no autovacuum: until a VACUUM, the pruned starts' index entries are still read. A
+    // sweep that ran between the start and the first read has vacuumed them already: then again.
+    let { user, before } = await prunedStarts();
+    for (let attempt = 1; attempt < 3 && before <= 10; attempt++) ({ user, before } = await prunedStarts());
     expect(before).toBeGreaterThan(10);
     let after = before;
-    for (const deadline = Date.now() + 20_000; after > 6 && Date.now() < deadline; after = await pagesRead()) await sleep(250);
+    for (const deadline = Date.now() + 20_000; after > 6 && Date.now() < deadline; after = await pagesRead(user)) await sleep(250);
     expect(after, `pages read before the sweep: ${before}`).toBeLessThanOrEqual(6);
   });
 
