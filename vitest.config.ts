@@ -35,6 +35,9 @@ export default defineConfig({
     // Generous: suites that start real server processes share two cores with everything else.
     testTimeout: 90_000,
     hookTimeout: 120_000,
+    // Vitest's default on two cores is one file at a time; most integration files wait on servers,
+    // PostgreSQL and child processes rather than compute, so two at a time roughly halves the run.
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       ...backends.map((backend) => ({
@@ -44,6 +47,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_BACKEND: backend },
           globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: backend === 'postgres' ? ['test/support/file-database.ts'] : [],
         },
       })),
       ...(browser

@@ -10,6 +10,7 @@ import { newUser, type Caller } from '../support/client.js';
 import { followTurn, GATED_AGENT, registerAgent, send, useAgentServer } from '../support/agents.js';
 import { backend } from '../support/server.js';
 import { ApprovalsDocument, UpsertEntityDocument } from '../generated/graphql.js';
+import { REMGRAPH_BIN } from '../support/process.js';
 
 // The client commands (`remgraph chat`, `query`, `agents`, `sessions`, `approvals`) run as a user
 // runs them: a separate process speaking GraphQL to a real server, through a pipe or through a
@@ -17,7 +18,6 @@ import { ApprovalsDocument, UpsertEntityDocument } from '../generated/graphql.js
 // client, so one backend is enough: each command costs a process start, which PostgreSQL would repeat.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = ['--import', 'tsx', 'src/main.ts'];
 
 interface Run {
   code: number | null;
@@ -30,7 +30,7 @@ const identity = (user: Caller) => ({ REMGRAPH_USER: user.headers['x-user-id']!,
 
 /** Runs `remgraph <args>` with stdin a pipe carrying `input` (closed at once when there is none). */
 function cli(args: string[], env: Record<string, string>, input = '', onStdout?: (stdout: string) => void, onStderr?: (stderr: string) => void): Promise<Run> {
-  const proc = spawn(process.execPath, [...CLI, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [REMGRAPH_BIN, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (chunk) => {
@@ -47,7 +47,7 @@ function cli(args: string[], env: Record<string, string>, input = '', onStdout?:
 
 /** `remgraph <args>` on a pseudo-terminal: what it shows (escape codes and carriage returns removed), and keys to type. */
 function terminal(args: string[], env: Record<string, string>) {
-  const command = [process.execPath, ...CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = [process.execPath, REMGRAPH_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const proc = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let raw = '';
   const screen = () => stripVTControlCharacters(raw).replace(/\r/g, '');
@@ -153,7 +153,7 @@ describe.skipIf(backend() === 'postgres')('remgraph client commands', () => {
     const user = newUser(env.server.url);
     const words = Array.from({ length: 30 }, (_, i) => `word${i} `);
     env.fake.enqueue({ text: words, delayMs: 20 });
-    const proc = spawn(process.execPath, [...CLI, 'chat'], { cwd: root, env: { ...process.env, ...as(user) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [REMGRAPH_BIN, 'chat'], { cwd: root, env: { ...process.env, ...as(user) }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (chunk) => (stderr += chunk));
     proc.stdin.end('hi');

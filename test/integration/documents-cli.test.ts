@@ -5,6 +5,7 @@ import { newUser, type Caller } from '../support/client.js';
 import { ingestDocument } from '../support/documents.js';
 import { useAgentServer } from '../support/agents.js';
 import { backend } from '../support/server.js';
+import { REMGRAPH_BIN } from '../support/process.js';
 
 // `remgraph documents` and `remgraph corpus` as a user runs them: a separate process speaking
 // GraphQL to a real server, through a pipe (JSON lines). One backend is enough for a client.
@@ -13,7 +14,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function cli(args: string[], user: Caller, url: string, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env, REMGRAPH_URL: url, REMGRAPH_USER: user.headers['x-user-id']!, REMGRAPH_TENANT: user.headers['x-tenant-id']! };
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [REMGRAPH_BIN, ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (chunk) => (stdout += chunk));

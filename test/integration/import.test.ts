@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { print } from 'graphql';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { caller, collect, newUser, wsClient, type Caller } from '../support/client.js';
@@ -11,6 +11,7 @@ import { ownPostgresDatabase } from '../support/own-database.js';
 import { runCli, spawnServer } from '../support/process.js';
 import { backend, startTestServer, tempDataDir, type TestServer } from '../support/server.js';
 import { ImportFileDocument, JobDocument, JobProgressDocument, RemQueryDocument, type ImportFileMutation } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 const MAX_FILE = 4 * 1024 * 1024;
 // Imports of more rows than this drop the vector index and build it after; smaller ones keep it.
@@ -45,8 +46,8 @@ async function tempFile(name: string, text: string): Promise<string> {
 }
 
 async function databaseEnv(): Promise<Record<string, string>> {
-  const databaseUrl = inject('databaseUrl');
-  return databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: await tempDataDir() };
+  const url = databaseUrl();
+  return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
 }
 
 async function counts(env: Record<string, string>, tenant: string) {
@@ -318,7 +319,7 @@ describe('importFile (GraphQL multipart)', () => {
   });
 });
 
-describe.runIf(inject('databaseUrl') && REDIS_URL)('importFile across instances sharing PostgreSQL and Redis', () => {
+describe.runIf(databaseUrl() && REDIS_URL)('importFile across instances sharing PostgreSQL and Redis', () => {
   it('a client of an API-only instance follows, batch by batch, an import another instance runs', { timeout: 300_000 }, async () => {
     const worker = await startTestServer({ ...SETTINGS, IMPORT_BATCH_SIZE: '50', REDIS_URL });
     const api = await startTestServer({ ...SETTINGS, JOB_KINDS: '', REDIS_URL });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/inbound/signature.js';
 import { caller } from '../support/client.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
@@ -8,6 +8,7 @@ import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
 import { ApprovalsDocument, DecideApprovalDocument, InboundEmailDocument, ResolveEmailEscalationDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 const SECRET = 'inbound-restart-secret-0123456789';
 
@@ -29,7 +30,7 @@ afterEach(async () => {
 
 /** One database for the servers of a test: the same PGlite directory, or the same PostgreSQL database. */
 async function database(): Promise<Record<string, string>> {
-  const url = inject('databaseUrl');
+  const url = databaseUrl();
   return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
 }
 

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../../src/db/data-dir-lock.js';
 import { openDatabase } from '../../src/db/database.js';
 import { applyMigrations } from '../../src/db/migrations.js';
@@ -11,6 +11,7 @@ import { caller } from '../support/client.js';
 import { runCli, spawnServer } from '../support/process.js';
 import { backend, startTestServer, tempDataDir } from '../support/server.js';
 import { RemQueryDocument, ResourcesDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 const HANDBOOK = `# Handbook\n\n${'Trains are booked second class. '.repeat(8)}\n\n## Flights\n\n${'Flights over 500 euros need approval. '.repeat(8)}\n\n## Hotels\n\n${'Hotels are booked near the office. '.repeat(8)}\n`;
 
@@ -34,8 +35,8 @@ describe('remgraph ingest_file', () => {
     const dir = await mkdtemp(join(tmpdir(), 'remgraph-ingest-'));
     const file = join(dir, 'travel-policy.md');
     await writeFile(file, '# Travel policy\n\nTrains are booked second class.\n\n## Flights\n\nFlights over 500 euros need approval from Sarah Chen.\n');
-    const databaseUrl = inject('databaseUrl');
-    const database: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: await tempDataDir() };
+    const url = databaseUrl();
+    const database: Record<string, string> = url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
     const user = `u-${randomUUID()}`;
     const tenant = `t-${randomUUID()}`;
 
@@ -123,12 +124,12 @@ describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', 
     const dataDir = await tempDataDir();
     // --kill-child: the namespace's PID 1 (the server) dies with unshare, as a container's does.
     const inNamespace = ['unshare', '--pid', '--fork', '--kill-child=SIGKILL'];
-    const crashed = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'tsx', [], undefined, inNamespace);
+    const crashed = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'compiled', [], undefined, inNamespace);
     expect((await readFile(join(dataDir, LOCK_FILE), 'utf8')).split(' ')[0]).toBe('1');
     await crashed.stop('SIGKILL');
     // The lock still names pid 1, which the new server will be too.
     expect((await readFile(join(dataDir, LOCK_FILE), 'utf8')).split(' ')[0]).toBe('1');
-    const restarted = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'tsx', [], undefined, inNamespace);
+    const restarted = await spawnServer({ DATA_DIR: dataDir }, 120_000, 'compiled', [], undefined, inNamespace);
     try {
       expect((await fetch(new URL('/healthz', restarted.url))).status).toBe(200);
     } finally {
@@ -151,9 +152,9 @@ describe.runIf(backend() === 'pglite')('a PGlite data directory has one owner', 
 
 describe('ingest_file writes a file in one transaction', () => {
   it('a write that fails half-way (its vectors refused after its rows were written) leaves no row behind', async () => {
-    const databaseUrl = inject('databaseUrl');
-    const settings = databaseUrl ? { url: databaseUrl, dataDir: '' } : { dataDir: await tempDataDir() };
-    const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: settings.dataDir };
+    const url = databaseUrl();
+    const settings = url ? { url, dataDir: '' } : { dataDir: await tempDataDir() };
+    const env: Record<string, string> = url ? { DATABASE_URL: url } : { DATA_DIR: settings.dataDir };
     const tenant = `t-${randomUUID()}`;
     const refuse = `refuse_${tenant.replaceAll('-', '_')}`;
     // The database itself refuses this tenant's vectors: they are stored after its resources and kv_store rows.

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { caller, collect, newUser, wsClient } from '../support/client.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
 import { CreateSessionDocument, SessionDocument, SessionUpdatedDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 const running: ServerProcess[] = [];
 afterEach(async () => {
@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 async function backendEnv(): Promise<Record<string, string>> {
-  const url = inject('databaseUrl');
+  const url = databaseUrl();
   return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
 }
 
@@ -38,7 +38,7 @@ describe('server process', () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', backend: inject('databaseUrl') ? 'postgres' : 'pglite' });
+    expect(await ready.json()).toMatchObject({ status: 'ready', backend: databaseUrl() ? 'postgres' : 'pglite' });
 
     const page = await fetch(server.url, { headers: { accept: 'text/html' } });
     const html = await page.text();
@@ -69,7 +69,7 @@ describe('server process', () => {
   });
 });
 
-describe.runIf(!inject('databaseUrl'))('embedded database', () => {
+describe.runIf(!databaseUrl())('embedded database', () => {
   it('creates its data folder on first start and keeps data across restarts', async () => {
     const dataDir = await tempDataDir();
     expect(existsSync(dataDir)).toBe(false);

@@ -2,15 +2,16 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { applyMigrations, pendingMigrations } from '../../src/db/migrations.js';
 import { tempDataDir } from '../support/server.js';
+import { databaseUrl } from '../support/database-url.js';
 
 const hasMarker = async (db: Awaited<ReturnType<typeof openDatabase>>) =>
   (await db.sql.query<{ found: boolean }>("SELECT to_regnamespace('template_marker') IS NOT NULL AS found"))[0]!.found;
 
-describe.runIf(!inject('databaseUrl'))('a new PGlite data directory starts as a copy of the template', () => {
+describe.runIf(!databaseUrl())('a new PGlite data directory starts as a copy of the template', () => {
   it('copies it (the lock file taken first notwithstanding), applies the migrations a stale template lacks, and none from a current one', async () => {
     // A template built before the migrations existed: initdb only, plus a schema that tells copies apart (outside public, where Prisma wants nothing it did not make).
     const stale = join(await mkdtemp(join(tmpdir(), 'remgraph-template-')), 'data');

@@ -1,5 +1,5 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { caller, newUser, type Caller } from '../support/client.js';
 import { followTurn, GATED_AGENT, registerAgent, send, shape } from '../support/agents.js';
@@ -7,6 +7,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDataDir } from '../support/server.js';
 import { DecideApprovalDocument, TurnDocument, TurnTreeDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 let fake: FakeOpenAI;
 const running: ServerProcess[] = [];
@@ -29,7 +30,7 @@ afterEach(async () => {
 });
 
 async function database(): Promise<Record<string, string>> {
-  const url = inject('databaseUrl');
+  const url = databaseUrl();
   return url ? { DATABASE_URL: url } : { DATA_DIR: await tempDataDir() };
 }
 
@@ -101,7 +102,7 @@ describe('durability across processes', () => {
     expect(turn.events.filter((e) => e.__typename === 'ActionEvent')).toHaveLength(1);
   });
 
-  it.runIf(inject('databaseUrl'))('lets another process sharing the database take the decision and resume', async () => {
+  it.runIf(databaseUrl())('lets another process sharing the database take the decision and resume', async () => {
     const env = await database();
     const a = await start(env);
     const b = await start(env);
@@ -113,7 +114,7 @@ describe('durability across processes', () => {
     expect(events.at(-1)).toMatchObject({ status: 'COMPLETED', content: 'Resumed on B.' });
   });
 
-  it.runIf(inject('databaseUrl'))('streams a turn running on one process to a client of another without Redis, through the log', async () => {
+  it.runIf(databaseUrl())('streams a turn running on one process to a client of another without Redis, through the log', async () => {
     const env = await database();
     const a = await start(env);
     const b = await start(env);

@@ -1,11 +1,12 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { caller, collect, newUser, wsClient } from '../support/client.js';
 import { followTurn, send } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { CancelTurnDocument, SessionEventsDocument, TurnDocument, TurnEventsDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 // vitest.config.ts prints one line when this suite is skipped.
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -28,7 +29,7 @@ async function instance(env: Record<string, string> = {}) {
     // Each instance one process: these tests are about separate instances (test/integration/workers.test.ts runs several workers).
     WORKERS: '1',
     ...env,
-    DATABASE_URL: inject('databaseUrl'),
+    DATABASE_URL: databaseUrl(),
     REDIS_URL: REDIS_URL!,
     OPENAI_API_KEY: 'test',
     OPENAI_BASE_URL: fake.url,
@@ -39,7 +40,7 @@ async function instance(env: Record<string, string> = {}) {
 }
 
 // Several instances need a shared database, so this runs on the postgres backend only.
-describe.runIf(inject('databaseUrl') && REDIS_URL)('several instances sharing PostgreSQL and Redis', () => {
+describe.runIf(databaseUrl() && REDIS_URL)('several instances sharing PostgreSQL and Redis', () => {
   it('streams a turn running on one instance live to a client of another, and cancels across them', async () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const user = newUser(a.url);

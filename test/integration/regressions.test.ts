@@ -19,6 +19,7 @@ import {
   type CreateDatasetFromTurnsInput,
   type RunRegressionInput,
 } from '../generated/graphql.js';
+import { REMGRAPH_BIN } from '../support/process.js';
 
 const env = useAgentServer({ JOB_KINDS: 'experiment', JOB_POLL_MS: '100' });
 
@@ -251,7 +252,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `remgraph <args>` as the user runs it: through a pipe, or on a pseudo-terminal (util-linux \`script\`). */
 function cli(args: string[], user: Caller, tty = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts', ...args, '--url', env.server.url];
+  const argv = [process.execPath, REMGRAPH_BIN, ...args, '--url', env.server.url];
   const command = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const envVars = { ...process.env, NO_COLOR: '1', REMGRAPH_USER: user.headers['x-user-id']!, REMGRAPH_TENANT: user.headers['x-tenant-id']! };
   const proc = tty

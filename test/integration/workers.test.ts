@@ -3,13 +3,14 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { caller, collect, newUser, type Caller } from '../support/client.js';
 import { expectGapFreeSeqs, followTurn, GATED_AGENT, registerAgent, send, shape } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.js';
 import { runCli, spawnServer, type ServerProcess } from '../support/process.js';
 import { DecideApprovalDocument, SendMessageDocument, TurnDocument, TurnEventsDocument, TurnTreeDocument } from '../generated/graphql.js';
+import { databaseUrl } from '../support/database-url.js';
 
 // vitest.config.ts prints one line when the multi-instance suites are skipped.
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -123,11 +124,11 @@ async function waitForStatus(user: Caller, turnId: string, status: string, timeo
 }
 
 // Workers share the database and Redis, so this runs on the postgres backend with TEST_REDIS_URL only.
-describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQL + Redis)', () => {
+describe.runIf(databaseUrl() && REDIS_URL)('serve --workers 2 (PostgreSQL + Redis)', () => {
   it('serves on both workers, streams a turn of one to a subscriber of the other, and replaces a killed worker whose turn then resumes', async () => {
     server = await spawnServer(
       {
-        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_URL: databaseUrl(),
         REDIS_URL: REDIS_URL!,
         OPENAI_API_KEY: 'test',
         OPENAI_BASE_URL: fake.url,
@@ -178,7 +179,7 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
   }, 300_000);
 
   it('stops every worker on SIGTERM and exits 0', async () => {
-    server = await spawnServer({ DATABASE_URL: inject('databaseUrl'), REDIS_URL: REDIS_URL!, WORKERS: '2' }, 180_000, 'compiled');
+    server = await spawnServer({ DATABASE_URL: databaseUrl(), REDIS_URL: REDIS_URL!, WORKERS: '2' }, 180_000, 'compiled');
     const pids = JSON.parse(/"workers":(\[[\d,]+\])/.exec(server.output())![1]!) as number[];
     expect(pids).toHaveLength(2);
     expect(await server.stop('SIGTERM'), server.output()).toBe(0);
@@ -188,21 +189,21 @@ describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers 2 (PostgreSQ
 
 // A role that may hold 9 connections: 2 workers with the default pool (10, plus a liveness lock each)
 // would need 22, and a burst of turns would fail with "too many connections for role".
-describe.runIf(inject('databaseUrl') && REDIS_URL)('serve --workers on a database that accepts few connections (PostgreSQL + Redis)', () => {
+describe.runIf(databaseUrl() && REDIS_URL)('serve --workers on a database that accepts few connections (PostgreSQL + Redis)', () => {
   const name = `remgraph_few_${process.pid}`;
   let admin: pg.Client;
   let url: string;
   const env = () => ({ DATABASE_URL: url, REDIS_URL: REDIS_URL!, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: fake.url, LLM_DEFAULT_MODEL: 'openai:fake-model' });
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    admin = new pg.Client({ connectionString: databaseUrl() });
     await admin.connect();
     const [{ user }] = (await admin.query<{ user: string }>('SELECT current_user AS user')).rows as [{ user: string }];
     await admin.query(`CREATE ROLE ${name} LOGIN CONNECTION LIMIT 9`);
     await admin.query(`CREATE DATABASE ${name}`);
     // The migrations need a superuser (extensions, roles); the role then uses what they created.
     await admin.query(`GRANT "${user}" TO ${name}`);
-    const target = new URL(inject('databaseUrl')!);
+    const target = new URL(databaseUrl()!);
     target.pathname = `/${name}`;
     const migrated = await runCli(['migrate'], { DATABASE_URL: target.toString() }).exit;
     expect(migrated.code, migrated.stderr).toBe(0);

@@ -5,18 +5,23 @@ import { applyMigrations } from '../../src/db/migrations.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Connection string of this run's fresh PostgreSQL database ('' on the PGlite backend). */
-    databaseUrl: string;
+    /**
+     * This run's migrated PostgreSQL database, which every test file's own database is a copy of
+     * (file-database.ts); '' on the PGlite backend.
+     */
+    databaseTemplateUrl: string;
   }
 }
 
 /**
- * On the postgres backend: creates a fresh database for this run, applies the migrations once,
- * and drops it afterwards. PGlite suites need nothing: each server opens its own database.
+ * On the postgres backend: creates a fresh database for this run and applies the migrations once;
+ * each test file then runs on a copy of it (file-database.ts), so files running side by side
+ * never see each other's rows or statistics. Drops them all afterwards. PGlite suites need
+ * nothing: each server opens its own database.
  */
 export default async function setup(project: TestProject) {
   if (project.config.env.TEST_BACKEND !== 'postgres') {
-    project.provide('databaseUrl', '');
+    project.provide('databaseTemplateUrl', '');
     return;
   }
   // vitest.config.ts adds the postgres project only when TEST_POSTGRES_URL is set.
@@ -42,11 +47,13 @@ export default async function setup(project: TestProject) {
   } finally {
     await db.close();
   }
-  project.provide('databaseUrl', url.toString());
+  project.provide('databaseTemplateUrl', url.toString());
 
   return async () => {
     const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();
+    const copies = await cleanup.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${name}\\_%`]);
+    for (const { datname } of copies.rows) await cleanup.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await cleanup.end();
   };

@@ -1,17 +1,17 @@
-import { inject } from 'vitest';
 import pg from 'pg';
+import { databaseUrl } from './database-url.js';
 
 /**
- * A PostgreSQL database of the test file's own, next to the shared one the suite runs on: for tests
- * whose outcome depends on what the whole database holds (a bulk import decides whether to rebuild
- * the vector index by counting every tenant's vectors). `drop` removes it once its clients are gone.
+ * An empty PostgreSQL database of a test's own, next to its file's: for tests whose outcome depends
+ * on what the whole database holds (a bulk import decides whether to rebuild the vector index by
+ * counting every tenant's vectors). `drop` removes it once its clients are gone.
  */
 export async function ownPostgresDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+  const admin = new pg.Client({ connectionString: databaseUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
-  const target = new URL(inject('databaseUrl')!);
+  const target = new URL(databaseUrl());
   target.pathname = `/${name}`;
   return {
     url: target.toString(),

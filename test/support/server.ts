@@ -2,12 +2,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { inject } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { PrismaClient } from '../../src/db/generated/client.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import { databaseUrl } from './database-url.js';
 
 export type TestServer = App;
 
@@ -52,16 +52,16 @@ export async function startTestServer(env: Record<string, string | undefined> = 
 
 /** A test server's settings against this run's backend, with `env` on top. */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
-  const databaseUrl = inject('databaseUrl');
+  const url = databaseUrl();
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '1000',
-    // On PostgreSQL every suite's servers share one database: only the suites about jobs run them
-    // (each its own kind), so that no server takes another suite's jobs to its own fake model.
+    // On PostgreSQL a test file's servers share its database: only the suites about jobs run them
+    // (each its own kind), so that no server takes another's jobs to its own fake model.
     JOB_KINDS: '',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: 'memory://' }),
+    ...(url ? { DATABASE_URL: url } : { DATA_DIR: 'memory://' }),
     ...env,
   });
 }
@@ -96,4 +96,4 @@ export async function tempDataDir(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), 'remgraph-test-')), 'data');
 }
 
-export const backend = (): 'pglite' | 'postgres' => (inject('databaseUrl') ? 'postgres' : 'pglite');
+export const backend = (): 'pglite' | 'postgres' => (databaseUrl() ? 'postgres' : 'pglite');
