@@ -28,7 +28,11 @@ export function copyRow(values: readonly unknown[]): string {
   return `${values.map(copyValue).join('\t')}\n`;
 }
 
-/** Runs `sql` (a `COPY … FROM STDIN`) on `client`, sending `rows` (from copyRow) in chunks of about 1 MB as the server asks for them. */
+/**
+ * Runs `sql` (a `COPY … FROM STDIN`, or a simple query of several statements with one such COPY
+ * among them) on `client`, sending `rows` (from copyRow) in chunks of about 1 MB as the server asks
+ * for them. Rows the other statements return are ignored.
+ */
 export function copyFromStdin(client: pg.ClientBase, sql: string, rows: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     let failed: Error | undefined;
@@ -51,6 +55,9 @@ export function copyFromStdin(client: pg.ClientBase, sql: string, rows: readonly
         connection.endCopyFrom();
       },
       handleCommandComplete: () => {},
+      handleRowDescription: () => {},
+      handleDataRow: () => {},
+      handleEmptyQuery: () => {},
       handleError: (error: Error) => (failed = error),
       handleReadyForQuery: () => (failed ? reject(failed) : resolve()),
     };

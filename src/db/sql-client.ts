@@ -14,16 +14,13 @@ import { copyFromStdin } from './copy-from-stdin.js';
 export interface SqlClient {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
   /**
-   * On PostgreSQL only (PGlite's client runs in a worker thread and takes no COPY stream): `work` on
-   * one pooled connection inside one transaction, committed when it returns, rolled back when it throws.
+   * On PostgreSQL only (PGlite's client runs in a worker thread and takes no COPY stream): `script`,
+   * several statements as one simple query with one `COPY … FROM STDIN` among them, sent with `rows`
+   * (copy-from-stdin.ts) on one pooled connection. A whole transaction (`BEGIN; …; COMMIT`) costs
+   * two round trips this way, where one statement at a time costs one each; should it fail, the
+   * connection rolls back whatever it left open.
    */
-  transaction?<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
-}
-
-/** A transaction of `SqlClient.transaction`, which can also load rows by `COPY … FROM STDIN` (copy-from-stdin.ts). */
-interface SqlTransaction {
-  query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
-  copyFrom(sql: string, rows: readonly string[]): Promise<void>;
+  copyIn?(script: string, rows: readonly string[]): Promise<void>;
 }
 
 /** On PostgreSQL: through the pool Prisma also uses, naming recurring statements as Prisma's adapter does. */
@@ -34,18 +31,11 @@ export function postgresSqlClient(pool: pg.Pool, statementName: (query: { sql: s
       const result = await pool.query({ text, values: params as unknown[], ...(name ? { name } : {}) });
       return result.rows as T[];
     },
-    async transaction<T>(work: (tx: SqlTransaction) => Promise<T>) {
+    async copyIn(script: string, rows: readonly string[]) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
-        const tx: SqlTransaction = {
-          query: async <R>(text: string, params: readonly unknown[] = []) => (await client.query({ text, values: params as unknown[] })).rows as R[],
-          copyFrom: (sql, rows) => copyFromStdin(client, sql, rows),
-        };
-        const result = await work(tx);
-        await client.query('COMMIT');
-        return result;
+        await copyFromStdin(client, script, rows);
       } catch (error) {
         // A connection that cannot even roll back is not handed back to the pool.
         await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));

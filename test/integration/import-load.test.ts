@@ -58,15 +58,9 @@ afterAll(async () => {
 
 /** The database's SQL client, counting the rows each COPY sends. */
 function countingCopies(sql: SqlClient): SqlClient {
-  if (!sql.transaction) return sql;
-  const transaction = sql.transaction.bind(sql);
-  return {
-    query: (text, params) => sql.query(text, params),
-    transaction: (work) =>
-      transaction((tx) =>
-        work({ query: (text, params) => tx.query(text, params), copyFrom: (copy, rows) => (copies.push(rows.length), tx.copyFrom(copy, rows)) }),
-      ),
-  };
+  if (!sql.copyIn) return sql;
+  const copyIn = sql.copyIn.bind(sql);
+  return { query: (text, params) => sql.query(text, params), copyIn: (script, rows) => (copies.push(rows.length), copyIn(script, rows)) };
 }
 
 const run = (text: string, fromLine = 1, onProgress?: () => Promise<void>) => {

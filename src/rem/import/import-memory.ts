@@ -19,7 +19,7 @@ import { planVectors, type PlannedVector } from '../memory/vectors.js';
 import { lineError, parseLine, type ImportSource } from './jsonl.js';
 import { dropGinIndexes, ensureGinIndexes } from './gin-indexes.js';
 import { dropVectorIndex, ensureVectorIndex, shouldRebuild } from './vector-index.js';
-import { writeBatch } from './write-batch.js';
+import { batchWrite } from './write-batch.js';
 
 export interface ImportDeps extends MemoryDeps {
   sql: SqlClient;
@@ -84,12 +84,12 @@ export async function importMemory(
   let batch: Prepared[] = [];
   let inBatch = new Set<string>();
   let consumed = fromLine - 1;
-  // The write in flight: the next batch is read and embedded meanwhile (this process's CPU while the database works).
+  // The write in flight: the next batch is read, embedded and encoded meanwhile (this process's CPU while the database works).
   let writing = null as { ids: Set<string>; done: Promise<void> } | null;
 
-  const write = async (items: Prepared[], planned: Map<string, PlannedVector>, nextLine: number) => {
+  const write = async (items: Prepared[], sends: (() => Promise<void>)[], nextLine: number) => {
     if (items.length) {
-      await writeRows(deps, ctx.tenantId, items, planned);
+      for (const send of sends) await send();
       const counts = countByTable(items);
       for (const table of Object.keys(counts) as MemoryTable[]) written[table] += counts[table];
       progress.rows += items.length;
@@ -109,9 +109,9 @@ export async function importMemory(
     // Planning reads the stored rows: those the write in flight changes are read after it.
     const previous = writing;
     if (previous && [...ids].some((id) => previous.ids.has(id))) await previous.done;
-    const planned = items.length ? await planVectors(deps, ctx.tenantId, items) : new Map<string, PlannedVector>();
+    const sends = items.length ? writesOf(deps, ctx.tenantId, items, await planVectors(deps, ctx.tenantId, items)) : [];
     await writing?.done;
-    const done = write(items, planned, nextLine);
+    const done = write(items, sends, nextLine);
     done.catch(() => {}); // awaited by the next flush or by drain; this only keeps it from counting as unhandled meanwhile
     writing = { ids, done };
   };
@@ -168,12 +168,11 @@ function readItem(ctx: AgentContext, text: string, where: string, source: Memory
   }
 }
 
-/** Writes a batch with its planned vectors: one statement per kind and set of given fields. */
-async function writeRows(deps: ImportDeps, tenantId: string, items: Prepared[], planned: Map<string, PlannedVector>): Promise<void> {
-  const groups = groupByFields(items);
-  for (const { kind, fields, items: grouped } of groups.values()) {
-    await writeBatch(deps.sql, deps.embedder, tenantId, kind, fields, grouped, planned);
-  }
+/** The writes of a batch with its planned vectors, ready to send in order: one statement per kind and set of given fields. */
+function writesOf(deps: ImportDeps, tenantId: string, items: Prepared[], planned: Map<string, PlannedVector>): (() => Promise<void>)[] {
+  return [...groupByFields(items).values()].map(({ kind, fields, items: grouped }) =>
+    batchWrite(deps.sql, deps.embedder, tenantId, kind, fields, grouped, planned),
+  );
 }
 
 function countByTable(items: Prepared[]): Record<MemoryTable, number> {

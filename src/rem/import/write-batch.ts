@@ -1,9 +1,11 @@
 /**
  * The import's write: a batch of rows of one kind, with their vectors, in one statement through the
  * direct SQL client (no Prisma client in between). On PostgreSQL the rows arrive by `COPY … FROM
- * STDIN` into a temporary table, in the statement's transaction; on PGlite as one JSON parameter.
- * Either way a batch's rows and vectors are all written or none.
+ * STDIN` into a temporary table, the whole transaction sent as one script (two round trips, not
+ * one per statement: on a busy machine each round trip waits for both processes to be scheduled);
+ * on PGlite as one JSON parameter. Either way a batch's rows and vectors are all written or none.
  */
+import pg from 'pg';
 import { copyRow } from '../../db/copy-from-stdin.js';
 import type { SqlClient } from '../../db/sql-client.js';
 import type { EmbeddingProvider } from '../embeddings/provider.js';
@@ -17,10 +19,12 @@ import type { PlannedVector } from '../memory/vectors.js';
 const STAGED = 'import_rows';
 
 /**
- * Upserts rows of one kind that give the same fields, and stores the vectors planned for them:
- * a new vector where one was computed, none where the row has no text, the stored one otherwise.
+ * The write of rows of one kind that give the same fields, with the vectors planned for them (a new
+ * vector where one was computed, none where the row has no text, the stored one otherwise), made
+ * ready to send: the rows are encoded now, while the previous batch is being written, and sent by
+ * the function returned.
  */
-export async function writeBatch(
+export function batchWrite(
   sql: SqlClient,
   embedder: EmbeddingProvider,
   tenantId: string,
@@ -28,33 +32,32 @@ export async function writeBatch(
   fields: string[],
   items: Prepared[],
   planned: Map<string, PlannedVector>,
-): Promise<void> {
+): () => Promise<void> {
   const columns = [...recordColumns(fields), '"h" text', '"e" text', '"untexted" boolean'];
   const records = items.map((item) => {
     const plan = planned.get(rowId(item.kind, item.owner, item.key));
     return { ...toRecord(item, fields), h: plan?.vector ? plan.hash : null, e: plan?.vector ? vectorLiteral(plan.vector) : null, untexted: !plan };
   });
-  const values = [tenantId, embedder.model, embedder.dimension];
-  if (sql.transaction) {
-    await sql.transaction(async (tx) => {
-      await tx.query(`CREATE TEMPORARY TABLE "${STAGED}" (${columns.join(', ')}) ON COMMIT DROP`);
-      await tx.copyFrom(
-        `COPY "${STAGED}" FROM STDIN`,
-        records.map((record) => copyRow(Object.values(record))),
-      );
-      await tx.query(statement(kind, fields, `SELECT * FROM "${STAGED}"`, 1), values);
-    });
-  } else {
-    await sql.query(statement(kind, fields, `SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${columns.join(', ')})`, 2), [
-      JSON.stringify(records),
-      ...values,
-    ]);
+  if (sql.copyIn) {
+    const copyIn = sql.copyIn.bind(sql);
+    const rows = records.map((record) => copyRow(Object.values(record)));
+    const [tenant, model] = [tenantId, embedder.model].map((text) => pg.escapeLiteral(text));
+    const script = [
+      'BEGIN',
+      `CREATE TEMPORARY TABLE "${STAGED}" (${columns.join(', ')}) ON COMMIT DROP`,
+      `COPY "${STAGED}" FROM STDIN`,
+      statement(kind, fields, `SELECT * FROM "${STAGED}"`, [tenant!, model!, `${Math.trunc(embedder.dimension)}`]),
+      'COMMIT',
+    ].join(';\n');
+    return () => copyIn(script, rows);
   }
+  const json = JSON.stringify(records);
+  const text = statement(kind, fields, `SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${columns.join(', ')})`, ['$2', '$3', '$4']);
+  return async () => void (await sql.query(text, [json, tenantId, embedder.model, embedder.dimension]));
 }
 
-/** The write of the rows `rows` selects; its parameters from `$first` on are the tenant, the model and the dimension. */
-function statement(kind: MemoryKind, fields: string[], rows: string, first: number): string {
-  const [tenant, model, dimension] = [first, first + 1, first + 2].map((n) => `$${n}`);
+/** The write of the rows `rows` selects, given the SQL of the tenant, the model and the dimension (parameters or literals). */
+function statement(kind: MemoryKind, fields: string[], rows: string, [tenant, model, dimension]: string[]): string {
   const table = TABLE_OF[kind];
   const match = `r."key" = w."key" AND r."user_id" IS NOT DISTINCT FROM w."user_id"`;
   return `WITH r AS (${rows}),
