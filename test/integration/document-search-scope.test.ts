@@ -159,6 +159,28 @@ describe('similarity_search within a scope', () => {
     expect(keys.filter((k) => expected.some((e) => e.key === k)).length).toBeGreaterThanOrEqual(K - 1);
   });
 
+  it('finds the chunks SEARCH finds, each with its own text and file, for every scope and both ways', async () => {
+    // The file-chunk search builds its own statement around SEARCH's choice of rows: same rows, same order.
+    const files = await server.db.prisma.resource.findMany({ where: { tenantId: ctx.tenantId, userId: ctx.userId, category: FILE_CATEGORY } });
+    const scopes = [{}, { corpus: corpusId }, { parents: [`${ctx.userId}:lease-5`, `${ctx.userId}:lease-6`] }, { corpus: corpusId, contentContains: 'rent' }];
+    for (const rem of [remWith(), remWith(1)]) {
+      for (const scope of scopes) {
+        const query = { text: QUERY, limit: K, minSimilarity: 0, filter: { type: CHUNK_CATEGORY, ...scope } };
+        const hits = await rem.search(ctx, { mode: 'SEARCH', table: 'resources', ...query });
+        const found = await rem.searchFileChunks(ctx, query);
+        expect(hits.length, JSON.stringify(scope)).toBeGreaterThan(0);
+        expect(found.chunks.map((c) => [c.id, c.key, c.score, c.page])).toEqual(hits.map((h) => [h.id, h.key, h.score, h.page]));
+        const rows = await server.db.prisma.resource.findMany({ where: { id: { in: hits.map((h) => h.id) } } });
+        for (const chunk of found.chunks) {
+          const row = rows.find((r) => r.id === chunk.id)!;
+          expect(chunk.content).toBe(row.content);
+          const file = files.find((f) => f.key === (row.metadata as { parent: string }).parent)!;
+          expect(chunk.file).toEqual({ id: file.id, key: file.key, name: file.name });
+        }
+      }
+    }
+  });
+
   it('returns the best passages of one document, and only its, both ways', async () => {
     const expected = await bruteForce(ctx, ['lease-5']);
     for (const rem of [remWith(), remWith(1)]) {

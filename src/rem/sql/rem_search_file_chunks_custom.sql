@@ -1,4 +1,4 @@
--- rem_search_file_chunks_custom as it stands after prisma/migrations/20261128142100_search_chunk_counts_custom.
+-- rem_search_file_chunks_custom as it stands after prisma/migrations/20261128190011_search_file_chunks_one_query_custom.
 -- Change it here and in a new migration (a new argument list or result needs DROP FUNCTION first);
 -- test/unit/rem-sql-functions.test.ts fails until the two agree.
 
@@ -15,16 +15,21 @@ BEGIN
     RETURN NEXT;
     RETURN;
   END IF;
-  -- The chunks SEARCH finds among the resources, each with its text and its file (visible, by key
-  -- and owner; a chunk of no such file is left out). The LIMIT, which the search keeps anyway, tells
-  -- the planner how few rows come: else it expects a thousand and hashes every resource to join them.
-  RETURN QUERY
-    SELECT true, s.entity_id, s.entity_key, c.content, s.distance, s.page, d.id, d.key, d.name
-    FROM (SELECT * FROM "rem_search_custom"(p_tenant, p_user, p_vector, p_dimension, p_model, ARRAY['resources'], p_limit, p_max_distance, p_filter, p_exact_rows)
-          LIMIT p_limit) s
-    JOIN "resources" c ON c.id = s.entity_id
-    JOIN "resources" d ON d.tenant_id = p_tenant AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
-      AND d.category = p_file_category AND (d.user_id IS NULL OR d.user_id = p_user)
-    ORDER BY s.distance, s.entity_key;
+  -- SEARCH's nearest resources, each with its text and its file (visible, by key and owner; a chunk
+  -- of no such file is left out), in the statement that finds them: the chunk's own row stands in
+  -- for the kv_store row SEARCH reads (same key), and nothing is planned or materialized twice.
+  RETURN QUERY EXECUTE format($q$
+    WITH nearest AS MATERIALIZED (%s)
+    SELECT true, c.id, c.key, c.content, n.distance,
+           CASE WHEN jsonb_typeof(c.metadata->'page') = 'number' AND (c.metadata->>'page')::numeric BETWEEN 1 AND 2147483647
+                THEN (c.metadata->>'page')::numeric::int END,
+           d.id, d.key, d.name
+    FROM nearest n JOIN "resources" c ON c.id = n.entity_id
+    JOIN "resources" d ON d.tenant_id = $4 AND d.key = c.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM c.user_id
+      AND d.category = $9 AND (d.user_id IS NULL OR d.user_id = $5)
+    WHERE n.distance <= $7
+    ORDER BY n.distance, c.key$q$,
+    "rem_search_nearest_custom"(p_tenant, p_user, p_vector, p_dimension, p_model, ARRAY['resources'], p_limit, p_max_distance, p_filter, p_exact_rows))
+  USING p_vector, p_model, ARRAY['resources'], p_tenant, p_user, p_limit, p_max_distance, p_filter, p_file_category;
 END
 $fn$;
