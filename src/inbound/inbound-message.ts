@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type * as MailParser from 'mailparser';
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { ValidationError } from '../errors.js';
 
@@ -20,7 +21,7 @@ export interface InboundMessage {
   source: 'rfc822' | 'sendgrid' | 'mailgun' | 'postmark';
 }
 
-let mailParser: Promise<typeof import('mailparser')> | undefined;
+let mailParser: Promise<typeof MailParser> | undefined;
 
 /**
  * mailparser, loaded when an email first needs it: with the character sets it brings it is most of
@@ -28,7 +29,7 @@ let mailParser: Promise<typeof import('mailparser')> | undefined;
  * receive email. The inbound route starts loading it at start-up when inbound email is on, so
  * that the first email does not stall the event loop loading it.
  */
-export function loadMailParser(): Promise<typeof import('mailparser')> {
+export function loadMailParser(): Promise<typeof MailParser> {
   return (mailParser ??= import('mailparser'));
 }
 
