@@ -45,7 +45,7 @@ export async function startApp(
   config: Config,
   logger = createLogger(config.log.level),
   // A caller may also hand in a database it opened itself (e.g. a test observing queries); the app closes it on stop.
-  opening: Promise<Database> = openDatabase(config.database),
+  opening: Promise<Database> = openDatabase(config.database, { warmUp: true }),
   // Tests hand in an in-memory exporter; otherwise OTEL_* settings choose one (none by default).
   spanExporter?: SpanExporter,
   listening?: Promise<StartupGate>,

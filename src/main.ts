@@ -308,7 +308,7 @@ async function serve(args: string[]): Promise<number> {
   }
   // Opening the embedded database is mostly WebAssembly work: start it, then load the GraphQL
   // modules while it runs. /healthz answers meanwhile (the process is alive); the rest waits for the app.
-  const opening = openDatabase(config.database);
+  const opening = openDatabase(config.database, { warmUp: true });
   // Not a worker of `serve --workers N`: the connections the primary would hand it while it starts
   // are better served by the workers already up.
   const listening = cluster.isWorker ? undefined : listenEarly(config.server, createOriginPolicy(config.security.corsOrigins));

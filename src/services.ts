@@ -98,8 +98,9 @@ export async function openServices(config: Config, db: Database, logger: Logger,
   // PGlite is one process's own; other processes may share a PostgreSQL database.
   let relay: EventRelay = db.backend === 'postgres' ? logOnlyRelay : localRelay;
   let services: Services;
-  // While the services are built: the database works on its own thread (PGlite) or server.
-  const warming = warmUp(db);
+  // Started while the database opened (openDatabase's `warmUp`), or now, while the services are
+  // built: the database works on its own thread (PGlite) or server.
+  const warming = db.warmedUp ?? warmUp(db);
   warming.catch(() => {}); // awaited below, unless building the services fails first
   try {
     bus = await openPubSub(config.pubsub.redisUrl);

@@ -1,16 +1,18 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Config } from '../config/config.js';
 import { DEFAULT_POOL_SIZE } from '../config/database.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import type { PrismaClient } from './generated/client.js';
-import { PGliteThread, type Watchdog } from './pglite-thread.js';
+import { spawnDatabase, type SpawnedDatabase } from './pglite-spawn.js';
+import type { PGliteThread, Watchdog } from './pglite-thread.js';
 import { flushGinPendingLists } from './gin-pending-lists.js';
 import { runScriptsWhole } from './script-runner.js';
 import type { ProcessLiveness } from './process-liveness.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client.js';
 import { statementNames } from './statement-names.js';
+import { warmUp } from './warm-up.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -49,6 +51,8 @@ export interface Database {
    * (see process-liveness.ts). `onLost` hears of this process looking stopped to the others for a while.
    */
   liveness(processId: string, onLost: (error: Error) => void): Promise<ProcessLiveness>;
+  /** With openDatabase's `warmUp`: Prisma's client started while the database opened (warm-up.ts), resolving with how long it took. */
+  warmedUp?: Promise<number>;
   close(): Promise<void>;
 }
 
@@ -59,34 +63,74 @@ export type DatabaseSettings = Pick<Config['database'], 'dataDir'> &
     template?: string;
   };
 
-/** The only place that knows which backend is in use. */
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.url ? openPostgres(settings.url, settings.poolSize ?? DEFAULT_POOL_SIZE) : openEmbedded(settings.dataDir, settings.template);
+interface OpenOptions {
+  /** Start Prisma's client while the database opens (a server's start-up: see warm-up.ts and `Database.warmedUp`). */
+  warmUp?: boolean;
 }
 
-async function openEmbedded(dataDir: string, template: string | undefined): Promise<Database> {
+/** The only place that knows which backend is in use. */
+export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
+  return settings.url
+    ? openPostgres(settings.url, settings.poolSize ?? DEFAULT_POOL_SIZE, options)
+    : openEmbedded(settings.dataDir, settings.template, options);
+}
+
+/** Starts Prisma's client on `db` when asked to, without making a failure of it unhandled (the caller awaits it). */
+function warming(db: Database, options: OpenOptions): Database {
+  if (!options.warmUp) return db;
+  const warmedUp = warmUp(db);
+  warmedUp.catch(() => {});
+  return { ...db, warmedUp };
+}
+
+async function openEmbedded(dataDir: string, template: string | undefined, options: OpenOptions): Promise<Database> {
   // A memory:// database is a private directory of its own.
   const lock = dataDir.startsWith('memory://') ? undefined : await lockDataDir(dataDir);
-  // The worker thread starts first: PostgreSQL boots in it while this thread loads Prisma's client.
-  const opening = PGliteThread.open(dataDir, template);
-  const loading = import('./generated/client.js');
-  loading.catch(() => {}); // awaited below, unless opening fails first
-  let client: PGliteThread & PGlite;
+  // The worker thread starts first: PostgreSQL boots in it while this thread loads PGlite's client
+  // side and Prisma's client, and (asked to) starts the latter (its statements wait in the thread's
+  // client until the database is open).
+  let spawned: SpawnedDatabase;
   try {
-    // The adapter needs only PGlite's query interface, which the thread's client has.
-    client = (await opening) as PGliteThread & PGlite;
+    spawned = await spawnDatabase(dataDir, template);
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const prisma = new (await loading).PrismaClient({ adapter: new PrismaPGlite(client) });
+  let client: PGliteThread & PGlite;
+  let db: Database;
+  try {
+    const [{ PGliteThread }, { PrismaPGlite }, { PrismaClient }] = await Promise.all([
+      import('./pglite-thread.js'),
+      import('pglite-prisma-adapter'),
+      import('./generated/client.js'),
+    ]);
+    // The adapter needs only PGlite's query interface, which the thread's client has.
+    client = PGliteThread.adopt(spawned) as PGliteThread & PGlite;
+    db = warming(embedded(client, PrismaClient, PrismaPGlite, lock), options);
+  } catch (error) {
+    await spawned.opening.worker.terminate();
+    lock?.release();
+    throw error;
+  }
+  try {
+    await client.opened();
+    return db;
+  } catch (error) {
+    await client.close();
+    lock?.release();
+    throw error;
+  }
+}
+
+function embedded(client: PGliteThread & PGlite, Prisma: typeof PrismaClient, Adapter: typeof PrismaPGlite, lock: DataDirLock | undefined): Database {
+  const prisma = new Prisma({ adapter: new Adapter(client) });
   const sql = pgliteSqlClient(client);
   return {
     prisma,
     sql,
     backend: 'pglite',
     // One process owns a PGlite directory (the lock), so there is nobody to race with.
-    withMigrationAdapter: (work) => work(runScriptsWhole(new PrismaPGlite(client), (script) => client.exec(script))),
+    withMigrationAdapter: (work) => work(runScriptsWhole(new Adapter(client), (script) => client.exec(script))),
     interruptAfter: (ms, error) => client.interruptAfter(ms, error),
     tidy: async () => {
       await client.query('VACUUM quota_starts');
@@ -107,7 +151,7 @@ async function openEmbedded(dataDir: string, template: string | undefined): Prom
 
 const MIGRATION_LOCK_KEY = 7_241_902_311;
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, options: OpenOptions): Promise<Database> {
   // Loaded here: an embedded database never needs them.
   const [{ default: pg }, { PrismaPg }, { PrismaClient }, { openPostgresLiveness }] = await Promise.all([
     import('pg'),
@@ -120,38 +164,49 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // its first executions, which made a burst of turns after a quiet spell cost PostgreSQL twice the
   // CPU per turn of the same burst on connections already warm.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, min: poolSize });
-  await pool.query('SELECT 1');
   // One naming for both: a name stands for one text on every connection.
   const names = statementNames();
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: names }) });
   let lock: Awaited<ReturnType<typeof openPostgresLiveness>> | undefined;
-  return {
-    prisma,
-    sql: postgresSqlClient(pool, names),
-    backend: 'postgres',
-    async withMigrationAdapter(work) {
-      const lock = await pool.connect();
-      // The schema engine takes and releases its own advisory lock, possibly on different pooled
-      // connections; a private one-connection pool, ended afterwards, never leaves it held.
-      const enginePool = new pg.Pool({ connectionString: url, max: 1 });
-      try {
-        await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-        return await work(runScriptsWhole(new PrismaPg(enginePool), (script) => enginePool.query(script)));
-      } finally {
-        await enginePool.end().catch(() => {});
-        await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
-        lock.release();
-      }
+  // Prisma's client starts (asked to) while the pool connects.
+  const db = warming(
+    {
+      prisma,
+      sql: postgresSqlClient(pool, names),
+      backend: 'postgres',
+      async withMigrationAdapter(work) {
+        const lock = await pool.connect();
+        // The schema engine takes and releases its own advisory lock, possibly on different pooled
+        // connections; a private one-connection pool, ended afterwards, never leaves it held.
+        const enginePool = new pg.Pool({ connectionString: url, max: 1 });
+        try {
+          await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+          return await work(runScriptsWhole(new PrismaPg(enginePool), (script) => enginePool.query(script)));
+        } finally {
+          await enginePool.end().catch(() => {});
+          await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+          lock.release();
+        }
+      },
+      async liveness(processId, onLost) {
+        await lock?.close();
+        lock = await openPostgresLiveness(url, processId, onLost);
+        return lock;
+      },
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+        await lock?.close();
+      },
     },
-    async liveness(processId, onLost) {
-      await lock?.close();
-      lock = await openPostgresLiveness(url, processId, onLost);
-      return lock;
-    },
-    async close() {
-      await prisma.$disconnect();
-      await pool.end();
-      await lock?.close();
-    },
-  };
+    options,
+  );
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await db.warmedUp?.catch(() => {});
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  return db;
 }

@@ -14,22 +14,24 @@
  * that, so `memory://` is a private temporary directory here, removed on close (or, when its
  * process was killed, by the next process that opens one).
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Mutex, PGlite, parse, protocol, messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
+import { addArrayTypes, ARRAY_TYPES_SQL, type ArrayType } from './array-types.js';
+import { spawnDatabase, spawnWorker, type OpeningWorker, type SpawnedDatabase } from './pglite-spawn.js';
 import type { WorkerCall, WorkerReply, WorkerRequest } from './pglite-worker.js';
-import { removeTemporaryDataDir, temporaryDataDir } from './temporary-data-dir.js';
-import { workerEntry } from '../worker-script.js';
+import { removeTemporaryDataDir } from './temporary-data-dir.js';
 
 type BackendMessage = messages.BackendMessage;
 
 /** What this class must provide to PGlite's base class (abstract there; the class is not exported). */
 interface PGliteBase {
   readonly parsers: PGlite['parsers'];
+  readonly serializers: PGlite['serializers'];
   query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
   exec(sql: string, options?: QueryOptions): Promise<Results[]>;
   transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T>;
-  _initArrayTypes(): Promise<void>;
+  _initArrayTypes(options?: { force?: boolean }): Promise<void>;
 }
 const BasePGlite = Object.getPrototypeOf(PGlite) as abstract new () => PGliteBase;
 if (typeof BasePGlite.prototype?._initArrayTypes !== 'function') {
@@ -41,15 +43,6 @@ export interface Watchdog {
   /** True once the time ran out and the work was stopped. */
   readonly fired: boolean;
 }
-
-const entry = workerEntry('pglite-worker', import.meta.url);
-
-/**
- * The worker's JavaScript makes short-lived buffers and strings only (its data lives in PGlite's
- * WebAssembly memory): V8's default young generation (3 × 16 MB semi-spaces) fills with garbage
- * before a scavenge and stays resident. A small one keeps the worker's heap at a few MB.
- */
-const WORKER_YOUNG_GENERATION_MB = 6;
 
 /** The messages of an answer up to the first error, which is thrown (a DatabaseError) unless told otherwise. */
 function parseAnswers(
@@ -109,18 +102,35 @@ export class PGliteThread extends BasePGlite {
 
   /** Opens the database in a new worker thread; a new directory starts as a copy of `template` (pglite.ts). */
   static async open(dataDir: string, template?: string): Promise<PGliteThread> {
-    const temporary = dataDir.startsWith('memory://');
-    const dir = temporary ? await temporaryDataDir() : dataDir;
-    const db = new PGliteThread(dir, temporary, template);
-    db.#start();
+    const db = PGliteThread.adopt(await spawnDatabase(dataDir, template));
     try {
-      await db.#ready;
-      await db._initArrayTypes();
+      await db.opened();
     } catch (error) {
       await db.close();
       throw error;
     }
     return db;
+  }
+
+  /**
+   * The client of a database whose worker is opening it (pglite-spawn.ts), at once: statements
+   * sent meanwhile wait for it (so that the start-up's first ones need not wait for their sender
+   * to learn that it opened). Await `opened()`, and `close()` when it rejects.
+   */
+  static adopt({ dataDir, temporary, template, opening }: SpawnedDatabase): PGliteThread {
+    const db = new PGliteThread(dataDir, temporary, template);
+    db.#start(opening);
+    return db;
+  }
+
+  /** Resolves once the worker has opened the database; rejects with why it could not. */
+  opened(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** The array types arrive with the worker's `ready` (#start); `force` (refreshArrayTypes) reads them again. */
+  override async _initArrayTypes({ force = false }: { force?: boolean } = {}): Promise<void> {
+    if (force) addArrayTypes(this, (await this.query<ArrayType>(ARRAY_TYPES_SQL)).rows);
   }
 
   interruptAfter(ms: number, error: () => Error): Watchdog {
@@ -300,39 +310,31 @@ export class PGliteThread extends BasePGlite {
     if (this.temporary) await removeTemporaryDataDir(this.dataDir);
   }
 
-  #start(): void {
-    const worker = new Worker(entry.script, {
-      eval: entry.eval,
-      workerData: { dataDir: this.dataDir, template: this.template },
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-    });
+  #start({ worker, opened }: OpeningWorker = spawnWorker(this.dataDir, this.template)): void {
     this.#worker = worker;
-    this.#ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: WorkerReply) => {
-        if ('ready' in reply) {
-          this.#alive = this.#worker === worker;
-          return resolve();
-        }
-        if ('failed' in reply) return reject(new Error(`PGlite failed to open: ${reply.failed}`));
-        const pending = this.#pending.get(reply.id);
-        this.#pending.delete(reply.id);
-        if (reply.error !== undefined) pending?.reject(new Error(reply.error));
-        else pending?.resolve(reply);
-      });
-      worker.on('error', (error) => {
-        if (this.#worker === worker) this.#alive = false;
-        reject(error);
-        if (this.#worker === worker) this.#failAll(error);
-      });
-      worker.on('exit', (code) => {
-        const error = new Error(`PGlite worker exited (code ${code})`);
-        reject(error);
-        if (this.#worker !== worker || this.#closed) return;
-        // A worker that had opened the database and died (out of memory, say) is replaced; one
-        // that could not open it is not retried in a loop: callers get the error.
-        if (this.#alive) this.#restart(error);
-        else this.#failAll(error);
-      });
+    this.#ready = opened.then((arrayTypes) => {
+      addArrayTypes(this, arrayTypes);
+      this.#alive = this.#worker === worker;
+    });
+    worker.on('message', (reply: WorkerReply) => {
+      if (!('id' in reply)) return; // `ready` or `failed`: `opened` says
+      const pending = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      if (reply.error !== undefined) pending?.reject(new Error(reply.error));
+      else pending?.resolve(reply);
+    });
+    worker.on('error', (error) => {
+      if (this.#worker !== worker) return;
+      this.#alive = false;
+      this.#failAll(error);
+    });
+    worker.on('exit', (code) => {
+      if (this.#worker !== worker || this.#closed) return;
+      const error = new Error(`PGlite worker exited (code ${code})`);
+      // A worker that had opened the database and died (out of memory, say) is replaced; one
+      // that could not open it is not retried in a loop: callers get the error.
+      if (this.#alive) this.#restart(error);
+      else this.#failAll(error);
     });
     // Failures reach callers through #call; this keeps an unawaited rejection from being unhandled.
     this.#ready.catch(() => {});

@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { messages, parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { ARRAY_TYPES_SQL, type ArrayType } from './array-types.js';
 import { openPglite } from './pglite.js';
 import { SqlState } from './sql-state.js';
 import { statementNames } from './statement-names.js';
@@ -16,7 +17,7 @@ import { statementNames } from './statement-names.js';
 export type WorkerCall =
   { kind: 'protocol'; message: Uint8Array } | { kind: 'statement'; text: string; params: unknown[]; paramTypes?: number[] } | { kind: 'close' };
 export type WorkerRequest = WorkerCall & { id: number };
-export type WorkerReply = { id: number; data?: Uint8Array; error?: string } | { ready: true } | { failed: string };
+export type WorkerReply = { id: number; data?: Uint8Array; error?: string } | { ready: true; arrayTypes: ArrayType[] } | { failed: string };
 
 const { serialize } = protocol;
 
@@ -133,7 +134,10 @@ try {
   port.on('message', (request: WorkerRequest) => {
     queue = queue.then(() => answer(request));
   });
-  port.postMessage({ ready: true } satisfies WorkerReply);
+  // With the array types: the server's side parses rows from the first statement on, without a
+  // round trip of its own for them after the database opened.
+  const { rows: arrayTypes } = await db.query<ArrayType>(ARRAY_TYPES_SQL);
+  port.postMessage({ ready: true, arrayTypes } satisfies WorkerReply);
 } catch (error) {
   port.postMessage({ failed: (error as Error).message } satisfies WorkerReply);
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAppError } from '../errors.js';
 import type { InboundEmail } from '../db/generated/client.js';
-import { readInbound, type InboundMessage } from '../inbound/inbound-message.js';
+import { loadMailParser, readInbound, type InboundMessage } from '../inbound/inbound-message.js';
 import { signatureMatches } from '../inbound/signature.js';
 import type { Logger } from '../logger.js';
 import { encodeGlobalID } from './global-ids.js';
@@ -25,6 +25,8 @@ const refuse = (res: ServerResponse, status: number, code: string, message: stri
  * without a secret.
  */
 export function createInboundEmailRoute(deps: InboundEmailRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  // Loaded now when the route is on (see loadMailParser); a failure to load is the first email's to report.
+  if (deps.settings.secret) loadMailParser().catch(() => {});
   return (req, res) => {
     if ((req.url ?? '/').split('?')[0] !== INBOUND_EMAIL_PATH) return false;
     const { secret, maxBytes } = deps.settings;

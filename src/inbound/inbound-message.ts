@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type * as MailParser from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import { ValidationError } from '../errors.js';
 
 /** An inbound email however it was delivered: a raw RFC 822 message or an inbound-parse webhook's fields. */
@@ -18,6 +19,18 @@ export interface InboundMessage {
   headers: Record<string, string>;
   raw: string | null;
   source: 'rfc822' | 'sendgrid' | 'mailgun' | 'postmark';
+}
+
+let mailParser: Promise<typeof MailParser> | undefined;
+
+/**
+ * mailparser, loaded when an email first needs it: with the character sets it brings it is most of
+ * the server's code by size, whose compiling was a fifth of a start-up for servers that never
+ * receive email. The inbound route starts loading it at start-up when inbound email is on, so
+ * that the first email does not stall the event loop loading it.
+ */
+export function loadMailParser(): Promise<typeof MailParser> {
+  return (mailParser ??= import('mailparser'));
 }
 
 const notMime = (why: string) => new ValidationError(`Not an email: ${why}`, [{ path: ['body'], message: why }]);
@@ -62,6 +75,7 @@ async function parseRaw(raw: string, source: InboundMessage['source']): Promise<
   if (!HEADER_LINE.test(raw)) throw notMime('it does not start with a header block');
   let mail: ParsedMail;
   try {
+    const { simpleParser } = await loadMailParser();
     mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   } catch {
     throw notMime('it cannot be parsed as MIME');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { ToolFailedError, ValidationError } from '../errors.js';
 
 interface OutgoingReply {
@@ -22,12 +22,16 @@ export interface Mailer {
 
 export function createMailer(settings: { smtpUrl: string | undefined; mailFrom: string }): Mailer {
   let transport: Transporter | undefined;
+  // Loaded now only when mail is configured: most servers never send, and nodemailer is a large part
+  // of the server's code to compile at start-up (loaded on first use instead, it would stall the event loop then).
+  const nodemailer = settings.smtpUrl ? import('nodemailer') : undefined;
+  nodemailer?.catch(() => {}); // a failure to load is the first send's to report
   const domain = /@([^>\s]+)/.exec(settings.mailFrom)?.[1] ?? 'remgraph.local';
   return {
     messageId: () => `<${randomUUID()}@${domain}>`,
     async send(reply) {
       if (!settings.smtpUrl) throw new ValidationError('Mail is not configured: set SMTP_URL to send replies', [{ path: ['SMTP_URL'], message: 'not set' }]);
-      transport ??= createTransport(settings.smtpUrl);
+      transport ??= (await nodemailer!).createTransport(settings.smtpUrl);
       try {
         await transport.sendMail({
           from: settings.mailFrom,
