@@ -62,7 +62,7 @@ describe('the heartbeat of held turn trees', () => {
       if (backend() === 'postgres')
         await env.server.db.prisma.$transaction(
           async (tx) => {
-            const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+            const { pid } = (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!;
             await tx.session.delete({ where: { id: sessionId } });
             await untilBeatWaitsOn(pid);
           },
@@ -99,9 +99,11 @@ describe('the heartbeat of held turn trees', () => {
   async function untilBeatWaitsOn(pid: number) {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const [{ waiting }] = await env.server.db.prisma.$queryRaw<{ waiting: number }[]>`
+      const { waiting } = (
+        await env.server.db.prisma.$queryRaw<{ waiting: number }[]>`
         SELECT count(*)::int AS waiting FROM pg_stat_activity
-        WHERE ${pid}::int = ANY(pg_blocking_pids(pid)) AND query LIKE '%WITH kept AS (UPDATE turns SET heartbeat_at%'`;
+        WHERE ${pid}::int = ANY(pg_blocking_pids(pid)) AND query LIKE '%WITH kept AS (UPDATE turns SET heartbeat_at%'`
+      )[0]!;
       if (waiting > 0) return;
       if (Date.now() > deadline) throw new Error('no heartbeat waited on the deletion');
       await new Promise((resolve) => setTimeout(resolve, 10));
