@@ -52,10 +52,16 @@ export class TreeLease {
    */
   async beat(rootIds: string[]): Promise<{ takenOver: string[]; gone: string[] }> {
     if (rootIds.length === 0) return { takenOver: [], gone: [] };
-    // The SELECT sees the rows as they were before the UPDATE: every root that still exists.
+    // The SELECT sees the roots as they were when the statement began; the UPDATE sees them as they
+    // are (it waits for a change in progress, then skips a root that change deleted or gave to
+    // another process). A root the SELECT shows held here but the UPDATE did not keep was changed
+    // meanwhile (seen under load: the session's deletion committed while the beat waited on it):
+    // held still, and the next beat sees which change it was. Taking it for a takeover closed the
+    // turn without its final event, and its followers waited forever.
     const rows = await this.prisma.$queryRaw<{ id: string; held: boolean }[]>`
       WITH kept AS (UPDATE turns SET heartbeat_at = now() WHERE id = ANY(${rootIds}::uuid[]) AND runner = ${this.processId} RETURNING id)
-      SELECT id::text AS id, (id IN (SELECT id FROM kept) OR runner IS NULL) AS held FROM turns WHERE id = ANY(${rootIds}::uuid[])`;
+      SELECT id::text AS id, (id IN (SELECT id FROM kept) OR runner IS NULL OR runner = ${this.processId}) AS held
+      FROM turns WHERE id = ANY(${rootIds}::uuid[])`;
     const existing = new Map(rows.map((r) => [r.id, r.held]));
     return { takenOver: rootIds.filter((id) => existing.get(id) === false), gone: rootIds.filter((id) => !existing.has(id)) };
   }

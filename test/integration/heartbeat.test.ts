@@ -47,29 +47,74 @@ describe('the heartbeat of held turn trees', () => {
   });
 
   // A session deleted while its turn runs: the deletion's notice cancels the turn, but a beat may
-  // find the root gone first (seen under load). It took that for a takeover and closed the turn
-  // without its final event, and the follower waited forever. Here no notice comes at all (the rows
-  // are deleted directly, as by another instance whose notice was lost): the beat alone must end it.
+  // find the root gone first. It took that for a takeover and closed the turn without its final
+  // event, and the follower waited forever. Here no notice comes at all (the rows are deleted
+  // directly, as by another instance whose notice was lost): the beat alone must end it. On
+  // PostgreSQL the deletion commits while a beat waits on it, as seen under load: that beat's
+  // statement began before the deletion and still saw the root, held here, but could not keep it.
   it('cancels a tree whose root was deleted with its session: its follower gets the end', async () => {
     const { user, sent, turnId, held } = await heldAtModel(['never ', 'seen']);
-    const following = followTurn(env.server.url, user, sent.turn.id);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    try {
+      const following = followTurn(env.server.url, user, sent.turn.id);
+      await untilFollowed();
 
-    await env.server.db.prisma.session.delete({ where: { id: decodeGlobalID(sent.session.id).id } });
-    const noEnd = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the follower got no final event')), 20_000));
-    const events = await Promise.race([following, noEnd]);
-    expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
-    expect(log.lines().filter((line) => line.msg === TOOK_OVER && line.rootId === turnId)).toEqual([]);
-    held.release();
-    while (env.fake.pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const sessionId = decodeGlobalID(sent.session.id).id;
+      if (backend() === 'postgres')
+        await env.server.db.prisma.$transaction(
+          async (tx) => {
+            const { pid } = (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!;
+            await tx.session.delete({ where: { id: sessionId } });
+            await untilBeatWaitsOn(pid);
+          },
+          { timeout: 15_000 },
+        );
+      else await env.server.db.prisma.session.delete({ where: { id: sessionId } });
+      const noEnd = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the follower got no final event')), 20_000));
+      const events = await Promise.race([following, noEnd]);
+      expect(events.at(-1)).toMatchObject({ __typename: 'FinalEvent', status: 'CANCELLED' });
+      expect(log.lines().filter((line) => line.msg === TOOK_OVER && line.rootId === turnId)).toEqual([]);
+    } finally {
+      // A failure above must not leave the model call held: the later tests would wait on it.
+      held.release();
+      while (env.fake.pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   });
+
+  /**
+   * Waits until a follower's subscription listens to a turn here (SIGUSR2 logs how many do): a fixed
+   * pause was not always enough under load. A turn held at its model call has no event to wait on.
+   */
+  async function untilFollowed() {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      process.emit('SIGUSR2', 'SIGUSR2');
+      const last = log.lines().findLast((line) => line.msg === 'diagnostics')?.diagnostics as { turnListeners: number };
+      if (last.turnListeners > 0) return;
+      if (Date.now() > deadline) throw new Error('the follower never subscribed');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Waits until a heartbeat's statement waits on the transaction of backend `pid` (PostgreSQL). */
+  async function untilBeatWaitsOn(pid: number) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { waiting } = (
+        await env.server.db.prisma.$queryRaw<{ waiting: number }[]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity
+        WHERE ${pid}::int = ANY(pg_blocking_pids(pid)) AND query LIKE '%WITH kept AS (UPDATE turns SET heartbeat_at%'`
+      )[0]!;
+      if (waiting > 0) return;
+      if (Date.now() > deadline) throw new Error('no heartbeat waited on the deletion');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 
   /** Holds a turn at its model call, then hands its tree to "another process" and waits until this one notices. */
   async function takenOver(follow?: (user: Caller, turnGlobalId: string) => Promise<unknown>) {
     const { user, sent, turnId, held } = await heldAtModel(['never ', 'seen']);
     const following = follow?.(user, sent.turn.id);
-    // Nothing to wait on: the follower's subscription has no event to show before the model answers.
-    if (following) await new Promise((resolve) => setTimeout(resolve, 300));
+    if (following) await untilFollowed();
 
     await env.server.db.prisma.turn.update({ where: { id: turnId }, data: { runner: 'another-process' } });
     const deadline = Date.now() + 10_000;
