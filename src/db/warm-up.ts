@@ -1,4 +1,4 @@
-import type { Database } from './database.js';
+import type { PrismaClient } from './generated/client.js';
 
 /** Longer than any database takes to open: a failure to open ends the wait anyway. */
 const OPEN_WAIT_MS = 10 * 60_000;
@@ -12,7 +12,7 @@ const OPEN_WAIT_MS = 10 * 60_000;
  * the database opens (openDatabase's `warmUp`): PGlite's worker takes its statements once open,
  * and the compiler's loading, on this thread, is done by then.
  */
-export async function warmUp(db: Database): Promise<number> {
+export async function warmUp(db: { prisma: PrismaClient }): Promise<number> {
   const started = performance.now();
   // Waiting for as long as the database takes to open (Prisma gives up starting a transaction after 2 s by default).
   await db.prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1`, { maxWait: OPEN_WAIT_MS });

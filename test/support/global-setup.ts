@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/database.js';
 import { applyMigrations } from '../../src/db/migrations.js';
+import { ensureBuilt } from '../../scripts/build.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,11 +16,16 @@ declare module 'vitest' {
 
 /**
  * On the postgres backend: creates a fresh database for this run and applies the migrations once;
- * each test file then runs on a copy of it (file-database.ts), so files running side by side
- * never see each other's rows or statistics. Drops them all afterwards. PGlite suites need
- * nothing: each server opens its own database.
+ * each test file then runs on a copy of it (file-database.ts), so files running side by side never
+ * see each other's rows or statistics. Drops them all afterwards. PGlite suites need nothing: each
+ * server opens its own database.
  */
 export default async function setup(project: TestProject) {
+  // Tests run `remgraph` compiled (bin/remgraph.js), which rebuilds a stale dist/ first and says so
+  // on stderr: built once here, before any of them, for every project.
+  const built = globalThis as { remgraphBuilt?: Promise<unknown> };
+  built.remgraphBuilt ??= ensureBuilt(['server', 'database']);
+  await built.remgraphBuilt;
   if (project.config.env.TEST_BACKEND !== 'postgres') {
     project.provide('databaseTemplateUrl', '');
     return;
