@@ -59,8 +59,6 @@ export default defineConfig({
                 include: ['test/browser/**/*.test.ts'],
                 env: { TEST_BACKEND: 'pglite' },
                 globalSetup: ['test/support/global-setup.ts', 'test/browser/build-app.ts'],
-                // One Chromium at a time: the suites share two cores with the servers they drive.
-                fileParallelism: false,
               },
             },
           ]
