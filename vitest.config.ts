@@ -25,6 +25,12 @@ const state = globalThis as { remgraphSkipsShown?: boolean };
 if (!state.remgraphSkipsShown) for (const line of skipped) console.log(`\x1b[33mskipped:\x1b[0m ${line}`);
 state.remgraphSkipsShown = true;
 
+// Test files share a worker's modules (isolate: false): importing the server's module graph anew for
+// each of two hundred files was a fifth of the run. Each file still starts its own servers and
+// databases. The files listed here observe module state a file before them may have changed (which
+// tokenizers are loaded), so they get a fresh module graph of their own.
+const ISOLATED = ['test/integration/turn-budget.test.ts'];
+
 export default defineConfig({
   resolve: {
     // Node (and so every dependency) loads graphql's CommonJS entry; Vite would pick its "module"
@@ -39,17 +45,21 @@ export default defineConfig({
     // PostgreSQL and child processes rather than compute, so two at a time roughly halves the run.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      ...backends.map((backend) => ({
-        extends: true as const,
-        test: {
-          name: backend,
-          include: ['test/integration/**/*.test.ts'],
-          env: { TEST_BACKEND: backend },
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: backend === 'postgres' ? ['test/support/file-database.ts'] : [],
-        },
-      })),
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
+      ...backends.flatMap((backend) =>
+        [false, true].map((isolate) => ({
+          extends: true as const,
+          test: {
+            name: isolate ? `${backend}-isolated` : backend,
+            include: isolate ? ISOLATED : ['test/integration/**/*.test.ts'],
+            exclude: isolate ? [] : ISOLATED,
+            isolate,
+            env: { TEST_BACKEND: backend },
+            globalSetup: ['test/support/global-setup.ts'],
+            setupFiles: backend === 'postgres' ? ['test/support/file-database.ts'] : [],
+          },
+        })),
+      ),
       ...(browser
         ? [
             {
