@@ -83,15 +83,18 @@ BEGIN
     IF NOT 'resources' = ANY (p_tables) AND (p_filter ? 'corpus' OR p_filter ? 'parents') THEN
       passing_rows := 0;
     ELSIF (p_filter ? 'corpus' OR p_filter ? 'parents') AND p_filter - ARRAY['type', 'corpus', 'parents'] = '{}'::jsonb THEN
-      -- LEAST leaves out the NULL of a field the filter lacks.
-      SELECT LEAST(CASE WHEN p_filter ? 'corpus' THEN (
-                     SELECT COALESCE(sum(k.chunks), 0) FROM "corpus_chunk_counts" k
-                     WHERE k.corpus_id = (p_filter->>'corpus')::uuid AND k.owner IN ('', COALESCE(p_user, ''))) END,
-                   CASE WHEN p_filter ? 'parents' THEN (
-                     SELECT COALESCE(sum(c.chunks), 0) FROM "document_chunk_counts" c
-                     WHERE c.tenant_id = p_tenant AND c.parent = ANY (ARRAY(SELECT jsonb_array_elements_text(p_filter->'parents')))
-                       AND (c.parent LIKE ':%' OR left(c.parent, length(p_user) + 1) = p_user || ':')) END)
-        INTO passing_rows;
+      -- One statement per field: one with both fields' CASEs was planned anew on every search (its
+      -- plan for any filter costs more than one for the filter at hand), 0.07 ms. LEAST leaves out
+      -- the NULL of the field the filter lacks.
+      IF p_filter ? 'corpus' THEN
+        SELECT COALESCE(sum(k.chunks), 0) INTO passing_rows FROM "corpus_chunk_counts" k
+        WHERE k.corpus_id = (p_filter->>'corpus')::uuid AND k.owner IN ('', COALESCE(p_user, ''));
+      END IF;
+      IF p_filter ? 'parents' THEN
+        SELECT LEAST(passing_rows, COALESCE(sum(c.chunks), 0)) INTO passing_rows FROM "document_chunk_counts" c
+        WHERE c.tenant_id = p_tenant AND c.parent = ANY (ARRAY(SELECT jsonb_array_elements_text(p_filter->'parents')))
+          AND (c.parent LIKE ':%' OR left(c.parent, length(p_user) + 1) = p_user || ':');
+      END IF;
     ELSE
       EXECUTE passing || ' SELECT count(*)::int FROM (SELECT 1 FROM passing LIMIT $9) c'
         INTO passing_rows USING p_vector, p_model, p_tables, p_tenant, p_user, p_limit, p_max_distance, p_filter, p_exact_rows;
