@@ -1,4 +1,4 @@
--- rem_search_nearest_custom as it stands after prisma/migrations/20261128190011_search_file_chunks_one_query_custom.
+-- rem_search_nearest_custom as it stands after prisma/migrations/20261128220011_search_corpus_check_planned_once_custom.
 -- Change it here and in a new migration (a new argument list or result needs DROP FUNCTION first);
 -- test/unit/rem-sql-functions.test.ts fails until the two agree.
 
@@ -46,15 +46,12 @@ BEGIN
   IF p_filter ? 'corpus' THEN
     -- Chunks of the documents in a corpus, written twice: to find the scope's rows (from the corpus's
     -- documents to their chunks by the parent index above, as a join that stops when enough pass),
-    -- and to check one row the HNSW scan yields (its parent and that parent's membership, by key and
-    -- primary key; OFFSET 0 keeps it a check per row, never a hash of the whole corpus built first).
+    -- and to check one row the HNSW scan yields (rem_in_corpus_custom: a check per row, never a hash
+    -- of the whole corpus built first, in a statement planned once per connection, not per search).
     rows_from := $c$"corpus_documents" cd JOIN "resources" d ON d.id = cd.document_id AND d.tenant_id = $4
         JOIN %1$I x ON (COALESCE(x.user_id, '') || ':' || (x.metadata->>'parent')) = COALESCE(d.user_id, '') || ':' || d.key
           AND cd.corpus_id = ($8->>'corpus')::uuid$c$;
-    corpus_check := $c$ AND EXISTS (
-        SELECT 1 FROM "resources" d JOIN "corpus_documents" cd ON cd.document_id = d.id
-        WHERE d.tenant_id = x.tenant_id AND d.key = x.metadata->>'parent' AND d.user_id IS NOT DISTINCT FROM x.user_id
-          AND cd.corpus_id = ($8->>'corpus')::uuid OFFSET 0)$c$;
+    corpus_check := $c$ AND "rem_in_corpus_custom"(x.tenant_id, x.user_id, x.metadata->>'parent', ($8->>'corpus')::uuid)$c$;
   END IF;
   IF p_filter ? 'contentContains' THEN
     cond := cond || $c$ AND strpos(lower(x.content), lower($8->>'contentContains')) > 0$c$;
@@ -86,15 +83,18 @@ BEGIN
     IF NOT 'resources' = ANY (p_tables) AND (p_filter ? 'corpus' OR p_filter ? 'parents') THEN
       passing_rows := 0;
     ELSIF (p_filter ? 'corpus' OR p_filter ? 'parents') AND p_filter - ARRAY['type', 'corpus', 'parents'] = '{}'::jsonb THEN
-      -- LEAST leaves out the NULL of a field the filter lacks.
-      SELECT LEAST(CASE WHEN p_filter ? 'corpus' THEN (
-                     SELECT COALESCE(sum(k.chunks), 0) FROM "corpus_chunk_counts" k
-                     WHERE k.corpus_id = (p_filter->>'corpus')::uuid AND k.owner IN ('', COALESCE(p_user, ''))) END,
-                   CASE WHEN p_filter ? 'parents' THEN (
-                     SELECT COALESCE(sum(c.chunks), 0) FROM "document_chunk_counts" c
-                     WHERE c.tenant_id = p_tenant AND c.parent = ANY (ARRAY(SELECT jsonb_array_elements_text(p_filter->'parents')))
-                       AND (c.parent LIKE ':%' OR left(c.parent, length(p_user) + 1) = p_user || ':')) END)
-        INTO passing_rows;
+      -- One statement per field: one with both fields' CASEs was planned anew on every search (its
+      -- plan for any filter costs more than one for the filter at hand), 0.07 ms. LEAST leaves out
+      -- the NULL of the field the filter lacks.
+      IF p_filter ? 'corpus' THEN
+        SELECT COALESCE(sum(k.chunks), 0) INTO passing_rows FROM "corpus_chunk_counts" k
+        WHERE k.corpus_id = (p_filter->>'corpus')::uuid AND k.owner IN ('', COALESCE(p_user, ''));
+      END IF;
+      IF p_filter ? 'parents' THEN
+        SELECT LEAST(passing_rows, COALESCE(sum(c.chunks), 0)) INTO passing_rows FROM "document_chunk_counts" c
+        WHERE c.tenant_id = p_tenant AND c.parent = ANY (ARRAY(SELECT jsonb_array_elements_text(p_filter->'parents')))
+          AND (c.parent LIKE ':%' OR left(c.parent, length(p_user) + 1) = p_user || ':');
+      END IF;
     ELSE
       EXECUTE passing || ' SELECT count(*)::int FROM (SELECT 1 FROM passing LIMIT $9) c'
         INTO passing_rows USING p_vector, p_model, p_tables, p_tenant, p_user, p_limit, p_max_distance, p_filter, p_exact_rows;
