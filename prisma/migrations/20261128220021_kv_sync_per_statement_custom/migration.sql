@@ -1,6 +1,6 @@
 -- kv_store kept in step once per statement rather than once per row (issue 41): the row trigger ran
--- its INSERT … ON CONFLICT through plpgsql for every row written, about 46 µs a row, a fifth of a
--- bulk import's load. Now each statement that writes resources, entities or moments hands its rows
+-- its INSERT … ON CONFLICT through plpgsql for every row written (server CPU of a 100k-row import's
+-- load: 7.8-8.2 s with it, 7.0-7.4 s with this). Now each statement that writes resources, entities or moments hands its rows
 -- to one INSERT … SELECT (or one DELETE … USING) through a transition table. kv_store's rows are
 -- the same as before, written at the same moment (the end of the statement, as AFTER ROW triggers
 -- also fire). A transition table serves one event per trigger, hence three triggers per table.
