@@ -114,4 +114,18 @@ describe('the load of a large import', () => {
       expect(await count(`SELECT count(*)::int AS n FROM entities WHERE tags @> ARRAY['t4']`)).toBe(300);
     },
   );
+
+  it.runIf(backend() === 'postgres')(
+    'a batch the server refuses, before or inside its COPY, fails (it does not wait forever) and leaves the client usable',
+    { timeout: 60_000 },
+    async () => {
+      const rows = Array.from({ length: 5000 }, (_, i) => `${i}\t${'x'.repeat(200)}\n`);
+      const script = (before: string, type: string) =>
+        `BEGIN; ${before} CREATE TEMPORARY TABLE refused (a int, b ${type}) ON COMMIT DROP; COPY refused FROM STDIN; COMMIT`;
+      await expect(db.sql.copyIn!(script('SELECT 1/0;', 'text'), rows)).rejects.toThrow('division by zero');
+      await expect(db.sql.copyIn!(script('', 'int'), rows)).rejects.toThrow('invalid input syntax for type integer');
+      await db.sql.copyIn!(script('', 'text'), rows);
+      expect(await count(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`)).toBe(0);
+    },
+  );
 });

@@ -10,7 +10,7 @@ import type { Prepared } from './inputs.js';
 import { TABLE_OF, rowId, type MemoryDeps, type MemoryRow, type MemoryTable, type Tx } from './kinds.js';
 
 /** The text that is embedded for a row: name, summary and content. */
-function embeddingText(row: { name?: string | null; summary?: string | null; content?: string | null }): string {
+export function embeddingText(row: { name?: string | null; summary?: string | null; content?: string | null }): string {
   return [row.name, row.summary, row.content].filter((s): s is string => !!s && s.trim() !== '').join('\n');
 }
 
