@@ -20,17 +20,27 @@ declare module 'vitest' {
  * see each other's rows or statistics. Drops them all afterwards. PGlite suites need nothing: each
  * server opens its own database.
  */
-export default async function setup(project: TestProject) {
+type Teardown = () => Promise<void>;
+
+export default async function setup(project: TestProject): Promise<Teardown | undefined> {
   // Tests run `remgraph` compiled (bin/remgraph.js), which rebuilds a stale dist/ first and says so
   // on stderr: built once here, before any of them, for every project.
-  const built = globalThis as { remgraphBuilt?: Promise<unknown> };
-  built.remgraphBuilt ??= ensureBuilt(['server', 'database']);
-  await built.remgraphBuilt;
+  const state = globalThis as { remgraphBuilt?: Promise<unknown>; remgraphTemplate?: Promise<{ url: string; drop: Teardown }> };
+  state.remgraphBuilt ??= ensureBuilt(['server', 'database']);
+  await state.remgraphBuilt;
   if (project.config.env.TEST_BACKEND !== 'postgres') {
     project.provide('databaseTemplateUrl', '');
-    return;
+    return undefined;
   }
-  // vitest.config.ts adds the postgres project only when TEST_POSTGRES_URL is set.
+  // One template for the run, whichever PostgreSQL project (isolated or not) asks first; dropped once.
+  state.remgraphTemplate ??= migratedTemplate();
+  const template = await state.remgraphTemplate;
+  project.provide('databaseTemplateUrl', template.url);
+  return template.drop;
+}
+
+async function migratedTemplate(): Promise<{ url: string; drop: Teardown }> {
+  // vitest.config.ts adds the postgres projects only when TEST_POSTGRES_URL is set.
   const adminUrl = process.env.TEST_POSTGRES_URL!;
   const name = `remgraph_test_${Date.now()}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -53,9 +63,8 @@ export default async function setup(project: TestProject) {
   } finally {
     await db.close();
   }
-  project.provide('databaseTemplateUrl', url.toString());
-
-  return async () => {
+  let dropped: Promise<void> | undefined;
+  const drop = async () => {
     const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();
     const copies = await cleanup.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${name}\\_%`]);
@@ -63,4 +72,5 @@ export default async function setup(project: TestProject) {
     await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await cleanup.end();
   };
+  return { url: url.toString(), drop: () => (dropped ??= drop()) };
 }
