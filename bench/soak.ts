@@ -129,7 +129,9 @@ async function holdings(server: ServerProcess): Promise<Record<string, number>> 
 async function snapshot(server: ServerProcess, inspector: string, turns: number) {
   const memory = await memoryAfterGc(inspector);
   const held = await holdings(server);
-  const line = { bench: 'soak', backend: BACKEND, turns, rssMb: +(memory.rss / 2 ** 20).toFixed(1), heapMb: +(memory.heapUsed / 2 ** 20).toFixed(1), held };
+  const mb = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
+  const workersMb = Object.fromEntries(Object.entries(memory.workers).map(([title, bytes]) => [title, mb(bytes)]));
+  const line = { bench: 'soak', backend: BACKEND, turns, rssMb: mb(memory.rss), heapMb: mb(memory.heapUsed), workersMb, held };
   print(line);
   return line;
 }

@@ -133,32 +133,52 @@ export function inspectorAddress(output: string): string {
   return address;
 }
 
+/** A process's memory after its garbage was collected: `process.memoryUsage()`, and each worker thread's heap. */
+export interface MemoryAfterGc extends NodeJS.MemoryUsage {
+  /** Heap used by each worker thread's isolate (the embedded database's thread among them), by title, in bytes. */
+  workers: Record<string, number>;
+}
+
 /**
- * Collects the garbage of the process behind the inspector at `address` (twice: a full GC can leave
- * what a finaliser frees to the next), then reads its `process.memoryUsage()`, in bytes.
+ * Collects the garbage of the process behind the inspector at `address` and of each of its worker
+ * threads (twice: a full GC can leave what a finaliser frees to the next), then reads its
+ * `process.memoryUsage()` and each worker's heap, in bytes. A worker's heap is not in the process's
+ * `heapUsed`, only in its RSS.
  */
-export async function memoryAfterGc(address: string): Promise<NodeJS.MemoryUsage> {
+export async function memoryAfterGc(address: string): Promise<MemoryAfterGc> {
   const socket = new WebSocket(address);
   await once(socket, 'open');
   let ids = 0;
-  const call = (method: string, params: object = {}) =>
+  const answers = new Map<number, { resolve: (result: any) => void; reject: (error: Error) => void }>();
+  const workers: { sessionId: string; title: string }[] = [];
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data));
+    if (message.method === 'NodeWorker.attachedToWorker') workers.push({ sessionId: message.params.sessionId, title: message.params.workerInfo.title });
+    // A worker's answers come wrapped, with the ids its own calls were sent with.
+    const inner = message.method === 'NodeWorker.receivedMessageFromWorker' ? JSON.parse(message.params.message) : message;
+    const pending = answers.get(inner.id);
+    if (!pending) return;
+    answers.delete(inner.id);
+    if (inner.error) pending.reject(new Error(inner.error.message));
+    else pending.resolve(inner.result);
+  });
+  const call = (method: string, params: object = {}, sessionId?: string) =>
     new Promise<any>((resolve, reject) => {
       const id = ++ids;
-      const onMessage = (data: WebSocket.RawData) => {
-        const message = JSON.parse(String(data));
-        if (message.id !== id) return;
-        socket.off('message', onMessage);
-        if (message.error) reject(new Error(message.error.message));
-        else resolve(message.result);
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id, method, params }));
+      answers.set(id, { resolve, reject });
+      const message = JSON.stringify({ id, method, params });
+      socket.send(sessionId ? JSON.stringify({ id: ++ids, method: 'NodeWorker.sendMessageToWorker', params: { sessionId, message } }) : message);
     });
   try {
-    await call('HeapProfiler.collectGarbage');
-    await call('HeapProfiler.collectGarbage');
+    await call('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    for (let i = 0; i < 2; i++) {
+      await call('HeapProfiler.collectGarbage');
+      for (const worker of workers) await call('HeapProfiler.collectGarbage', {}, worker.sessionId);
+    }
     const { result } = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
-    return JSON.parse(result.value);
+    const heaps: Record<string, number> = {};
+    for (const worker of workers) heaps[worker.title] = (await call('Runtime.getHeapUsage', {}, worker.sessionId)).usedSize;
+    return { ...JSON.parse(result.value), workers: heaps };
   } finally {
     socket.close();
   }
