@@ -204,6 +204,22 @@ describe('PGlite in a worker thread', () => {
     }
   });
 
+  it('keeps nothing of an answer in the worker once it is delivered (its heap does not grow by statement)', async () => {
+    const sent = vi.spyOn(Worker.prototype, 'postMessage');
+    let worker: Worker;
+    try {
+      for (let i = 0; i < 200; i++) await db.query('SELECT $1::text AS marker', [`answered-${i}-marker`]);
+      worker = sent.mock.contexts[0] as Worker;
+    } finally {
+      sent.mockRestore();
+    }
+    // A heap snapshot collects the garbage first: what it still holds is kept.
+    let snapshot = '';
+    for await (const chunk of await worker.getHeapSnapshot()) snapshot += chunk;
+    const kept = (JSON.parse(snapshot) as { strings: string[] }).strings.filter((s) => /^answered-\d+-marker$/.test(s));
+    expect(kept).toEqual([]);
+  });
+
   it('stops a statement that overruns its watchdog and reopens the database with committed data', async () => {
     const watched = db.transaction(async (tx) => {
       const watchdog = db.interruptAfter(300, () => new Error('too slow'));
