@@ -7,13 +7,14 @@
  *
  * Windows of BENCH_SOAK_WINDOW turns (default 5,000): after the first window (the warm-up) and at
  * the end, the server's heap and RSS after two full garbage collections (through the inspector: the
- * server runs with `--inspect=127.0.0.1:0`) and what it holds (`kill -USR2`, logged by the server:
+ * server runs with `--inspect=127.0.0.1:0`), each worker thread's heap (the embedded database's thread
+ * is in the RSS, not in the process's heap) and what it holds (`kill -USR2`, logged by the server:
  * open and ended turns of the event hub, its listeners, Node's timers and handles), and their ratio
  * end ÷ warm-up (target: within 10%); the server's CPU per turn in the last window against the window
  * after the warm-up (target ≤ 1.1). The counts are printed once more after 31 s idle, when the turns
  * kept for late followers (30 s) have gone.
  *
- *   node scripts/build.mjs && npx tsx bench/soak.ts                      # 50,000 turns: hours
+ *   node scripts/build.mjs && npx tsx bench/soak.ts                      # 50,000 turns: ~26 min on PGlite
  *   BENCH_SOAK_TURNS=1000 BENCH_SOAK_WINDOW=100 npx tsx bench/soak.ts    # smoke size
  *   BENCH_BACKEND=postgres …                                             # on a fresh PostgreSQL database
  */
@@ -126,6 +127,8 @@ async function holdings(server: ServerProcess): Promise<Record<string, number>> 
   throw new Error('the server logged no diagnostics on SIGUSR2');
 }
 
+const workersHeap = (line: { workersMb: Record<string, number> }) => Object.values(line.workersMb).reduce((sum, mb) => sum + mb, 0);
+
 async function snapshot(server: ServerProcess, inspector: string, turns: number) {
   const memory = await memoryAfterGc(inspector);
   const held = await holdings(server);
@@ -173,6 +176,7 @@ try {
     window: WINDOW,
     rssRatio: +(end.rssMb / warm!.rssMb).toFixed(3),
     heapRatio: +(end.heapMb / warm!.heapMb).toFixed(3),
+    workersHeapRatio: +(workersHeap(end) / workersHeap(warm!)).toFixed(3),
     cpuMsPerTurnAfterWarmUp: +afterWarmUp.toFixed(2),
     cpuMsPerTurnLast: +last.toFixed(2),
     cpuRatio: +(last / afterWarmUp).toFixed(3),
