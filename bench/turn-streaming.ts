@@ -237,6 +237,17 @@ interface Row {
     { kind: 'at most ×'; factor: number } | { kind: 'at least ×'; factor: number } | { kind: 'at most floor +'; mb: number | null } | { kind: 'zero' } | null;
 }
 
+/**
+ * Each burst's phase name: a size given again (`--turns 100,100,500`: the second on a pool the first
+ * has warmed) is a phase of its own, set against the floor's burst of the same place.
+ */
+function burstPhases(turnCounts: number[]): [string, number][] {
+  return turnCounts.map((n, i) => {
+    const before = turnCounts.slice(0, i).filter((m) => m === n).length;
+    return [before ? `burst ${n} #${before + 1}` : `burst ${n}`, n];
+  });
+}
+
 function rows(turnCounts: number[]): Row[] {
   const cold: Row['target'] = WARMUP_TURNS === 200 ? { kind: 'at most ×', factor: 1.5 } : null;
   const list: Row[] = [
@@ -256,25 +267,25 @@ function rows(turnCounts: number[]): Row[] {
     { phase: 'sequential', label: 'one at a time: busiest other thread CPU ms/turn', value: (f) => f.busiestOtherThreadCpuMsPerTurn, target: null },
     { phase: 'sequential', label: 'one at a time: sendMessage → final p50 ms', value: (f) => f.turnMs.p50, target: null },
   ];
-  for (const n of turnCounts) {
-    const phase = `burst ${n}`;
+  for (const [phase, n] of burstPhases(turnCounts)) {
     const big = n >= 100;
+    const at = `${phase.slice('burst '.length)} at once`;
     list.push(
       {
         phase,
-        label: `${n} at once: CPU ms/turn (server + PostgreSQL)`,
+        label: `${at}: CPU ms/turn (server + PostgreSQL)`,
         value: (f) => f.cpuMsPerTurn,
         target: big ? { kind: 'at most ×', factor: 1.5 } : null,
       },
-      { phase, label: `${n} at once: main thread CPU ms/turn`, value: (f) => f.mainThreadCpuMsPerTurn, target: null },
-      { phase, label: `${n} at once: busiest other thread CPU ms/turn`, value: (f) => f.busiestOtherThreadCpuMsPerTurn, target: null },
-      { phase, label: `${n} at once: sendMessage answered p50 ms`, value: (f) => f.sendMessageMs.p50, target: null },
-      { phase, label: `${n} at once: sendMessage answered p99 ms`, value: (f) => f.sendMessageMs.p99, target: null },
-      { phase, label: `${n} at once: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
-      { phase, label: `${n} at once: token lag p99 ms`, value: (f) => f.tokenLagMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
-      { phase, label: `${n} at once: all done ms`, value: (f) => f.allDoneMs, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
-      { phase, label: `${n} at once: failed turns`, value: (f) => f.failed, target: { kind: 'zero' } },
-      { phase, label: `${n} at once: peak RSS MB`, value: (f) => f.peakRssMb, target: { kind: 'at most floor +', mb: n >= 500 ? 300 : null } },
+      { phase, label: `${at}: main thread CPU ms/turn`, value: (f) => f.mainThreadCpuMsPerTurn, target: null },
+      { phase, label: `${at}: busiest other thread CPU ms/turn`, value: (f) => f.busiestOtherThreadCpuMsPerTurn, target: null },
+      { phase, label: `${at}: sendMessage answered p50 ms`, value: (f) => f.sendMessageMs.p50, target: null },
+      { phase, label: `${at}: sendMessage answered p99 ms`, value: (f) => f.sendMessageMs.p99, target: null },
+      { phase, label: `${at}: first token p99 ms`, value: (f) => f.ttftMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${at}: token lag p99 ms`, value: (f) => f.tokenLagMs.p99, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${at}: all done ms`, value: (f) => f.allDoneMs, target: big ? { kind: 'at most ×', factor: 1.5 } : null },
+      { phase, label: `${at}: failed turns`, value: (f) => f.failed, target: { kind: 'zero' } },
+      { phase, label: `${at}: peak RSS MB`, value: (f) => f.peakRssMb, target: { kind: 'at most floor +', mb: n >= 500 ? 300 : null } },
     );
   }
   return list;
@@ -361,7 +372,7 @@ try {
     ...(wanted.has('sequential')
       ? [['sequential', (t: Target) => sequential(t, fake, Number(args.sequential))] as [string, (t: Target) => Promise<Figures>]]
       : []),
-    ...(wanted.has('burst') ? turnCounts.map((n): [string, (t: Target) => Promise<Figures>] => [`burst ${n}`, (t) => burst(t, fake, n)]) : []),
+    ...(wanted.has('burst') ? burstPhases(turnCounts).map(([phase, n]): [string, (t: Target) => Promise<Figures>] => [phase, (t) => burst(t, fake, n)]) : []),
   ];
   for (const name of ['floor', ...backends]) {
     const target = (running = await startTarget(name, fake.url));
