@@ -11,8 +11,9 @@
  * is in the RSS, not in the process's heap) and what it holds (`kill -USR2`, logged by the server:
  * open and ended turns of the event hub, its listeners, Node's timers and handles), and their ratio
  * end ÷ warm-up (target: within 10%); the server's CPU per turn in the last window against the window
- * after the warm-up (target ≤ 1.1). The counts are printed once more after 31 s idle, when the turns
- * kept for late followers (30 s) have gone.
+ * after the warm-up (target ≤ 1.1), with the number of events the turns logged (the event log's size
+ * at the end). The counts are printed once more after 31 s idle, when the turns kept for late
+ * followers (30 s) have gone.
  *
  *   node scripts/build.mjs && npx tsx bench/soak.ts                      # 50,000 turns: ~26 min on PGlite
  *   BENCH_SOAK_TURNS=1000 BENCH_SOAK_WINDOW=100 npx tsx bench/soak.ts    # smoke size
@@ -77,14 +78,15 @@ const EVENTS =
   'subscription($t: ID!) { turnEvents(turnId: $t, after: 0) { __typename ... on ApprovalNeededEvent { approvalId } ... on FinalEvent { status } } }';
 const DECIDE = 'mutation($id: ID!) { decideApproval(id: $id, approve: true) { __typename ... on Error { message } } }';
 
-/** Turn `i`: sendMessage, then follow it to its final event (approving its gated call when asked). */
-async function turn(url: string, fake: FakeOpenAI, i: number): Promise<void> {
+/** Turn `i`: sendMessage, then follow it to its final event (approving its gated call when asked); how many events it had. */
+async function turn(url: string, fake: FakeOpenAI, i: number): Promise<number> {
   const { agent, scripts, approve } = plan(i);
   fake.enqueue(...scripts);
   const sent = await gql(url, SEND, { c: `turn ${i}`, a: agent });
   const turnId = sent.sendMessage.turn?.id as string | undefined;
   if (!turnId) throw new Error(JSON.stringify(sent.sendMessage));
   const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0, lazy: true });
+  let events = 0;
   try {
     await new Promise<void>((resolve, reject) =>
       client.subscribe(
@@ -92,6 +94,7 @@ async function turn(url: string, fake: FakeOpenAI, i: number): Promise<void> {
         {
           next: (r) => {
             if (r.errors) return reject(new Error(JSON.stringify(r.errors)));
+            events++;
             const event = (r.data as any).turnEvents;
             if (event.__typename === 'ApprovalNeededEvent' && approve) {
               gql(url, DECIDE, { id: event.approvalId }).then(
@@ -109,6 +112,7 @@ async function turn(url: string, fake: FakeOpenAI, i: number): Promise<void> {
   } finally {
     await client.dispose();
   }
+  return events;
 }
 
 /** What the server holds, as it logs it on SIGUSR2 (src/app.ts). */
@@ -160,10 +164,12 @@ try {
   let warm: Awaited<ReturnType<typeof snapshot>> | undefined;
   let cpuAt = 0;
   let afterWarmUp = 0;
+  // Every turn is followed from seq 0, so this is the size of the event log the last window writes to.
+  let events = 0;
   for (let i = 0; i < TURNS; i++) {
     if (i === WINDOW) warm = await snapshot(server, inspector, i);
     if (i === WINDOW || i === TURNS - WINDOW) cpuAt = await used();
-    await turn(server.url, fake, i);
+    events += await turn(server.url, fake, i);
     if (i === 2 * WINDOW - 1) afterWarmUp = ((await used()) - cpuAt) / WINDOW;
     if ((i + 1) % WINDOW === 0) console.error(`[soak] ${i + 1} turns, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
@@ -180,6 +186,7 @@ try {
     cpuMsPerTurnAfterWarmUp: +afterWarmUp.toFixed(2),
     cpuMsPerTurnLast: +last.toFixed(2),
     cpuRatio: +(last / afterWarmUp).toFixed(3),
+    eventsLogged: events,
   });
   await new Promise((resolve) => setTimeout(resolve, 31_000));
   print({ bench: 'soak-idle', backend: BACKEND, afterS: 31, held: await holdings(server) });
