@@ -18,6 +18,7 @@
  *   node scripts/build.mjs && npx tsx bench/soak.ts                      # 50,000 turns: ~26 min on PGlite
  *   BENCH_SOAK_TURNS=1000 BENCH_SOAK_WINDOW=100 npx tsx bench/soak.ts    # smoke size
  *   BENCH_BACKEND=postgres …                                             # on a fresh PostgreSQL database
+ *   BENCH_BACKEND=postgres REDIS_URL=redis://127.0.0.1:6379 …            # events relayed through Redis
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -148,7 +149,8 @@ const dir = await mkdtemp(join(tmpdir(), 'remgraph-soak-'));
 const pgdb = BACKEND === 'postgres' ? await freshPostgres('remgraph_bench_soak') : undefined;
 process.env.REMGRAPH_CHILD_NODE_ARGS = `${process.env.REMGRAPH_CHILD_NODE_ARGS ?? ''} --inspect=127.0.0.1:0`;
 const server = await spawnServer(
-  { ...benchServerEnv(fake.url), ...(pgdb ? { DATABASE_URL: pgdb.url } : { DATA_DIR: join(dir, 'data') }), LOG_LEVEL: 'info' },
+  // One process, whatever the backend: with DATABASE_URL and REDIS_URL it would start one worker per core.
+  { ...benchServerEnv(fake.url), ...(pgdb ? { DATABASE_URL: pgdb.url } : { DATA_DIR: join(dir, 'data') }), LOG_LEVEL: 'info', WORKERS: '1' },
   undefined,
   'compiled',
 );
