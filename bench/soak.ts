@@ -184,7 +184,8 @@ try {
     window: WINDOW,
     rssRatio: +(end.rssMb / warm!.rssMb).toFixed(3),
     heapRatio: +(end.heapMb / warm!.heapMb).toFixed(3),
-    workersHeapRatio: +(workersHeap(end) / workersHeap(warm!)).toFixed(3),
+    // Only PGlite runs in a worker thread.
+    ...(workersHeap(warm!) > 0 && { workersHeapRatio: +(workersHeap(end) / workersHeap(warm!)).toFixed(3) }),
     cpuMsPerTurnAfterWarmUp: +afterWarmUp.toFixed(2),
     cpuMsPerTurnLast: +last.toFixed(2),
     cpuRatio: +(last / afterWarmUp).toFixed(3),
