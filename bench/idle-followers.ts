@@ -196,7 +196,8 @@ async function measure(backend: string, floor: Awaited<ReturnType<typeof bare>>)
   };
   const summary = ({ wall, cpu, relayCpu }: Samples) => ({
     p50Ms: +median(wall).toFixed(2),
-    cpuMsPerTurn: +median(cpu).toFixed(2),
+    // The mean: /proc counts CPU in 10 ms ticks, so a turn's own figure is 0, 10 or 20 and a median says little.
+    cpuMsPerTurn: +(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(2),
     ...(redisServer ? { redisCpuMsPerTurn: +(relayCpu.reduce((a, b) => a + b, 0) / relayCpu.length).toFixed(2) } : {}),
   });
   const redisMemory = async () => Number(/used_memory:(\d+)/.exec((await redis?.info('memory')) ?? '')?.[1] ?? 0);
