@@ -37,7 +37,7 @@ export const remSettings = z
       .min(1)
       .max(100_000)
       .default(200)
-      .describe('FUZZY ranks at most this many keys at or above its threshold (at least its LIMIT): the bound on one query’s work'),
+      .describe('FUZZY ranks at most this many keys at or above its threshold (at least its LIMIT): the bound on one query’s ranking'),
     REM_ANALYZE_AFTER_ROWS: z.coerce
       .number()
       .int()

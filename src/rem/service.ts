@@ -218,7 +218,8 @@ export class RemService {
    * Keys whose words resemble the text (pg_trgm word_similarity, GIN trigram index on keys): a hit's
    * score is the share of the text's trigrams found in the best-matching run of whole words of its
    * key; hits score at least THRESHOLD, best first. At most `fuzzyCandidates` keys at or above the
-   * threshold are ranked, which bounds the work of one query.
+   * threshold are ranked, which bounds the ranking; the index scan before it grows with the number of
+   * keys that share the text's trigrams.
    */
   async fuzzy(ctx: AgentContext, query: FuzzyQuery): Promise<RemHit[]> {
     const rows = await this.deps.sql.query<KvRow & { score: number }>(
