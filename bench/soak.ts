@@ -166,7 +166,7 @@ try {
   let warm: Awaited<ReturnType<typeof snapshot>> | undefined;
   let cpuAt = 0;
   let afterWarmUp = 0;
-  // Every turn is followed from seq 0, so this is the size of the event log the last window writes to.
+  // Every turn is read from seq 0, so this counts every event the run logged: the event log at the end.
   let events = 0;
   for (let i = 0; i < TURNS; i++) {
     if (i === WINDOW) warm = await snapshot(server, inspector, i);
