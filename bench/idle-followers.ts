@@ -42,6 +42,7 @@ const print = (line: object) => console.log(JSON.stringify(line));
 /** Where the run is, on stderr: a run at full size takes minutes per phase. */
 const note = (phase: string) => console.error(`[idle-followers] ${new Date().toISOString().slice(11, 19)} ${phase}`);
 const kb = (bytes: number) => +(bytes / 1024).toFixed(1);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -197,8 +198,8 @@ async function measure(backend: string, floor: Awaited<ReturnType<typeof bare>>)
   const summary = ({ wall, cpu, relayCpu }: Samples) => ({
     p50Ms: +median(wall).toFixed(2),
     // The mean: /proc counts CPU in 10 ms ticks, so a turn's own figure is 0, 10 or 20 and a median says little.
-    cpuMsPerTurn: +(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(2),
-    ...(redisServer ? { redisCpuMsPerTurn: +(relayCpu.reduce((a, b) => a + b, 0) / relayCpu.length).toFixed(2) } : {}),
+    cpuMsPerTurn: +mean(cpu).toFixed(2),
+    ...(redisServer ? { redisCpuMsPerTurn: +mean(relayCpu).toFixed(2) } : {}),
   });
   const redisMemory = async () => Number(/used_memory:(\d+)/.exec((await redis?.info('memory')) ?? '')?.[1] ?? 0);
   try {
