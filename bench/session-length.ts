@@ -20,7 +20,7 @@ import { encodeGlobalID } from '../src/http/global-ids.js';
 import { appendMessages } from '../src/sessions/messages.js';
 import { startFakeOpenAI } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { cpuMs, freshPostgres, percentile, postgresPids } from './support.js';
+import { cpuMs, freshPostgres, median, postgresPids } from './support.js';
 import { benchServerEnv, now } from './turn-client.js';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -96,12 +96,6 @@ async function turn(url: string, sessionId: string): Promise<number> {
   }
   return now() - started;
 }
-
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 async function measure(backend: string) {
   const fake = await startFakeOpenAI();

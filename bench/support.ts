@@ -59,6 +59,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, index)]!;
 }
 
+/** The middle value; for an even count, the mean of the two middle ones. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
 export function summarize(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   return {

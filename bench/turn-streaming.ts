@@ -25,7 +25,12 @@
 // is PGlite's worker and V8's garbage-collector and compiler threads); and its busiest other thread
 // (PGlite's worker on PGlite). Figures are printed as JSON
 // lines with their ratio to the floor, then as one markdown table against the targets of issue 21.
-// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 500] [--warmup 3000] [--phases rate,sequential,burst] [--rate-events 5000]
+// `--rounds N` runs the whole sequence (the floor, then each backend, every server started afresh) N
+// times: a figure's ratio in one run moved between ×1.05 and ×2.03 over eight runs of one build
+// (the floor's own CPU per turn in a 500-turn burst between 5.3 and 8.4 ms), so the table then shows
+// each figure's median over the rounds and judges the median of the rounds' ratios, each backend
+// set against the floor of its own round, with their range.
+// Usage: npx tsx bench/turn-streaming.ts [--backends pglite,postgres] [--turns 1,100,500] [--sequential 500] [--warmup 3000] [--phases rate,sequential,burst] [--rate-events 5000] [--rounds 1]
 // Profiling the servers: REMGRAPH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (see test/support/process.ts), and
 // the floor's with FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof-floor' (see bench/support.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,7 +39,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { cpuMs, freshPostgres, postgresPids, rssKb, startBareServer, summarize, threadCpuMs } from './support.js';
+import { cpuMs, freshPostgres, median, postgresPids, rssKb, startBareServer, summarize, threadCpuMs } from './support.js';
 import { benchServerEnv, now, runTurn } from './turn-client.js';
 
 const { values: args } = parseArgs({
@@ -54,12 +59,14 @@ const { values: args } = parseArgs({
     phases: { type: 'string', default: 'rate,sequential,burst' },
     /** Content events of the rate phase's turn; more make a profile of the per-event path clearer. */
     'rate-events': { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const RATE_EVENTS = Number(args['rate-events']);
 const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
 const WARMUP_TURNS = Number(args.warmup);
+const ROUNDS = Number(args.rounds);
 
 interface Target {
   name: string;
@@ -291,14 +298,28 @@ function rows(turnCounts: number[]): Row[] {
   return list;
 }
 
-function verdict(row: Row, value: number, floor: number): string {
+/**
+ * A backend's figure against the floor's over the rounds (one value a round each): the median
+ * value, and the verdict on the median of the rounds' ratios (on the worst round for failures),
+ * with the rounds' range when there are several.
+ */
+function cell(row: Row, values: number[], floors: number[]): string {
   const t = row.target;
-  if (t?.kind === 'at most floor +') return `+${value - floor}${t.mb === null ? '' : value - floor <= t.mb ? ' ✓' : ' ✗'}`;
-  if (t?.kind === 'zero') return value === 0 ? '✓' : '✗';
-  const ratio = floor ? (value / floor).toFixed(2) : '–';
-  if (!t) return `×${ratio}`;
-  const met = t.kind === 'at most ×' ? value <= floor * t.factor : value >= floor * t.factor;
-  return `×${ratio} ${met ? '✓' : '✗'}`;
+  if (t?.kind === 'zero') {
+    const worst = Math.max(...values);
+    return `${worst} | ${worst === 0 ? '✓' : '✗'}`;
+  }
+  const shown = `${round(median(values))} | `;
+  if (t?.kind === 'at most floor +') {
+    const above = median(values.map((value, i) => value - floors[i]!));
+    return `${shown}+${above}${t.mb === null ? '' : above <= t.mb ? ' ✓' : ' ✗'}`;
+  }
+  const ratios = values.flatMap((value, i) => (floors[i] ? [value / floors[i]!] : []));
+  if (!ratios.length) return `${shown}×–`;
+  const ratio = median(ratios);
+  const range = ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '';
+  const met = !t ? null : t.kind === 'at most ×' ? ratio <= t.factor : ratio >= t.factor;
+  return `${shown}×${ratio.toFixed(2)}${range}${met === null ? '' : met ? ' ✓' : ' ✗'}`;
 }
 
 function describe(target: Row['target']): string {
@@ -308,19 +329,15 @@ function describe(target: Row['target']): string {
   return `${target.kind === 'at most ×' ? '≤' : '≥'} ${target.factor}× floor`;
 }
 
-function table(results: Map<string, Map<string, Figures>>, backends: string[], turnCounts: number[]): string {
-  const floor = results.get('floor')!;
+function table(rounds: Map<string, Map<string, Figures>>[], backends: string[], turnCounts: number[]): string {
   const head = `| figure | target | floor | ${backends.map((b) => `${b} | vs floor`).join(' | ')} |`;
   const rule = `|---|---|---:|${backends.map(() => '---:|---:').join('|')}|`;
   const body = rows(turnCounts)
-    .filter((row) => floor.has(row.phase))
+    .filter((row) => rounds[0]!.get('floor')!.has(row.phase))
     .map((row) => {
-      const f = row.value(floor.get(row.phase));
-      const cells = backends.map((b) => {
-        const v = row.value(results.get(b)!.get(row.phase));
-        return `${v} | ${verdict(row, v, f)}`;
-      });
-      return `| ${row.label} | ${describe(row.target)} | ${f} | ${cells.join(' | ')} |`;
+      const of = (server: string) => rounds.map((results) => row.value(results.get(server)!.get(row.phase)));
+      const floors = of('floor');
+      return `| ${row.label} | ${describe(row.target)} | ${round(median(floors))} | ${backends.map((b) => cell(row, of(b), floors)).join(' | ')} |`;
     });
   return [head, rule, ...body].join('\n');
 }
@@ -362,7 +379,7 @@ async function startTarget(name: string, modelUrl: string): Promise<Target> {
 const backends = args.backends.split(',');
 const turnCounts = args.turns.split(',').map(Number);
 const fake = await startFakeOpenAI();
-const results = new Map<string, Map<string, Figures>>();
+const rounds: Map<string, Map<string, Figures>>[] = [];
 let running: Target | undefined;
 try {
   const wanted = new Set(args.phases.split(','));
@@ -374,28 +391,33 @@ try {
       : []),
     ...(wanted.has('burst') ? burstPhases(turnCounts).map(([phase, n]): [string, (t: Target) => Promise<Figures>] => [phase, (t) => burst(t, fake, n)]) : []),
   ];
-  for (const name of ['floor', ...backends]) {
-    const target = (running = await startTarget(name, fake.url));
-    const byPhase = new Map<string, Figures>();
-    results.set(name, byPhase);
-    for (const [phase, run] of phases) {
-      const figures = await run(target);
-      byPhase.set(phase, figures);
-      const floor = results.get('floor')!.get(phase)!;
-      console.log(
-        JSON.stringify({
-          bench: 'turn-streaming',
-          phase,
-          server: name,
-          ...figures,
-          ...(name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }),
-        }),
-      );
+  for (let n = 1; n <= ROUNDS; n++) {
+    const results = new Map<string, Map<string, Figures>>();
+    rounds.push(results);
+    for (const name of ['floor', ...backends]) {
+      const target = (running = await startTarget(name, fake.url));
+      const byPhase = new Map<string, Figures>();
+      results.set(name, byPhase);
+      for (const [phase, run] of phases) {
+        const figures = await run(target);
+        byPhase.set(phase, figures);
+        const floor = results.get('floor')!.get(phase)!;
+        console.log(
+          JSON.stringify({
+            bench: 'turn-streaming',
+            ...(ROUNDS > 1 ? { round: n } : {}),
+            phase,
+            server: name,
+            ...figures,
+            ...(name === 'floor' ? {} : { vsFloor: ratios(figures, floor) }),
+          }),
+        );
+      }
+      running = undefined;
+      await target.stop();
     }
-    running = undefined;
-    await target.stop();
   }
-  console.log(`\n${table(results, backends, turnCounts)}`);
+  console.log(`\n${ROUNDS > 1 ? `medians of ${ROUNDS} rounds; ratios: median of the rounds' (their range)\n` : ''}${table(rounds, backends, turnCounts)}`);
 } finally {
   await running?.stop();
   await fake.close();
