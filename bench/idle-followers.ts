@@ -28,7 +28,7 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../test/support/fake-openai.js';
 import { spawnServer } from '../test/support/process.js';
-import { cpuMs, freshPostgres, inspectorAddress, median, memoryAfterGc, postgresPids, settle, startBareServer } from './support.js';
+import { cpuMs, freshPostgres, inspectorAddress, mean, median, memoryAfterGc, postgresPids, settle, startBareServer } from './support.js';
 import { benchServerEnv, runTurn } from './turn-client.js';
 
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
@@ -42,7 +42,6 @@ const print = (line: object) => console.log(JSON.stringify(line));
 /** Where the run is, on stderr: a run at full size takes minutes per phase. */
 const note = (phase: string) => console.error(`[idle-followers] ${new Date().toISOString().slice(11, 19)} ${phase}`);
 const kb = (bytes: number) => +(bytes / 1024).toFixed(1);
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 async function gql(url: string, headers: Record<string, string>, query: string, variables: object = {}) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });

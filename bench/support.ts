@@ -59,6 +59,8 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, index)]!;
 }
 
+export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /** The middle value; for an even count, the mean of the two middle ones. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -72,7 +74,7 @@ export function summarize(samples: number[]) {
     n: sorted.length,
     p50: +percentile(sorted, 50).toFixed(3),
     p99: +percentile(sorted, 99).toFixed(3),
-    mean: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(3),
+    mean: +mean(sorted).toFixed(3),
   };
 }
 

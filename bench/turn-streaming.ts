@@ -67,6 +67,10 @@ const TOKENS_PER_TURN = Number(args.tokens);
 const TOKEN_GAP_MS = 20;
 const WARMUP_TURNS = Number(args.warmup);
 const ROUNDS = Number(args.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  console.error(`--rounds takes a whole number from 1, not "${args.rounds}"`);
+  process.exit(2);
+}
 
 interface Target {
   name: string;
