@@ -69,6 +69,10 @@ export default defineConfig({
                 include: ['test/browser/**/*.test.ts'],
                 env: { TEST_BACKEND: 'pglite' },
                 globalSetup: ['test/support/global-setup.ts', 'test/browser/build-app.ts'],
+                // Chromium shares the machine's cores with every other suite: under the whole run a
+                // page took over expect.poll's default second to re-render after a system theme
+                // switch (chat.test.ts, once in CI and once here; never alone).
+                expect: { poll: { timeout: 10_000 } },
               },
             },
           ]
